@@ -1,0 +1,41 @@
+// Scenario: one fully typed, validated simulation input (DESIGN.md §2, §5).
+//
+// Produced by scenarios::load_scenario from YAML; every field has been range-checked and every
+// unit converted, so the simulator trusts it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "calibration/hardware_profile.h"
+#include "models/model_spec.h"
+#include "sim/deployment_config.h"
+#include "topology/cluster.h"
+#include "workloads/workload_config.h"
+
+namespace moesim::scenarios {
+
+struct SloConfig {
+  double ttft_p90_s = 0;  // 0: no target
+  double tpot_p90_s = 0;  // 0: no target
+};
+
+struct OutputsConfig {
+  bool requests_csv = true;
+};
+
+struct Scenario {
+  std::string name;
+  std::string source_file;  // where it was loaded from ("" for built in)
+  std::uint64_t seed = 1;
+  models::ModelSpec model;
+  calibration::HardwareProfile hardware;
+  topology::ClusterConfig cluster;
+  sim::DeploymentConfig deployment;
+  workloads::RoutingConfig routing;
+  workloads::WorkloadConfig workload;
+  SloConfig slo;
+  OutputsConfig outputs;
+};
+
+}  // namespace moesim::scenarios

@@ -1,0 +1,27 @@
+// Internal-invariant checks for the simulator (DESIGN.md §6).
+//
+// MOESIM_CHECK(cond, message) throws sim::InvariantError when `cond` is false. It is always on:
+// the checks guard cheap conditions (clock monotonicity, conservation) whose violation means the
+// simulation is wrong, and an exception (rather than abort) lets tests assert on them and lets
+// the command line print one clear line.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace moesim::sim {
+
+class InvariantError : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+[[noreturn]] void invariant_failed(const char* expr, const char* file, int line, const std::string& message);
+
+}  // namespace moesim::sim
+
+#define MOESIM_CHECK(cond, message)                                                   \
+  do {                                                                                \
+    if (!(cond)) [[unlikely]]                                                         \
+      ::moesim::sim::invariant_failed(#cond, __FILE__, __LINE__, (message));          \
+  } while (false)

@@ -1,0 +1,28 @@
+// Deterministic random streams (DESIGN.md §4: each random component gets its own stream derived
+// from the scenario seed). Streams are std::mt19937_64 seeded by SplitMix64(seed, stream id), so
+// adding a component never perturbs the draws of another.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string_view>
+
+namespace moesim::workloads {
+
+using Rng = std::mt19937_64;
+
+constexpr std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+// A stream named by a short label ("arrivals", "routing", ...), FNV-1a hashed.
+inline Rng make_stream(std::uint64_t seed, std::string_view label) {
+  std::uint64_t h = 0xCBF29CE484222325ULL;
+  for (char c : label) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ULL;
+  return Rng(splitmix64(seed ^ splitmix64(h)));
+}
+
+}  // namespace moesim::workloads
