@@ -39,3 +39,22 @@ struct Scenario {
 };
 
 }  // namespace moesim::scenarios
+
+#include "sim/simulation.h"
+
+namespace moesim::scenarios {
+
+// The simulator's input for a scenario (everything but the SLO and output options).
+inline sim::SimulationConfig simulation_config(const Scenario& s) {
+  sim::SimulationConfig c;
+  c.model = s.model;
+  c.hardware = s.hardware;
+  c.cluster = s.cluster;
+  c.deployment = s.deployment;
+  c.routing = s.routing;
+  c.workload = s.workload;
+  c.seed = s.seed;
+  return c;
+}
+
+}  // namespace moesim::scenarios

@@ -1,0 +1,63 @@
+// CostModel: how long a kernel takes on one device (DESIGN.md §4).
+//
+// The interface answers dense GEMMs, grouped GEMMs (one weight per group, per-group token
+// counts), the attention core for decode and prefill, memory-bound elementwise ops and the fixed
+// cost of a kernel launch. Implementations are registered by name (see `cost_models()`).
+//
+// `roofline`: each kernel takes max(FLOPs / peak FLOP/s, bytes / HBM bandwidth) plus one launch
+// overhead. It uses spec-sheet peaks, so it is an optimistic bound until the fitted model lands.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "calibration/hardware_profile.h"
+#include "models/dtype.h"
+#include "models/model_spec.h"
+
+namespace moesim::calibration {
+
+struct KernelCost {
+  double time_ns = 0;
+  double flops = 0;
+  double bytes = 0;
+  bool compute_bound = false;
+};
+
+struct PrefillChunk {
+  std::int64_t past = 0;   // tokens already in the KV cache
+  std::int64_t tokens = 0; // new tokens in this chunk
+};
+
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+  // [m × k] activations times a [k × n] weight in `dtype`, output in BF16.
+  virtual KernelCost gemm(std::int64_t m, std::int64_t n, std::int64_t k, models::DType dtype) const = 0;
+  // One [k × n] weight per group; group g multiplies tokens[g] rows. Groups with 0 rows read no
+  // weights.
+  virtual KernelCost grouped_gemm(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k,
+                                  models::DType dtype) const = 0;
+  // Attention core of one decode step for requests with the given KV lengths.
+  virtual KernelCost attention_decode(const models::ModelSpec& model,
+                                      std::span<const std::int64_t> kv_lengths) const = 0;
+  virtual KernelCost attention_prefill(const models::ModelSpec& model,
+                                       std::span<const PrefillChunk> chunks) const = 0;
+  // Elementwise / reduction kernels that stream `bytes` through HBM.
+  virtual KernelCost memory_op(double bytes) const = 0;
+  virtual double launch_overhead_ns() const = 0;
+};
+
+struct CostModelInfo {
+  std::string_view name;
+  std::string_view description;
+};
+
+std::vector<CostModelInfo> cost_models();
+// Throws std::invalid_argument listing the valid names for an unknown model.
+std::unique_ptr<CostModel> make_cost_model(std::string_view name, const HardwareProfile& hw);
+
+}  // namespace moesim::calibration

@@ -1,0 +1,70 @@
+// Per-op accounting of a layer: the weight matmuls of each sub-block, the attention core's FLOPs
+// and bytes, and parameter totals (DESIGN.md §1).
+//
+// A weight matmul multiplies m activation rows [m × k] by a weight [k × n]; callers choose m (the
+// tokens in the batch). Attention-core work depends on the KV lengths, so it is returned per
+// query token / per chunk. MLA follows DeepSeek-V2 §2.1 and the absorbed decode form used by
+// FlashMLA: during decode W_UK is folded into the query and W_UV into the output, so the core
+// reads only the cached latent; during prefill the latent is expanded with kv_b for the context.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "models/model_spec.h"
+
+namespace moesim::models {
+
+struct WeightMatmul {
+  std::string_view name;
+  std::int64_t k = 0;  // input width
+  std::int64_t n = 0;  // output width
+  std::int64_t params() const { return k * n; }
+};
+
+struct Work {
+  double flops = 0;
+  double bytes = 0;
+};
+
+// Attention projections of one layer (q/kv down and up projections, o-proj).
+std::vector<WeightMatmul> attention_projections(const ModelSpec& m);
+// SwiGLU MLP: fused gate+up [hidden → 2·inter] then down [inter → hidden].
+WeightMatmul mlp_gate_up(const ModelSpec& m, std::int64_t intermediate);
+WeightMatmul mlp_down(const ModelSpec& m, std::int64_t intermediate);
+WeightMatmul router(const ModelSpec& m);
+WeightMatmul lm_head(const ModelSpec& m);
+
+// Attention core for one decode token attending to `kv_len` cached positions (including itself).
+Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len);
+// Attention core for a prefill chunk of `chunk` new tokens after `past` cached ones (causal).
+Work attention_prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk);
+
+struct ParameterCount {
+  std::int64_t attention = 0;       // all layers
+  std::int64_t dense_mlp = 0;       // all dense layers
+  std::int64_t routed_experts = 0;  // all MoE layers
+  std::int64_t shared_experts = 0;
+  std::int64_t routers = 0;
+  std::int64_t embedding = 0;       // input embedding + LM head (untied)
+  std::int64_t total() const {
+    return attention + dense_mlp + routed_experts + shared_experts + routers + embedding;
+  }
+  std::int64_t activated = 0;  // per token: everything but the routed experts not selected
+};
+
+ParameterCount count_parameters(const ModelSpec& m);
+std::int64_t expert_params(const ModelSpec& m);  // one routed expert of one layer
+
+}  // namespace moesim::models
+
+namespace moesim::models {
+
+// Bytes one token occupies in an all-to-all message (DeepEP's layout): the hidden state in the
+// dispatch dtype, plus for FP8 one FP32 scale per 128 values, plus the token's top-k expert ids
+// (int32) and router weights (FP32). Combine sends the expert output back in the combine dtype.
+double dispatch_bytes_per_token(const ModelSpec& m);
+double combine_bytes_per_token(const ModelSpec& m);
+
+}  // namespace moesim::models

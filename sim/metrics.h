@@ -1,0 +1,63 @@
+// Metrics: what users judge a deployment by (DESIGN.md §1): per-request TTFT, TPOT, ITL and
+// end-to-end latency with mean/p50/p90/p99, per-GPU throughput, and the per-layer breakdown.
+//
+// Percentiles use the nearest-rank definition on the exact samples (ITL samples are weighted:
+// every decode token of a step that waited the same gap is one sample of weight 1).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/step_model.h"
+#include "sim/time.h"
+
+namespace moesim::sim {
+
+struct RequestRecord {
+  std::int64_t id = 0;
+  int rank = -1;
+  std::int64_t arrival_ns = 0;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  std::int64_t first_token_ns = -1;  // -1: never produced
+  std::int64_t finish_ns = -1;       // -1: did not finish
+  std::string rejected;              // non-empty: why it was never admitted
+  bool finished() const { return finish_ns >= 0; }
+};
+
+struct StepRecord {
+  std::int64_t start_ns = 0;
+  std::int64_t duration_ns = 0;
+  std::int64_t decode_tokens = 0;
+  std::int64_t prefill_tokens = 0;
+  std::int64_t running = 0;  // requests admitted on all ranks
+};
+
+struct LatencyStats {
+  std::int64_t count = 0;
+  double mean_s = 0, p50_s = 0, p90_s = 0, p99_s = 0, max_s = 0;
+};
+
+// Weighted nearest-rank percentiles over (value_ns, weight) samples.
+LatencyStats latency_stats(std::vector<std::pair<std::int64_t, std::int64_t>> samples);
+
+struct Summary {
+  std::int64_t requests = 0, completed = 0, rejected = 0;
+  std::int64_t input_tokens = 0, output_tokens = 0;
+  int gpus = 0;
+  double makespan_s = 0;  // first arrival to last completion
+  LatencyStats ttft, tpot, itl, e2e;
+  double output_tokens_per_gpu_s = 0, input_tokens_per_gpu_s = 0;
+  std::int64_t steps = 0;
+  double mean_step_ms = 0, mean_tokens_per_step = 0;
+  PhaseTimes phase_ns_per_step{};  // per-layer slowest-rank phase times summed over layers, per step
+  double lm_head_ns_per_step = 0;
+};
+
+Summary summarize(const std::vector<RequestRecord>& requests, const std::vector<StepRecord>& steps,
+                  const std::vector<std::pair<std::int64_t, std::int64_t>>& itl_samples,
+                  const LayerBreakdown& breakdown, int gpus);
+
+}  // namespace moesim::sim

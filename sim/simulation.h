@@ -1,0 +1,48 @@
+// Simulation: one scenario's serving run, from request arrivals to the last token (DESIGN.md §4).
+//
+// The event engine carries two kinds of events: a request's arrival and the end of an instance
+// step. When a step ends the scheduler applies it and, if any rank has work, the next step
+// starts at once (continuous batching); otherwise the instance idles until the next arrival.
+// All randomness comes from streams derived from `seed`, so a run is reproducible bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "calibration/hardware_profile.h"
+#include "models/memory.h"
+#include "models/model_spec.h"
+#include "sim/deployment_config.h"
+#include "sim/metrics.h"
+#include "sim/step_model.h"
+#include "topology/cluster.h"
+#include "workloads/workload_config.h"
+
+namespace moesim::sim {
+
+struct SimulationConfig {
+  models::ModelSpec model;
+  calibration::HardwareProfile hardware;
+  topology::ClusterConfig cluster;
+  DeploymentConfig deployment;
+  workloads::RoutingConfig routing;
+  workloads::WorkloadConfig workload;
+  std::string cost_model = "roofline";
+  std::uint64_t seed = 1;
+};
+
+struct SimulationResult {
+  Summary summary;
+  std::vector<RequestRecord> requests;
+  std::vector<StepRecord> steps;
+  LayerBreakdown breakdown;
+  models::MemoryPlan memory;
+  std::uint64_t events = 0;
+};
+
+// Throws DeploymentError or topology::TopologyError for a deployment that cannot run.
+SimulationResult simulate(const SimulationConfig& config);
+
+}  // namespace moesim::sim

@@ -1,0 +1,112 @@
+#include "sim/simulation.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/deployment.h"
+#include "tests/sim/sim_test_util.h"
+
+namespace moesim::sim {
+namespace {
+
+TEST(Simulation, EveryRequestCompletesAndTokensAreConserved) {
+  const auto config = testing::dsv3_config(2, 120, 40, 1000, 64);
+  const auto r = simulate(config);
+  ASSERT_EQ(r.requests.size(), 120u);
+  std::int64_t generated = 0;
+  for (const auto& q : r.requests) {
+    ASSERT_TRUE(q.finished()) << "request " << q.id;
+    EXPECT_TRUE(q.rejected.empty());
+    EXPECT_GE(q.first_token_ns, q.arrival_ns);
+    EXPECT_GE(q.finish_ns, q.first_token_ns);
+    generated += q.output_tokens;
+  }
+  EXPECT_EQ(r.summary.completed, 120);
+  EXPECT_EQ(r.summary.output_tokens, generated);
+  EXPECT_EQ(r.summary.output_tokens, 120 * 64);
+  EXPECT_EQ(r.summary.input_tokens, 120 * 1000);
+  // Every step's tokens add up to the prompts plus the decoded tokens (the first token of each
+  // request comes from its last prefill chunk, so decode steps produce output - 1 per request).
+  std::int64_t prefill = 0, decode = 0;
+  for (const auto& s : r.steps) {
+    prefill += s.prefill_tokens;
+    decode += s.decode_tokens;
+  }
+  EXPECT_EQ(prefill, 120 * 1000);
+  EXPECT_EQ(decode, 120 * 63);
+  EXPECT_EQ(r.breakdown.tokens_routed, r.breakdown.tokens_combined);
+  EXPECT_EQ(r.breakdown.tokens_routed, (prefill + decode) * config.model.top_k * config.model.num_moe_layers());
+}
+
+TEST(Simulation, LatencyMetricsAreConsistent) {
+  const auto r = simulate(testing::dsv3_config(2, 100, 30, 800, 40));
+  const auto& s = r.summary;
+  EXPECT_GT(s.tpot.mean_s, 0);
+  EXPECT_GT(s.ttft.mean_s, 0);
+  EXPECT_LE(s.ttft.p50_s, s.ttft.p90_s);
+  EXPECT_LE(s.ttft.p90_s, s.ttft.p99_s);
+  EXPECT_LE(s.ttft.p99_s, s.ttft.max_s);
+  EXPECT_LE(s.ttft.max_s, s.e2e.max_s);
+  for (const auto& q : r.requests) EXPECT_LE(q.first_token_ns - q.arrival_ns, q.finish_ns - q.arrival_ns);
+  // ITL samples: one per decode token; their sum is the time between first and last tokens.
+  EXPECT_EQ(s.itl.count, 100 * 39);
+  EXPECT_NEAR(s.itl.mean_s, s.tpot.mean_s, s.tpot.mean_s * 1e-6 + 1e-12);
+  // Throughput x GPUs x makespan recovers the tokens.
+  EXPECT_NEAR(s.output_tokens_per_gpu_s * s.gpus * s.makespan_s, static_cast<double>(s.output_tokens), 1e-6 * s.output_tokens);
+  EXPECT_NEAR(s.input_tokens_per_gpu_s * s.gpus * s.makespan_s, static_cast<double>(s.input_tokens), 1e-6 * s.input_tokens);
+}
+
+TEST(Simulation, SameSeedIsBitForBitReproducible) {
+  const auto config = testing::dsv3_config(2, 60, 30, 500, 30);
+  const auto a = simulate(config);
+  const auto b = simulate(config);
+  ASSERT_EQ(a.steps.size(), b.steps.size());
+  for (std::size_t i = 0; i < a.steps.size(); ++i) ASSERT_EQ(a.steps[i].duration_ns, b.steps[i].duration_ns);
+  for (std::size_t i = 0; i < a.requests.size(); ++i) ASSERT_EQ(a.requests[i].finish_ns, b.requests[i].finish_ns);
+}
+
+TEST(Simulation, DifferentSeedChangesArrivalsAndRouting) {
+  auto config = testing::dsv3_config(2, 60, 30, 500, 30);
+  const auto a = simulate(config);
+  config.seed += 1;
+  const auto b = simulate(config);
+  EXPECT_NE(a.requests[0].arrival_ns, b.requests[0].arrival_ns);
+  EXPECT_NE(a.summary.e2e.mean_s, b.summary.e2e.mean_s);
+}
+
+TEST(Simulation, HeavierLoadRaisesLatency) {
+  const auto light = simulate(testing::dsv3_config(2, 150, 5, 1000, 50));
+  const auto heavy = simulate(testing::dsv3_config(2, 150, 200, 1000, 50));
+  EXPECT_GT(heavy.summary.ttft.p90_s, light.summary.ttft.p90_s);
+  EXPECT_GT(heavy.summary.mean_tokens_per_step, light.summary.mean_tokens_per_step);
+}
+
+TEST(Simulation, RequestLargerThanKvCacheIsRejectedWithReason) {
+  auto config = testing::dsv3_config(2, 5, 10, 100, 10);
+  config.workload.input_tokens = {"fixed", 50'000'000};  // far beyond one rank's KV cache
+  const auto r = simulate(config);
+  EXPECT_EQ(r.summary.rejected, 5);
+  EXPECT_EQ(r.summary.completed, 0);
+  EXPECT_NE(r.requests[0].rejected.find("KV tokens"), std::string::npos);
+}
+
+TEST(Simulation, OutOfMemoryDeploymentIsReportedWithBreakdown) {
+  auto config = testing::dsv3_config(1, 5, 10, 100, 10);  // 671 B FP8 weights on 8 x 80 GB
+  try {
+    simulate(config);
+    FAIL() << "expected DeploymentError";
+  } catch (const DeploymentError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("out of memory"), std::string::npos) << what;
+    EXPECT_NE(what.find("routed experts"), std::string::npos) << what;
+    EXPECT_NE(what.find("KV cache"), std::string::npos) << what;
+  }
+}
+
+TEST(Simulation, TinyModelRunsFast) {
+  const auto r = simulate(testing::tiny_config(200));
+  EXPECT_EQ(r.summary.completed, 200);
+  EXPECT_EQ(r.summary.output_tokens, 200 * 20);
+}
+
+}  // namespace
+}  // namespace moesim::sim

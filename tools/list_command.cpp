@@ -1,0 +1,40 @@
+#include <cstdio>
+#include <string_view>
+
+#include "calibration/cost_model.h"
+#include "calibration/hardware_profile.h"
+#include "models/presets.h"
+#include "tools/commands.h"
+#include "workloads/arrivals.h"
+#include "workloads/routing_model.h"
+
+namespace moesim::tools {
+namespace {
+
+void heading(const char* title) { std::printf("%s:\n", title); }
+void item(std::string_view name, std::string_view description) {
+  std::printf("  %-14.*s %.*s\n", static_cast<int>(name.size()), name.data(), static_cast<int>(description.size()),
+              description.data());
+}
+
+}  // namespace
+
+int list_command() {
+  heading("models");
+  for (const auto& m : models::model_presets()) item(m.name, m.description);
+  heading("hardware");
+  for (const auto& h : calibration::hardware_presets()) item(h.name, h.description);
+  heading("cluster presets");
+  item("hgx", "nodes of 8 GPUs on NVSwitch, one NIC per GPU, rail-optimised leaves under a spine");
+  heading("cost models");
+  for (const auto& c : calibration::cost_models()) item(c.name, c.description);
+  heading("routing models");
+  for (const auto& r : workloads::routing_models()) item(r.name, r.description);
+  heading("arrival processes");
+  for (const auto& a : workloads::arrival_processes()) item(a.name, a.description);
+  heading("length distributions");
+  for (const auto& l : workloads::length_distributions()) item(l.name, l.description);
+  return 0;
+}
+
+}  // namespace moesim::tools

@@ -1,0 +1,20 @@
+// Report writers for a finished run: the stdout summary table, summary.json, requests.csv and
+// steps.csv. summary.json is deterministic (fixed key order and number formatting), so two runs
+// of the same scenario and seed produce identical bytes.
+#pragma once
+
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+
+#include "scenarios/scenario.h"
+#include "sim/simulation.h"
+
+namespace moesim::tools {
+
+void print_summary(std::ostream& out, const scenarios::Scenario& scenario, const sim::SimulationResult& result);
+std::string summary_json(const scenarios::Scenario& scenario, const sim::SimulationResult& result);
+void write_requests_csv(const std::filesystem::path& path, const sim::SimulationResult& result);
+void write_steps_csv(const std::filesystem::path& path, const sim::SimulationResult& result);
+
+}  // namespace moesim::tools
