@@ -1,10 +1,35 @@
 #include "sim/event_queue.h"
 
+#include <bit>
 #include <string>
 
 #include "sim/check.h"
 
 namespace moesim::sim {
+
+inline void EventQueue::push_front(std::uint64_t order, std::uint32_t slot) {
+  std::size_t hole = front_.size();
+  front_.emplace_back();
+  FrontEntry* const h = front_.data();
+  while (hole > 0) {
+    const std::size_t parent = (hole - 1) / 2;
+    if (h[parent].order < order) break;
+    h[hole] = h[parent];
+    hole = parent;
+  }
+  h[hole] = FrontEntry{order, slot};
+}
+
+inline void EventQueue::push(const Entry& e) {
+  const std::uint64_t diff = e.time_ns ^ base_;
+  if (diff == 0) {
+    push_front(e.order, e.slot);
+    return;
+  }
+  const int k = 63 - std::countl_zero(diff);
+  buckets_[k].push_back(e);
+  occupied_ |= std::uint64_t{1} << k;
+}
 
 EventQueue::EventId EventQueue::schedule(Time at, int priority, Handler handler, void* ctx,
                                          std::uint64_t arg) {
@@ -27,10 +52,9 @@ EventQueue::EventId EventQueue::schedule(Time at, int priority, Handler handler,
   }
   const std::uint64_t seq = next_seq_++;
   slots_[slot] = Slot{handler, ctx, arg, seq};
-
   const auto prio_bits = static_cast<std::uint64_t>(priority - kMinPriority);
-  heap_.emplace_back();
-  sift_up(heap_.size() - 1, Entry{at.count_ns(), (prio_bits << kSeqBits) | seq, slot});
+  push(Entry{static_cast<std::uint64_t>(at.count_ns()), (prio_bits << kSeqBits) | seq, slot});
+  ++size_;
   return EventId{seq, slot};
 }
 
@@ -43,25 +67,34 @@ bool EventQueue::cancel(EventId id) {
   return true;
 }
 
-bool EventQueue::step() {
-  while (!heap_.empty()) {
-    const Entry top = heap_.front();
-    pop_top();
-    Slot& s = slots_[top.slot];
+void EventQueue::release(std::uint32_t slot) {
+  slots_[slot].seq = kFreeSeq;
+  free_slots_.push_back(slot);
+}
+
+bool EventQueue::step() { return step_until(~std::uint64_t{0}); }
+
+bool EventQueue::step_until(std::uint64_t limit) {
+  while (fill_front(limit)) {
+    const FrontEntry top = pop_front();
+    const Slot& s = slots_[top.slot];
     const Handler handler = s.handler;
     void* const ctx = s.ctx;
     const std::uint64_t arg = s.arg;
-    s.seq = kFreeSeq;
-    free_slots_.push_back(top.slot);  // before the call, so the handler can reuse the slot
+    release(top.slot);  // before the call, so the handler can reuse the slot
     if (handler == nullptr) [[unlikely]] {
       --cancelled_in_heap_;
       continue;
     }
-    now_ = Time::from_ns(top.time_ns);
+    now_ = Time::from_ns(static_cast<std::int64_t>(base_));
     ++dispatched_;
     handler(ctx, arg);
     return true;
   }
+  // Popping cancelled entries may have carried base_ past now(); once nothing is left, rewind
+  // it so that events can again be scheduled from now() on. (When entries remain, base_ <= limit,
+  // and run_until moves now() up to the limit.)
+  if (size_ == 0) base_ = static_cast<std::uint64_t>(now_.count_ns());
   return false;
 }
 
@@ -73,91 +106,60 @@ void EventQueue::run() {
 void EventQueue::run_until(Time until) {
   MOESIM_CHECK(until >= now_, "run_until(" + std::to_string(until.count_ns()) +
                                   " ns) before now() = " + std::to_string(now_.count_ns()) + " ns");
-  while (skip_cancelled() && heap_.front().time_ns <= until.count_ns()) step();
+  while (step_until(static_cast<std::uint64_t>(until.count_ns()))) {
+  }
   if (until > now_) now_ = until;
 }
 
-bool EventQueue::skip_cancelled() {
-  while (!heap_.empty()) {
-    const std::uint32_t slot = heap_.front().slot;
-    Slot& s = slots_[slot];
-    if (s.handler != nullptr) return true;
-    pop_top();
-    s.seq = kFreeSeq;
-    free_slots_.push_back(slot);
-    --cancelled_in_heap_;
-  }
-  return false;
-}
+bool EventQueue::fill_front(std::uint64_t limit) {
+  if (!front_.empty()) return base_ <= limit;
+  if (occupied_ == 0) return false;
+  const int k = std::countr_zero(occupied_);
+  std::vector<Entry>& bucket = buckets_[k];
+  std::uint64_t min_time = ~std::uint64_t{0};
+  for (const Entry& e : bucket) min_time = e.time_ns < min_time ? e.time_ns : min_time;
+  if (min_time > limit) return false;
 
-void EventQueue::sift_up(std::size_t hole, Entry e) {
-  Entry* const h = heap_.data();
-  while (hole > 0) {
-    const std::size_t parent = (hole - 1) / 4;
-    if (!before(e, h[parent])) break;
-    h[hole] = h[parent];
-    hole = parent;
-  }
-  h[hole] = e;
-}
-
-namespace {
-
-// Branch-free index (0..3) of the smallest of four consecutive (time, order) keys.
-template <typename E>
-inline std::size_t min_of_family(const E* f) {
-  auto less = [](std::uint64_t ta, std::uint64_t oa, std::uint64_t tb, std::uint64_t ob) {
-    // (ta, oa) < (tb, ob) as one 128-bit unsigned comparison.
-    return static_cast<std::uint64_t>(ta < tb) | (static_cast<std::uint64_t>(ta == tb) & (oa < ob));
-  };
-  const auto t0 = static_cast<std::uint64_t>(f[0].time_ns), o0 = f[0].order;
-  const auto t1 = static_cast<std::uint64_t>(f[1].time_ns), o1 = f[1].order;
-  const auto t2 = static_cast<std::uint64_t>(f[2].time_ns), o2 = f[2].order;
-  const auto t3 = static_cast<std::uint64_t>(f[3].time_ns), o3 = f[3].order;
-  const std::uint64_t x = less(t1, o1, t0, o0);
-  const std::uint64_t y = less(t3, o3, t2, o2);
-  const std::uint64_t mx = 0 - x, my = 0 - y;
-  const std::uint64_t ta = t0 ^ ((t0 ^ t1) & mx), oa = o0 ^ ((o0 ^ o1) & mx);
-  const std::uint64_t tb = t2 ^ ((t2 ^ t3) & my), ob = o2 ^ ((o2 ^ o3) & my);
-  const std::uint64_t z = less(tb, ob, ta, oa);
-  return static_cast<std::size_t>(x ^ ((x ^ (2 + y)) & (0 - z)));
-}
-
-}  // namespace
-
-void EventQueue::sift_down(Entry e) {
-  // Bottom-up ("Floyd") variant: walk the hole down along the smallest children to a leaf
-  // without comparing against `e`, then sift `e` up from there. `e` comes from the bottom of the
-  // heap, so it rarely climbs, and the descent has no data-dependent exit branch.
-  Entry* const h = heap_.data();
-  const std::size_t n = heap_.size();
-  std::size_t hole = 0;
-  for (;;) {
-    const std::size_t c = 4 * hole + 1;
-    std::size_t best;
-    if (c + 4 <= n) [[likely]] {
-      // Full family: a tournament on values held in registers, selected with masks, so the
-      // critical path has no unpredictable branch and no reload of the winners.
-      const std::size_t a = c + static_cast<std::size_t>(before(h[c + 1], h[c]));
-      const std::size_t b = c + 2 + static_cast<std::size_t>(before(h[c + 3], h[c + 2]));
-      best = a + (b - a) * static_cast<std::size_t>(before(h[b], h[a]));
+  // Re-base on the earliest time. Every entry of the lowest bucket moves to a lower one (those
+  // at min_time to front_); the higher buckets stay valid because min_time agrees with the old
+  // base_ on every bit above k.
+  base_ = min_time;
+  std::uint64_t occupied = occupied_ & ~(std::uint64_t{1} << k);
+  for (const Entry& e : bucket) {
+    const std::uint64_t diff = e.time_ns ^ min_time;
+    if (diff == 0) {
+      push_front(e.order, e.slot);
     } else {
-      if (c >= n) break;
-      best = c;
-      for (std::size_t k = c + 1; k < n; ++k) {
-        if (before(h[k], h[best])) best = k;
-      }
+      const int to = 63 - std::countl_zero(diff);
+      buckets_[to].push_back(e);
+      occupied |= std::uint64_t{1} << to;
     }
-    h[hole] = h[best];
-    hole = best;
   }
-  sift_up(hole, e);
+  occupied_ = occupied;
+  bucket.clear();
+  return true;
 }
 
-void EventQueue::pop_top() {
-  const Entry last = heap_.back();
-  heap_.pop_back();
-  if (!heap_.empty()) sift_down(last);
+EventQueue::FrontEntry EventQueue::pop_front() {
+  FrontEntry* const h = front_.data();
+  const FrontEntry top = h[0];
+  const FrontEntry last = front_.back();
+  front_.pop_back();
+  const std::size_t n = front_.size();
+  if (n > 0) {
+    std::size_t hole = 0;
+    for (;;) {
+      std::size_t c = 2 * hole + 1;
+      if (c >= n) break;
+      if (c + 1 < n && h[c + 1].order < h[c].order) ++c;
+      if (last.order < h[c].order) break;
+      h[hole] = h[c];
+      hole = c;
+    }
+    h[hole] = last;
+  }
+  --size_;
+  return top;
 }
 
 }  // namespace moesim::sim

@@ -13,9 +13,12 @@
 //   run() or run_until() on the same queue.
 // - Ids are valid only for the queue that issued them. cancel() is O(1); it returns false for an
 //   event that already ran, was already cancelled, or that this queue never issued.
-// - Implementation: a 4-ary min-heap of 24-byte keys in a std::vector (hand-written sift, no
-//   std::function) whose entries point into a slot table holding handler, context and argument;
-//   slots are recycled through a free list, so memory is proportional to the peak pending count.
+// - Implementation: a radix heap on time (Ahuja, Mehlhorn, Orlin & Tarjan, "Faster algorithms
+//   for the shortest path problem", J. ACM 37(2), 1990), which is valid because the keys taken
+//   out never decrease. Entries with the current earliest time sit in a small binary heap on
+//   (priority, sequence). Entries are 24-byte PODs moved with sequential scans (no std::function,
+//   no per-event allocation); handler, context and argument live in a slot table recycled
+//   through a free list, so memory follows the peak number of pending events.
 #pragma once
 
 #include <cstddef>
@@ -56,45 +59,54 @@ class EventQueue {
 
   Time now() const { return now_; }
   // Live (scheduled, not yet run, not cancelled) events.
-  std::size_t pending() const { return heap_.size() - cancelled_in_heap_; }
+  std::size_t pending() const { return size_ - cancelled_in_heap_; }
   // Events run so far (cancelled ones excluded).
   std::uint64_t dispatched() const { return dispatched_; }
 
  private:
   static constexpr int kSeqBits = 48;
   static constexpr std::uint64_t kSeqMask = (std::uint64_t{1} << kSeqBits) - 1;
-  static constexpr std::uint64_t kFreeSeq = ~std::uint64_t{0};  // slot holds no event
+  static constexpr std::uint64_t kFreeSeq = ~std::uint64_t{0};  // the slot holds no event
 
   struct Entry {
-    std::int64_t time_ns;
-    std::uint64_t order;  // (priority - kMinPriority) in the high 16 bits, sequence below
+    std::uint64_t time_ns;  // never negative: nothing is scheduled before now() >= 0
+    std::uint64_t order;    // (priority - kMinPriority) in the high 16 bits, sequence below
+    std::uint32_t slot;
+  };
+  struct FrontEntry {  // an entry whose time is base_
+    std::uint64_t order;
     std::uint32_t slot;
   };
   struct Slot {
     Handler handler;  // null once cancelled
     void* ctx;
     std::uint64_t arg;
-    std::uint64_t seq;  // kFreeSeq when the slot is on the free list
+    std::uint64_t seq;  // kFreeSeq while the slot is on the free list
   };
 
-  // Branch-free (time, order) comparison. Times are never negative (now() starts at zero and
-  // nothing is scheduled before it), so comparing them as unsigned is exact.
-  static bool before(const Entry& a, const Entry& b) {
-    __extension__ using Key = unsigned __int128;
-    const Key ka = (Key{static_cast<std::uint64_t>(a.time_ns)} << 64) | a.order;
-    const Key kb = (Key{static_cast<std::uint64_t>(b.time_ns)} << 64) | b.order;
-    return ka < kb;
-  }
-  void sift_up(std::size_t hole, Entry e);
-  void sift_down(Entry e);  // places `e` starting from the root hole
-  void pop_top();
-  // Pops cancelled entries off the top; returns false when the heap is empty afterwards.
-  bool skip_cancelled();
+  bool step_until(std::uint64_t limit);
+  void push(const Entry& e);
+  void push_front(std::uint64_t order, std::uint32_t slot);
+  // Makes front_ non-empty if an entry with time <= limit exists; returns whether it did.
+  // Never moves base_ past `limit`.
+  bool fill_front(std::uint64_t limit);
+  FrontEntry pop_front();  // precondition: front_ is not empty
+  void release(std::uint32_t slot);
 
-  std::vector<Entry> heap_;
+  // The radix heap. Invariant: every held time is >= base_, and base_ <= now() whenever the queue
+  // is not empty (so anything schedulable is >= base_). buckets_[k] holds the entries whose time
+  // first differs from base_ at bit k; front_ holds those whose time equals base_, as a binary
+  // min-heap on order. base_ moves up to the earliest time when front_ runs dry and is rewound to
+  // now() when the queue empties (popping cancelled entries can carry it past now()).
+  std::vector<Entry> buckets_[64];
+  std::vector<FrontEntry> front_;
+  std::uint64_t occupied_ = 0;  // bit k set when buckets_[k] is not empty
+  std::uint64_t base_ = 0;
+  std::size_t size_ = 0;  // entries held, cancelled ones included
+  std::size_t cancelled_in_heap_ = 0;
+
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_slots_;
-  std::size_t cancelled_in_heap_ = 0;
   Time now_ = Time::zero();
   std::uint64_t next_seq_ = 0;
   std::uint64_t dispatched_ = 0;
