@@ -92,8 +92,9 @@ ParameterCount count_parameters(const ModelSpec& m) {
   p.shared_experts = expert * m.shared_experts * moe_layers;
   p.routers = router(m).params() * moe_layers;
   p.embedding = 2LL * m.vocab * m.hidden;
+  // A token reads one row of the input embedding but multiplies by the whole LM head.
   p.activated = p.attention + p.dense_mlp + expert * m.top_k * moe_layers + p.shared_experts +
-                p.routers + p.embedding;
+                p.routers + lm_head(m).params() + m.hidden;
   return p;
 }
 

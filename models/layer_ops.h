@@ -51,7 +51,9 @@ struct ParameterCount {
   std::int64_t total() const {
     return attention + dense_mlp + routed_experts + shared_experts + routers + embedding;
   }
-  std::int64_t activated = 0;  // per token: everything but the routed experts not selected
+  // Per token: everything but the routed experts not selected and the input-embedding rows not
+  // looked up (DeepSeek-V3 report: 37 B; V2-Lite's 2.4 B rules out counting the whole table).
+  std::int64_t activated = 0;
 };
 
 ParameterCount count_parameters(const ModelSpec& m);

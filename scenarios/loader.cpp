@@ -9,14 +9,12 @@
 #include "scenarios/field_reader.h"
 #include "scenarios/set_override.h"
 #include "scenarios/yaml_tree.h"
+#include "topology/cluster.h"
 #include "workloads/arrivals.h"
 #include "workloads/routing_model.h"
 
 namespace moesim::scenarios {
 namespace {
-
-// The presets topology::Cluster builds (topology/cluster.h).
-const std::vector<std::string_view> kClusterPresets = {"hgx"};
 
 constexpr std::int64_t kMaxRequests = 100'000'000;
 
@@ -33,7 +31,7 @@ double positive(const Field& f, double value, std::string_view noun) {
 }
 
 void read_cluster(const MapReader& m, const calibration::HardwareProfile& hw, topology::ClusterConfig& c) {
-  if (auto f = m.get("preset")) c.preset = as_choice(*f, "cluster preset", kClusterPresets);
+  if (auto f = m.get("preset")) c.preset = as_choice(*f, "cluster preset", names_of(topology::cluster_presets()));
   c.nodes = as_int(m.require("nodes"), 1);
   if (auto f = m.get("devices_per_node")) c.devices_per_node = as_int(*f, 1);
   c.nic_bytes_per_s = hw.nic_bytes_per_s;

@@ -5,6 +5,7 @@
 #include "calibration/hardware_profile.h"
 #include "models/presets.h"
 #include "tools/commands.h"
+#include "topology/cluster.h"
 #include "workloads/arrivals.h"
 #include "workloads/routing_model.h"
 
@@ -25,7 +26,7 @@ int list_command() {
   heading("hardware");
   for (const auto& h : calibration::hardware_presets()) item(h.name, h.description);
   heading("cluster presets");
-  item("hgx", "nodes of 8 GPUs on NVSwitch, one NIC per GPU, rail-optimised leaves under a spine");
+  for (const auto& c : topology::cluster_presets()) item(c.name, c.description);
   heading("cost models");
   for (const auto& c : calibration::cost_models()) item(c.name, c.description);
   heading("routing models");

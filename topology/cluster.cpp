@@ -58,6 +58,10 @@ void build_hgx(const ClusterConfig& c, Graph& g) {
 
 }  // namespace
 
+std::vector<ClusterPresetInfo> cluster_presets() {
+  return {{"hgx", "nodes of 8 GPUs on NVSwitch, one NIC per GPU, rail-optimised leaves under a spine"}};
+}
+
 Cluster::Cluster(const ClusterConfig& config) : config_(config) {
   check_config(config_);
   if (config_.preset == "hgx") {

@@ -9,6 +9,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/graph/adjacency_list.hpp>
@@ -33,6 +34,13 @@ struct ClusterConfig {
   double scaleup_latency_ns = 2'000;    // one scale-up collective phase (kernel launch + sync)
   double nic_latency_ns = 5'000;        // one RDMA collective phase
 };
+
+struct ClusterPresetInfo {
+  std::string_view name;
+  std::string_view description;
+};
+// The presets Cluster can build (a registry: name and one-line description).
+std::vector<ClusterPresetInfo> cluster_presets();
 
 enum class VertexKind { kDevice, kScaleUpSwitch, kNic, kLeafSwitch, kSpineSwitch };
 

@@ -1,0 +1,203 @@
+#include "models/layer_ops.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "models/presets.h"
+
+namespace moesim::models {
+namespace {
+
+ModelSpec preset(const char* name) {
+  auto m = find_model_preset(name);
+  EXPECT_TRUE(m.has_value()) << name;
+  return m.value_or(ModelSpec{});
+}
+
+std::map<std::string, WeightMatmul> by_name(const std::vector<WeightMatmul>& ops) {
+  std::map<std::string, WeightMatmul> out;
+  for (const auto& op : ops) out[std::string(op.name)] = op;
+  return out;
+}
+
+// DeepSeek-V3 technical report (arXiv:2412.19437), §4.2: "DeepSeek-V3 comprises 671B total
+// parameters, of which 37B are activated for each token" (main model, without the 14B MTP module).
+TEST(ParameterCount, DeepSeekV3TotalsMatchPublishedCounts) {
+  const ParameterCount p = count_parameters(preset("deepseek-v3"));
+  const double total = static_cast<double>(p.total());
+  const double activated = static_cast<double>(p.activated);
+  EXPECT_NEAR(total / 671e9, 1.0, 0.01) << total;
+  // "37B" is published to two significant figures, so the true count lies in [36.5 B, 37.5 B]
+  // (±1.35 %); a 1 % band around a rounded figure would reject counts the report rounds to 37.
+  EXPECT_NEAR(activated, 37e9, 0.5e9) << activated;
+}
+
+TEST(ParameterCount, ComponentsFollowTheConfig) {
+  const ModelSpec m = preset("deepseek-v3");
+  const ParameterCount p = count_parameters(m);
+  const std::int64_t h = m.hidden;
+  // SwiGLU expert: gate and up [h × inter] plus down [inter × h].
+  const std::int64_t expert = 3 * h * m.moe_intermediate;
+  EXPECT_EQ(expert_params(m), expert);
+  EXPECT_EQ(p.routed_experts, expert * m.routed_experts * 58);
+  EXPECT_EQ(p.shared_experts, expert * m.shared_experts * 58);
+  EXPECT_EQ(p.dense_mlp, 3 * h * m.dense_intermediate * 3);
+  EXPECT_EQ(p.routers, h * m.routed_experts * 58);
+  EXPECT_EQ(p.embedding, 2LL * m.vocab * h);  // untied input embedding and LM head
+  EXPECT_EQ(p.total(), p.attention + p.dense_mlp + p.routed_experts + p.shared_experts + p.routers +
+                           p.embedding);
+}
+
+TEST(ParameterCount, ActivatedCountsTopKExpertsAndOneEmbeddingRow) {
+  const ModelSpec m = preset("deepseek-v3");
+  const ParameterCount p = count_parameters(m);
+  // A token runs every attention and dense block, the shared experts, the routers, its top-k
+  // routed experts in each MoE layer and the LM head; it reads one row of the input embedding.
+  const std::int64_t expected = p.attention + p.dense_mlp + p.shared_experts + p.routers +
+                                expert_params(m) * m.top_k * m.num_moe_layers() +
+                                static_cast<std::int64_t>(m.vocab) * m.hidden + m.hidden;
+  EXPECT_EQ(p.activated, expected);
+  EXPECT_LT(p.activated, p.total());
+}
+
+TEST(ParameterCount, DenseModelActivatesEverythingButTheUnusedEmbeddingRows) {
+  ModelSpec m = preset("tiny-moe");
+  m.routed_experts = 0;
+  m.shared_experts = 0;
+  const ParameterCount p = count_parameters(m);
+  EXPECT_EQ(p.routed_experts, 0);
+  EXPECT_EQ(p.routers, 0);
+  EXPECT_EQ(p.total() - p.activated, static_cast<std::int64_t>(m.vocab - 1) * m.hidden);
+}
+
+TEST(AttentionProjections, MlaShapesFollowDeepSeekV2Section2) {
+  const ModelSpec m = preset("deepseek-v3");
+  const auto& a = m.mla;
+  const auto ops = by_name(attention_projections(m));
+  ASSERT_EQ(ops.size(), 5u);
+  const std::int64_t h = m.hidden, heads = m.heads;
+  // Query: down to the q latent, then up to every head's [nope | rope] query.
+  EXPECT_EQ(ops.at("q_a_proj").k, h);
+  EXPECT_EQ(ops.at("q_a_proj").n, a.q_lora_rank);
+  EXPECT_EQ(ops.at("q_b_proj").k, a.q_lora_rank);
+  EXPECT_EQ(ops.at("q_b_proj").n, heads * (a.qk_nope_head_dim + a.qk_rope_head_dim));
+  // KV: down to the cached width (latent + shared rope key), latent up to per-head K_nope and V.
+  EXPECT_EQ(ops.at("kv_a_proj").k, h);
+  EXPECT_EQ(ops.at("kv_a_proj").n, m.kv_elements_per_token_per_layer());
+  EXPECT_EQ(ops.at("kv_b_proj").k, a.kv_lora_rank);
+  EXPECT_EQ(ops.at("kv_b_proj").n, heads * (a.qk_nope_head_dim + a.v_head_dim));
+  // Output: concatenated per-head values back to hidden.
+  EXPECT_EQ(ops.at("o_proj").k, heads * a.v_head_dim);
+  EXPECT_EQ(ops.at("o_proj").n, h);
+}
+
+TEST(AttentionProjections, MlaWithoutQueryLoraUsesOnePlainQueryProjection) {
+  ModelSpec m = preset("deepseek-v3");
+  m.mla.q_lora_rank = 0;  // DeepSeek-V2-Lite style
+  const auto ops = by_name(attention_projections(m));
+  EXPECT_EQ(ops.count("q_a_proj"), 0u);
+  EXPECT_EQ(ops.count("q_b_proj"), 0u);
+  ASSERT_EQ(ops.count("q_proj"), 1u);
+  EXPECT_EQ(ops.at("q_proj").k, m.hidden);
+  EXPECT_EQ(ops.at("q_proj").n, static_cast<std::int64_t>(m.heads) *
+                                    (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim));
+}
+
+TEST(AttentionProjections, GqaKeyAndValueUseKvHeads) {
+  const ModelSpec m = preset("tiny-moe");
+  const auto ops = by_name(attention_projections(m));
+  ASSERT_EQ(ops.size(), 4u);
+  EXPECT_EQ(ops.at("q_proj").n, static_cast<std::int64_t>(m.heads) * m.head_dim);
+  EXPECT_EQ(ops.at("k_proj").n, static_cast<std::int64_t>(m.kv_heads) * m.head_dim);
+  EXPECT_EQ(ops.at("v_proj").n, static_cast<std::int64_t>(m.kv_heads) * m.head_dim);
+  EXPECT_EQ(ops.at("o_proj").k, static_cast<std::int64_t>(m.heads) * m.head_dim);
+  EXPECT_EQ(ops.at("o_proj").n, m.hidden);
+}
+
+TEST(AttentionDecode, WorkGrowsLinearlyWithKvLength) {
+  for (const char* name : {"deepseek-v3", "tiny-moe"}) {
+    const ModelSpec m = preset(name);
+    const Work w1 = attention_decode_core(m, 1000);
+    const Work w2 = attention_decode_core(m, 2000);
+    const Work w3 = attention_decode_core(m, 3000);
+    EXPECT_GT(w2.flops, w1.flops) << name;
+    EXPECT_NEAR(w3.flops - w2.flops, w2.flops - w1.flops, 1e-9 * w3.flops) << name;
+    // Reads the whole cached history of the layer.
+    EXPECT_DOUBLE_EQ(w1.bytes, 1000 * m.kv_bytes_per_token_per_layer()) << name;
+    EXPECT_DOUBLE_EQ(w3.bytes, 3 * w1.bytes) << name;
+  }
+}
+
+TEST(AttentionDecode, PerPositionFlopsAreScoresPlusValues) {
+  // GQA: every head takes a head_dim dot product (QK^T) and a head_dim axpy (PV) per position.
+  const ModelSpec g = preset("tiny-moe");
+  const double g_slope = attention_decode_core(g, 101).flops - attention_decode_core(g, 100).flops;
+  EXPECT_DOUBLE_EQ(g_slope, 2.0 * g.heads * g.head_dim * 2);
+  // Absorbed MLA: scores over [latent | rope key], values are the latent.
+  const ModelSpec d = preset("deepseek-v3");
+  const double d_slope = attention_decode_core(d, 101).flops - attention_decode_core(d, 100).flops;
+  EXPECT_NEAR(d_slope,
+              2.0 * d.heads * (d.mla.kv_lora_rank + d.mla.qk_rope_head_dim) + 2.0 * d.heads * d.mla.kv_lora_rank,
+              1e-6 * d_slope);
+}
+
+TEST(AttentionPrefill, CausalChunkEqualsItsTokensDecodedOneByOne) {
+  // For MHA/GQA the attention core of a causal chunk is the sum, over its tokens, of one query
+  // attending to every earlier position and itself.
+  const ModelSpec m = preset("tiny-moe");
+  for (auto [past, chunk] : {std::pair<std::int64_t, std::int64_t>{0, 1}, {0, 37}, {100, 1}, {100, 64}}) {
+    double flops = 0;
+    for (std::int64_t i = 1; i <= chunk; ++i) flops += attention_decode_core(m, past + i).flops;
+    EXPECT_NEAR(attention_prefill_core(m, past, chunk).flops, flops, 1e-9 * flops) << past << "+" << chunk;
+  }
+}
+
+TEST(AttentionPrefill, ChunkingDoesNotChangeGqaCoreFlops) {
+  const ModelSpec m = preset("tiny-moe");
+  const double whole = attention_prefill_core(m, 0, 1024).flops;
+  const double split = attention_prefill_core(m, 0, 256).flops + attention_prefill_core(m, 256, 512).flops +
+                       attention_prefill_core(m, 768, 256).flops;
+  EXPECT_NEAR(split, whole, 1e-9 * whole);
+}
+
+TEST(AttentionPrefill, ChunkAfterPastCostsMoreThanTheSameChunkAlone) {
+  for (const char* name : {"deepseek-v3", "tiny-moe"}) {
+    const ModelSpec m = preset(name);
+    const Work alone = attention_prefill_core(m, 0, 512);
+    const Work after = attention_prefill_core(m, 4096, 512);
+    EXPECT_GT(after.flops, alone.flops) << name;
+    EXPECT_GT(after.bytes, alone.bytes) << name;
+    // Bytes: at least the cached context must be read.
+    EXPECT_GE(after.bytes, (4096 + 512) * m.kv_bytes_per_token_per_layer()) << name;
+  }
+}
+
+TEST(AllToAllPayload, DispatchAndCombineBytesPerToken) {
+  const ModelSpec d = preset("deepseek-v3");
+  ASSERT_EQ(d.dispatch_dtype, DType::kFp8);
+  // FP8 hidden state + one FP32 scale per 128 values + top-k (int32 id, FP32 weight).
+  EXPECT_DOUBLE_EQ(dispatch_bytes_per_token(d), d.hidden * 1.0 + d.hidden / 128.0 * 4 + d.top_k * 8.0);
+  EXPECT_DOUBLE_EQ(combine_bytes_per_token(d), d.hidden * bytes_per_element(d.combine_dtype));
+
+  const ModelSpec t = preset("tiny-moe");
+  ASSERT_EQ(t.dispatch_dtype, DType::kBf16);
+  EXPECT_DOUBLE_EQ(dispatch_bytes_per_token(t), t.hidden * 2.0 + t.top_k * 8.0);  // no scales
+  EXPECT_DOUBLE_EQ(combine_bytes_per_token(t), t.hidden * 2.0);
+}
+
+TEST(AllToAllPayload, Fp8DispatchIsAboutHalfOfBf16) {
+  ModelSpec m = preset("deepseek-v3");
+  m.dispatch_dtype = DType::kBf16;
+  const double bf16 = dispatch_bytes_per_token(m);
+  m.dispatch_dtype = DType::kFp8;
+  const double fp8 = dispatch_bytes_per_token(m);
+  EXPECT_LT(fp8, bf16);
+  EXPECT_GT(fp8, bf16 / 2);  // scales and routing metadata do not shrink
+}
+
+}  // namespace
+}  // namespace moesim::models

@@ -1,0 +1,181 @@
+#include "topology/all_to_all.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+namespace moesim::topology {
+namespace {
+
+// Two HGX nodes of 8; distinct latencies so that each latency term can be told apart.
+ClusterConfig two_nodes() {
+  ClusterConfig c;
+  c.nodes = 2;
+  c.scaleup_latency_ns = 3'000;
+  c.nic_latency_ns = 11'000;
+  return c;
+}
+
+std::vector<int> identity(int n) {
+  std::vector<int> v(static_cast<std::size_t>(n));
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+double ns(double bytes, double line_bytes_per_s, double efficiency) {
+  return bytes / (line_bytes_per_s * efficiency) * 1e9;
+}
+
+constexpr double kB = 1 << 20;  // bytes per peer
+
+TEST(AllToAllAnalytic, IntraNodeBoundByScaleUpBandwidth) {
+  const Cluster c(two_nodes());
+  const auto& cfg = c.config();
+  TrafficMatrix t(16);
+  for (int s = 0; s < 8; ++s)
+    for (int d = 0; d < 8; ++d)
+      if (s != d) t.at(s, d) = kB;
+  const CollectiveCost cost = all_to_all_v_analytic(c, identity(16), t);
+  // Each rank of node 0 sends to and receives from 7 peers over NVLink.
+  const double expected = ns(7 * kB, cfg.scaleup_bytes_per_s, cfg.scaleup_efficiency) + cfg.scaleup_latency_ns;
+  EXPECT_NEAR(cost.duration_ns, expected, 1e-9 * expected);
+  EXPECT_DOUBLE_EQ(cost.max_scaleup_bytes, 7 * kB);
+  EXPECT_DOUBLE_EQ(cost.max_scaleout_bytes, 0);
+}
+
+TEST(AllToAllAnalytic, InterNodeBoundByNic) {
+  const Cluster c(two_nodes());
+  const auto& cfg = c.config();
+  TrafficMatrix t(16);
+  for (int s = 0; s < 8; ++s) {
+    t.at(s, s + 8) = 3 * kB;  // same rail, other node
+    t.at(s + 8, s) = 3 * kB;
+  }
+  const CollectiveCost cost = all_to_all_v_analytic(c, identity(16), t);
+  const double expected = ns(3 * kB, cfg.nic_bytes_per_s, cfg.nic_efficiency) + cfg.nic_latency_ns;
+  EXPECT_NEAR(cost.duration_ns, expected, 1e-9 * expected);
+  EXPECT_DOUBLE_EQ(cost.max_scaleup_bytes, 0);
+  EXPECT_DOUBLE_EQ(cost.max_scaleout_bytes, 3 * kB);
+}
+
+TEST(AllToAllAnalytic, MixedTrafficTakesTheSlowerFabric) {
+  const Cluster c(two_nodes());
+  const auto& cfg = c.config();
+  // Full all-to-all over 16 ranks: 7 NVLink peers and 8 RDMA peers per rank.
+  TrafficMatrix t(16);
+  for (int s = 0; s < 16; ++s)
+    for (int d = 0; d < 16; ++d)
+      if (s != d) t.at(s, d) = kB;
+  const CollectiveCost cost = all_to_all_v_analytic(c, identity(16), t);
+  const double up = ns(7 * kB, cfg.scaleup_bytes_per_s, cfg.scaleup_efficiency);
+  const double out = ns(8 * kB, cfg.nic_bytes_per_s, cfg.nic_efficiency);
+  ASSERT_GT(out, up);  // the NIC is the bottleneck on HGX defaults
+  // NVLink and RDMA run concurrently: the slower fabric plus the longer latency.
+  const double expected = std::max(up, out) + std::max(cfg.scaleup_latency_ns, cfg.nic_latency_ns);
+  EXPECT_NEAR(cost.duration_ns, expected, 1e-9 * expected);
+  EXPECT_DOUBLE_EQ(cost.max_scaleup_bytes, 7 * kB);
+  EXPECT_DOUBLE_EQ(cost.max_scaleout_bytes, 8 * kB);
+}
+
+TEST(AllToAllAnalytic, ScaleUpBoundWhenNvlinkTrafficDominates) {
+  const Cluster c(two_nodes());
+  const auto& cfg = c.config();
+  TrafficMatrix t(16);
+  t.at(0, 1) = 100 * kB;  // NVLink
+  t.at(0, 8) = kB;        // RDMA
+  const CollectiveCost cost = all_to_all_v_analytic(c, identity(16), t);
+  const double up = ns(100 * kB, cfg.scaleup_bytes_per_s, cfg.scaleup_efficiency);
+  ASSERT_GT(up, ns(kB, cfg.nic_bytes_per_s, cfg.nic_efficiency));
+  const double expected = up + std::max(cfg.scaleup_latency_ns, cfg.nic_latency_ns);
+  EXPECT_NEAR(cost.duration_ns, expected, 1e-9 * expected);
+  EXPECT_EQ(cost.bottleneck_rank, 0);
+}
+
+TEST(AllToAllAnalytic, SelfTrafficIsFree) {
+  const Cluster c(two_nodes());
+  TrafficMatrix self(16);
+  for (int r = 0; r < 16; ++r) self.at(r, r) = 1e9;
+  const CollectiveCost cost = all_to_all_v_analytic(c, identity(16), self);
+  EXPECT_DOUBLE_EQ(cost.duration_ns, 0);
+  EXPECT_DOUBLE_EQ(cost.max_scaleup_bytes, 0);
+  EXPECT_DOUBLE_EQ(cost.max_scaleout_bytes, 0);
+
+  // Adding self traffic to a real exchange changes nothing.
+  TrafficMatrix t(16);
+  t.at(0, 9) = kB;
+  const double base = all_to_all_v_analytic(c, identity(16), t).duration_ns;
+  t.at(0, 0) = 1e9;
+  t.at(9, 9) = 1e9;
+  EXPECT_DOUBLE_EQ(all_to_all_v_analytic(c, identity(16), t).duration_ns, base);
+}
+
+TEST(AllToAllAnalytic, EmptyMatrixCostsNothing) {
+  const Cluster c(two_nodes());
+  EXPECT_DOUBLE_EQ(all_to_all_v_analytic(c, identity(16), TrafficMatrix(16)).duration_ns, 0);
+}
+
+TEST(AllToAllAnalytic, HotReceiverTakesLongerThanBalancedOfSameTotal) {
+  const Cluster c(two_nodes());
+  TrafficMatrix balanced(16), hot(16);
+  for (int s = 0; s < 16; ++s)
+    for (int d = 0; d < 16; ++d)
+      if (s != d) balanced.at(s, d) = kB;
+  // Same total, all aimed at rank 5.
+  const double per_sender = balanced.total_bytes() / 15;
+  for (int s = 0; s < 16; ++s)
+    if (s != 5) hot.at(s, 5) = per_sender;
+  ASSERT_DOUBLE_EQ(hot.total_bytes(), balanced.total_bytes());
+  const CollectiveCost b = all_to_all_v_analytic(c, identity(16), balanced);
+  const CollectiveCost h = all_to_all_v_analytic(c, identity(16), hot);
+  EXPECT_GT(h.duration_ns, 2 * b.duration_ns);
+  EXPECT_EQ(h.bottleneck_rank, 5);
+  // Rank 5 receives from its 8 peers on the other node over its one NIC.
+  EXPECT_DOUBLE_EQ(h.max_scaleout_bytes, 8 * per_sender);
+}
+
+TEST(AllToAllAnalytic, LatencyOnlyForFabricsUsed) {
+  const Cluster c(two_nodes());
+  const auto& cfg = c.config();
+  TrafficMatrix intra(16), inter(16), both(16);
+  intra.at(2, 3) = 1;
+  inter.at(2, 11) = 1;
+  both.at(2, 3) = 1;
+  both.at(2, 11) = 1;
+  // One byte: the duration is the latency term (plus well under a nanosecond of transfer).
+  EXPECT_NEAR(all_to_all_v_analytic(c, identity(16), intra).duration_ns, cfg.scaleup_latency_ns, 1.0);
+  EXPECT_NEAR(all_to_all_v_analytic(c, identity(16), inter).duration_ns, cfg.nic_latency_ns, 1.0);
+  EXPECT_NEAR(all_to_all_v_analytic(c, identity(16), both).duration_ns,
+              std::max(cfg.scaleup_latency_ns, cfg.nic_latency_ns), 1.0);
+}
+
+TEST(AllToAllAnalytic, RankPlacementDecidesTheFabric) {
+  const Cluster c(two_nodes());
+  const auto& cfg = c.config();
+  TrafficMatrix t(2);
+  t.at(0, 1) = 4 * kB;
+  const double same_node = all_to_all_v_analytic(c, {0, 1}, t).duration_ns;
+  const double across = all_to_all_v_analytic(c, {0, 8}, t).duration_ns;
+  EXPECT_NEAR(same_node, ns(4 * kB, cfg.scaleup_bytes_per_s, cfg.scaleup_efficiency) + cfg.scaleup_latency_ns,
+              1e-6);
+  EXPECT_NEAR(across, ns(4 * kB, cfg.nic_bytes_per_s, cfg.nic_efficiency) + cfg.nic_latency_ns, 1e-6);
+}
+
+TEST(AllToAllAnalytic, RankCountMismatchThrows) {
+  const Cluster c(two_nodes());
+  EXPECT_THROW(all_to_all_v_analytic(c, identity(8), TrafficMatrix(16)), TopologyError);
+  EXPECT_THROW(all_to_all_v_analytic(c, identity(16), TrafficMatrix(8)), TopologyError);
+}
+
+TEST(TrafficMatrix, TotalBytesSumsEveryEntry) {
+  TrafficMatrix t(3);
+  t.at(0, 1) = 1;
+  t.at(1, 2) = 2;
+  t.at(2, 2) = 4;
+  EXPECT_DOUBLE_EQ(t.total_bytes(), 7);
+  EXPECT_EQ(t.ranks(), 3);
+}
+
+}  // namespace
+}  // namespace moesim::topology

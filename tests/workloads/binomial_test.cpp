@@ -1,0 +1,118 @@
+#include "workloads/binomial.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace moesim::workloads {
+namespace {
+
+struct Moments {
+  double mean = 0;
+  double var = 0;  // unbiased sample variance
+  std::int64_t min = 0, max = 0;
+};
+
+Moments sample(std::int64_t n, double p, int draws, std::uint64_t seed) {
+  Rng rng = make_stream(seed, "binomial-test");
+  double sum = 0, sum2 = 0;
+  Moments m;
+  m.min = n;
+  for (int i = 0; i < draws; ++i) {
+    const std::int64_t x = sample_binomial(n, p, rng);
+    sum += static_cast<double>(x);
+    sum2 += static_cast<double>(x) * static_cast<double>(x);
+    m.min = std::min(m.min, x);
+    m.max = std::max(m.max, x);
+  }
+  m.mean = sum / draws;
+  m.var = (sum2 - sum * sum / draws) / (draws - 1);
+  return m;
+}
+
+// Checks the sample mean and variance of `draws` Binomial(n, p) draws against n·p and n·p·q,
+// each within 5 standard errors. Var(mean) = σ²/N; Var(s²) ≈ (μ4 − σ⁴)/N with the binomial's
+// central fourth moment μ4 = n·p·q·(1 + 3·(n − 2)·p·q).
+void expect_binomial_moments(std::int64_t n, double p, int draws, std::uint64_t seed) {
+  const double q = 1 - p;
+  const double mean = static_cast<double>(n) * p;
+  const double var = mean * q;
+  const double mu4 = var * (1 + 3 * (static_cast<double>(n) - 2) * p * q);
+  const Moments m = sample(n, p, draws, seed);
+  EXPECT_NEAR(m.mean, mean, 5 * std::sqrt(var / draws)) << "n=" << n << " p=" << p;
+  EXPECT_NEAR(m.var, var, 5 * std::sqrt((mu4 - var * var) / draws)) << "n=" << n << " p=" << p;
+  EXPECT_GE(m.min, 0);
+  EXPECT_LE(m.max, n);
+}
+
+TEST(Binomial, InversionPathMatchesMeanAndVariance) {
+  ASSERT_LT(1000 * 0.05, kInversionMaxMean);
+  expect_binomial_moments(1000, 0.05, 200'000, 1);  // mean 50
+  expect_binomial_moments(64, 0.125, 200'000, 2);   // decode-sized: 64 tokens, 1/8 of experts
+  expect_binomial_moments(20, 0.5, 200'000, 3);     // p exactly 0.5
+}
+
+TEST(Binomial, InversionPathWithHugeNAndTinyP) {
+  // q^n = e^-100 is far from underflow; the walk must still reach the bulk of the pmf.
+  ASSERT_LT(1e7 * 1e-5, kInversionMaxMean);
+  expect_binomial_moments(10'000'000, 1e-5, 100'000, 4);
+}
+
+TEST(Binomial, LargeMeanPathMatchesMeanAndVariance) {
+  ASSERT_GT(100'000 * 0.01, kInversionMaxMean);
+  expect_binomial_moments(100'000, 0.01, 100'000, 5);  // mean 1000
+  expect_binomial_moments(1'000'000, 0.3, 100'000, 6);
+}
+
+TEST(Binomial, BothSidesOfThePathThresholdAgree) {
+  // Means just below and just above kInversionMaxMean take different algorithms.
+  const std::int64_t n = 1000;
+  expect_binomial_moments(n, (kInversionMaxMean - 1) / n, 200'000, 7);
+  expect_binomial_moments(n, (kInversionMaxMean + 1) / n, 200'000, 8);
+}
+
+TEST(Binomial, PAboveHalfIsReflected) {
+  expect_binomial_moments(1000, 0.9, 200'000, 9);  // reflected onto the inversion path
+  expect_binomial_moments(1000, 0.7, 200'000, 10);  // reflected onto the large-mean path
+  expect_binomial_moments(7, 0.999, 200'000, 11);
+}
+
+TEST(Binomial, EdgeCasesAreExact) {
+  Rng rng = make_stream(1, "edge");
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(sample_binomial(1000, 0.0, rng), 0);
+    EXPECT_EQ(sample_binomial(1000, 1.0, rng), 1000);
+    EXPECT_EQ(sample_binomial(0, 0.5, rng), 0);
+    EXPECT_EQ(sample_binomial(1, 1.0, rng), 1);
+  }
+}
+
+TEST(Binomial, SmallNFrequenciesMatchThePmf) {
+  // Binomial(3, 0.3): P = q³, 3pq², 3p²q, p³. Pearson chi-square, 3 degrees of freedom;
+  // the α = 0.001 critical value of χ²(3) is 16.266.
+  const int draws = 100'000;
+  const double p = 0.3, q = 0.7;
+  const double pmf[4] = {q * q * q, 3 * p * q * q, 3 * p * p * q, p * p * p};
+  Rng rng = make_stream(12, "small-n");
+  std::vector<int> seen(4, 0);
+  for (int i = 0; i < draws; ++i) ++seen[static_cast<std::size_t>(sample_binomial(3, p, rng))];
+  double chi2 = 0;
+  for (int k = 0; k < 4; ++k) {
+    const double e = draws * pmf[k];
+    chi2 += (seen[static_cast<std::size_t>(k)] - e) * (seen[static_cast<std::size_t>(k)] - e) / e;
+  }
+  EXPECT_LT(chi2, 16.266);
+}
+
+TEST(Binomial, SameStreamSameDraws) {
+  Rng a = make_stream(3, "x"), b = make_stream(3, "x");
+  for (int i = 0; i < 1000; ++i) {
+    const double p = (i % 10 + 1) / 21.0;
+    ASSERT_EQ(sample_binomial(500 + i, p, a), sample_binomial(500 + i, p, b));
+  }
+}
+
+}  // namespace
+}  // namespace moesim::workloads
