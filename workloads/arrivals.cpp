@@ -44,11 +44,16 @@ std::vector<Request> generate_requests(const WorkloadConfig& config, Rng& rng) {
   std::exponential_distribution<double> gap(a.rate_per_s);
   double t_s = 0;
   for (std::int64_t i = 0; i < config.requests; ++i) {
-    // Poisson: the first arrival also waits an exponential gap; constant: one every 1/rate.
-    t_s += a.process == "poisson" ? gap(rng) : (i > 0 ? 1.0 / a.rate_per_s : 0.0);
+    // Poisson: the first arrival also waits an exponential gap; constant: one every 1/rate,
+    // computed as i / rate (summing 1/rate drifts by rounding error over long runs).
     Request r;
     r.id = i;
-    r.arrival_ns = std::llround(t_s * 1e9);
+    if (a.process == "poisson") {
+      t_s += gap(rng);
+      r.arrival_ns = std::llround(t_s * 1e9);
+    } else {
+      r.arrival_ns = std::llround(static_cast<double>(i) * 1e9 / a.rate_per_s);
+    }
     r.input_tokens = draw_length(config.input_tokens, rng);
     r.output_tokens = draw_length(config.output_tokens, rng);
     out.push_back(r);

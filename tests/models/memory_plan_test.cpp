@@ -30,7 +30,9 @@ TEST(MemoryPlan, WeightsPerRankShrinkAsEpGrows) {
   double previous = 0;
   for (int ep : {256, 128, 64, 32, 16, 8}) {
     const MemoryPlan p = plan(m, ep);
-    if (previous > 0) EXPECT_GT(p.weight_bytes, previous) << "ep " << ep;
+    if (previous > 0) {
+      EXPECT_GT(p.weight_bytes, previous) << "ep " << ep;
+    }
     previous = p.weight_bytes;
   }
 }

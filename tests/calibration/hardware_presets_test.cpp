@@ -1,0 +1,65 @@
+#include "calibration/hardware_profile.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace moesim::calibration {
+namespace {
+
+HardwareProfile preset(const char* name) {
+  auto hw = find_hardware_preset(name);
+  EXPECT_TRUE(hw.has_value()) << name;
+  return hw.value_or(HardwareProfile{});
+}
+
+TEST(HardwarePresets, H800FieldsAreSane) {
+  const HardwareProfile hw = preset("h800");
+  EXPECT_EQ(hw.name, "h800");
+  EXPECT_FALSE(hw.source.empty());
+  EXPECT_EQ(hw.sm_count, 132);
+  // Hopper tensor cores run FP8 at twice the BF16 rate; the datasheet rounds both to whole
+  // TFLOPS, so allow 0.5 TFLOPS of rounding on each (1.5 TFLOPS on fp8 − 2·bf16).
+  EXPECT_NEAR(hw.peak_fp8_flops, 2 * hw.peak_bf16_flops, 1.5e12);
+  EXPECT_GT(hw.peak_bf16_flops, 900e12);
+  EXPECT_LT(hw.peak_bf16_flops, 1100e12);
+  // "80 GB" of HBM3: at least 80e9 bytes, under 96 GiB.
+  EXPECT_GE(hw.hbm_bytes, 80e9);
+  EXPECT_LT(hw.hbm_bytes, 96.0 * (1ULL << 30));
+  EXPECT_GT(hw.hbm_bytes_per_s, 3e12);
+  // NVLink 400 GB/s bidirectional on H800 → half per direction; one 400 Gb/s NIC = 400e9 / 8 B/s.
+  EXPECT_DOUBLE_EQ(hw.scaleup_bytes_per_s, 400e9 / 2);
+  EXPECT_DOUBLE_EQ(hw.nic_bytes_per_s, 400e9 / 8);
+}
+
+TEST(HardwarePresets, H100DiffersFromH800OnlyInNvlink) {
+  const HardwareProfile h800 = preset("h800"), h100 = preset("h100");
+  EXPECT_GT(h100.scaleup_bytes_per_s, h800.scaleup_bytes_per_s);
+  EXPECT_DOUBLE_EQ(h100.peak_fp8_flops, h800.peak_fp8_flops);
+  EXPECT_DOUBLE_EQ(h100.hbm_bytes_per_s, h800.hbm_bytes_per_s);
+  EXPECT_EQ(h100.sm_count, h800.sm_count);
+}
+
+TEST(HardwarePresets, PeakFlopsByDtype) {
+  const HardwareProfile hw = preset("h800");
+  EXPECT_DOUBLE_EQ(hw.peak_flops(models::DType::kFp8), hw.peak_fp8_flops);
+  EXPECT_DOUBLE_EQ(hw.peak_flops(models::DType::kBf16), hw.peak_bf16_flops);
+  EXPECT_DOUBLE_EQ(hw.peak_flops(models::DType::kFp16), hw.peak_bf16_flops);
+  EXPECT_LT(hw.peak_flops(models::DType::kFp32), hw.peak_bf16_flops);
+}
+
+TEST(HardwarePresets, EveryListedPresetResolvesAndUnknownIsNullopt) {
+  const auto list = hardware_presets();
+  ASSERT_GE(list.size(), 2u);
+  for (const auto& info : list) {
+    const auto hw = find_hardware_preset(info.name);
+    ASSERT_TRUE(hw.has_value()) << info.name;
+    EXPECT_EQ(hw->name, info.name);
+    EXPECT_FALSE(info.description.empty());
+  }
+  EXPECT_FALSE(find_hardware_preset("tpu-v9").has_value());
+  EXPECT_FALSE(find_hardware_preset("").has_value());
+}
+
+}  // namespace
+}  // namespace moesim::calibration
