@@ -18,6 +18,26 @@ std::string latency_row(const char* name, const sim::LatencyStats& s, double sca
              s.p99_s * scale, unit);
 }
 
+// Mean time of one layer per step, by layer kind, each phase its slowest rank's time (us).
+void print_layer_table(std::ostream& out, const scenarios::Scenario& sc, const sim::SimulationResult& r) {
+  const auto& layers = r.breakdown.layer_ns;
+  if (layers.empty() || r.summary.steps == 0) return;
+  out << "\n  per layer, per step (us)   attention  dense_mlp  shared    router  dispatch  expert_gemm  combine\n";
+  for (const bool moe : {false, true}) {
+    sim::PhaseTimes sum{};
+    int count = 0;
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+      if (sc.model.is_moe_layer(static_cast<int>(l)) != moe) continue;
+      ++count;
+      for (std::size_t p = 0; p < sum.size(); ++p) sum[p] += layers[l][p];
+    }
+    if (count == 0) continue;
+    const double k = 1e-3 / (static_cast<double>(count) * static_cast<double>(r.summary.steps));
+    out << fmt("    %-5s layers x %-3d   %9.1f %10.1f %7.1f %9.1f %9.1f %12.1f %8.1f\n", moe ? "MoE" : "dense", count,
+               sum[0] * k, sum[1] * k, sum[2] * k, sum[3] * k, sum[4] * k, sum[5] * k, sum[6] * k);
+  }
+}
+
 }  // namespace
 
 void print_summary(std::ostream& out, const scenarios::Scenario& sc, const sim::SimulationResult& r) {
@@ -50,6 +70,7 @@ void print_summary(std::ostream& out, const scenarios::Scenario& sc, const sim::
   }
   out << fmt("    %-14s %9.3f ms  %5.1f %%\n", "lm_head", s.lm_head_ns_per_step * 1e-6,
              total > 0 ? 100.0 * s.lm_head_ns_per_step / total : 0.0);
+  print_layer_table(out, sc, r);
   out << "\n  memory per rank:\n" << r.memory.table() << "\n";
   if (sc.slo.ttft_p90_s > 0 || sc.slo.tpot_p90_s > 0) {
     const bool ttft_ok = sc.slo.ttft_p90_s <= 0 || s.ttft.p90_s <= sc.slo.ttft_p90_s;
