@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "calibration/fitted_cost_model.h"
 #include "models/layer_ops.h"
 
 namespace moesim::calibration {
@@ -85,11 +86,14 @@ class RooflineCostModel final : public CostModel {
 }  // namespace
 
 std::vector<CostModelInfo> cost_models() {
-  return {{"roofline", "max(FLOPs/peak, bytes/HBM bandwidth) + launch overhead, spec-sheet peaks"}};
+  return {{"roofline", "max(FLOPs/peak, bytes/HBM bandwidth) + launch overhead, spec-sheet peaks"},
+          {"fitted", "tile/wave GEMM model fitted to DeepGEMM H800 (calibration/data/deepgemm_h800.csv); "
+                     "roofline at fitted fractions of peak for attention and memory ops"}};
 }
 
 std::unique_ptr<CostModel> make_cost_model(std::string_view name, const HardwareProfile& hw) {
   if (name == "roofline") return std::make_unique<RooflineCostModel>(hw);
+  if (name == "fitted") return make_fitted_cost_model(hw);
   std::string valid;
   for (const auto& m : cost_models()) valid += (valid.empty() ? "" : ", ") + std::string(m.name);
   throw std::invalid_argument("unknown cost model '" + std::string(name) + "' (valid: " + valid + ")");

@@ -5,7 +5,9 @@
 // cost of a kernel launch. Implementations are registered by name (see `cost_models()`).
 //
 // `roofline`: each kernel takes max(FLOPs / peak FLOP/s, bytes / HBM bandwidth) plus one launch
-// overhead. It uses spec-sheet peaks, so it is an optimistic bound until the fitted model lands.
+// overhead, at spec-sheet peaks: an optimistic bound. `fitted` (the default for scenarios):
+// tile and wave quantisation with efficiencies fitted to published DeepGEMM H800 measurements
+// (calibration/gemm_efficiency.h).
 #pragma once
 
 #include <cstdint>

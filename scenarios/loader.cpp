@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "calibration/cost_model.h"
 #include "calibration/hardware_profile.h"
 #include "models/presets.h"
 #include "scenarios/field_reader.h"
@@ -103,8 +104,8 @@ void read_workload(const MapReader& m, workloads::WorkloadConfig& w) {
 
 Scenario build(const YamlNode& root, std::string_view source_name) {
   const MapReader top(root, "",
-                      {"name", "seed", "model", "hardware", "cluster", "deployment", "routing", "workload", "slo",
-                       "outputs"});
+                      {"name", "seed", "model", "hardware", "cost_model", "cluster", "deployment", "routing", "workload",
+                       "slo", "outputs"});
   Scenario s;
   s.source_file = std::string(source_name);
   if (auto f = top.get("name")) {
@@ -118,6 +119,9 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
   s.model = *models::find_model_preset(as_choice(top.require("model"), "model", names_of(models::model_presets())));
   s.hardware = *calibration::find_hardware_preset(
       as_choice(top.require("hardware"), "hardware", names_of(calibration::hardware_presets())));
+
+  if (auto f = top.get("cost_model"))
+    s.cost_model = as_choice(*f, "cost model", names_of(calibration::cost_models()));
 
   read_cluster(top.map("cluster",
                        {"preset", "nodes", "devices_per_node", "nic", "scaleup", "scaleup_efficiency",

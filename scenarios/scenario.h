@@ -30,6 +30,7 @@ struct Scenario {
   std::uint64_t seed = 1;
   models::ModelSpec model;
   calibration::HardwareProfile hardware;
+  std::string cost_model = "fitted";  // calibration::cost_models() registry name
   topology::ClusterConfig cluster;
   sim::DeploymentConfig deployment;
   workloads::RoutingConfig routing;
@@ -53,6 +54,7 @@ inline sim::SimulationConfig simulation_config(const Scenario& s) {
   c.deployment = s.deployment;
   c.routing = s.routing;
   c.workload = s.workload;
+  c.cost_model = s.cost_model;
   c.seed = s.seed;
   return c;
 }

@@ -29,7 +29,7 @@ struct SimulationConfig {
   DeploymentConfig deployment;
   workloads::RoutingConfig routing;
   workloads::WorkloadConfig workload;
-  std::string cost_model = "roofline";
+  std::string cost_model = "fitted";
   std::uint64_t seed = 1;
 };
 

@@ -1,0 +1,89 @@
+#include "calibration/fitted_cost_model.h"
+
+#include <algorithm>
+
+#include "models/layer_ops.h"
+
+namespace moesim::calibration {
+namespace {
+
+class FittedCostModel final : public CostModel {
+ public:
+  FittedCostModel(const HardwareProfile& hw, const GemmFitParams& p) : hw_(hw), p_(p) {}
+
+  KernelCost gemm(std::int64_t m, std::int64_t n, std::int64_t k, models::DType dtype) const override {
+    if (m <= 0) return {};
+    return to_cost(estimate_gemm(m, n, k, models::bytes_per_element(dtype), device(dtype), p_));
+  }
+
+  // Grouped GEMMs use per-group tiles (the masked layout; the contiguous layout's 128-row padding
+  // differs from it by under one tile row per group).
+  KernelCost grouped_gemm(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k,
+                          models::DType dtype) const override {
+    return to_cost(estimate_grouped_gemm(tokens, n, k, models::bytes_per_element(dtype), GroupedLayout::kMasked,
+                                         device(dtype), p_));
+  }
+
+  KernelCost attention_decode(const models::ModelSpec& model,
+                              std::span<const std::int64_t> kv_lengths) const override {
+    if (kv_lengths.empty()) return {};
+    double flops = 0, bytes = 0;
+    for (auto len : kv_lengths) {
+      const auto w = models::attention_decode_core(model, len);
+      flops += w.flops;
+      bytes += w.bytes;
+    }
+    return bound(flops, bytes, hw_.peak_flops(model.activation_dtype));
+  }
+
+  KernelCost attention_prefill(const models::ModelSpec& model,
+                               std::span<const PrefillChunk> chunks) const override {
+    if (chunks.empty()) return {};
+    double flops = 0, bytes = 0;
+    for (const auto& c : chunks) {
+      const auto w = models::attention_prefill_core(model, c.past, c.tokens);
+      flops += w.flops;
+      bytes += w.bytes;
+    }
+    return bound(flops, bytes, hw_.peak_flops(model.activation_dtype));
+  }
+
+  KernelCost memory_op(double bytes) const override { return bound(0, bytes, hw_.peak_bf16_flops); }
+
+  double launch_overhead_ns() const override { return p_.fixed_overhead_ns; }
+
+ private:
+  GemmDevice device(models::DType dtype) const { return {hw_.sm_count, hw_.peak_flops(dtype), hw_.hbm_bytes_per_s}; }
+
+  static KernelCost to_cost(const GemmEstimate& e) {
+    KernelCost c;
+    c.time_ns = e.time_ns;
+    c.flops = e.flops;
+    c.bytes = e.bytes;
+    c.compute_bound = e.compute_bound;
+    return c;
+  }
+
+  // Roofline at the fitted achievable fractions, plus the fitted per-kernel overhead.
+  KernelCost bound(double flops, double bytes, double peak) const {
+    KernelCost c;
+    c.flops = flops;
+    c.bytes = bytes;
+    const double compute_ns = flops / (p_.mma_fraction * peak) * 1e9;
+    const double memory_ns = bytes / (p_.hbm_fraction * hw_.hbm_bytes_per_s) * 1e9;
+    c.compute_bound = compute_ns >= memory_ns;
+    c.time_ns = std::max(compute_ns, memory_ns) + p_.fixed_overhead_ns;
+    return c;
+  }
+
+  HardwareProfile hw_;
+  GemmFitParams p_;
+};
+
+}  // namespace
+
+std::unique_ptr<CostModel> make_fitted_cost_model(const HardwareProfile& hw, const GemmFitParams& params) {
+  return std::make_unique<FittedCostModel>(hw, params);
+}
+
+}  // namespace moesim::calibration

@@ -1,0 +1,127 @@
+#include "calibration/gemm_efficiency.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace moesim::calibration {
+
+// Fitted to calibration/data/deepgemm_h800.csv (a copy of shared calibration data: DeepGEMM
+// README at commit 989c9e3, FP8 H800 SXM5, 13 rows) and to nothing else.
+//
+// Procedure: each row's measured time is 2 · groups · m_per_group · n · k / (TFLOPS · 1e12)
+// (grouped rows count all groups' FLOPs); the model predicts each row with the h800 preset
+// (132 SMs, 1979 TFLOPS dense FP8, 3.35 TB/s), FP8 operands and BF16 output, contiguous rows in
+// the contiguous layout, masked rows in the masked layout, dense rows as plain GEMMs (no
+// per-group term). The five parameters minimise Σ (ln predicted − ln measured)² : Nelder-Mead
+// (the objective has max/ceil kinks) from 64 starts, fractions through a logistic and overheads
+// squared to stay in range. The fit is re-run by the calibration_fit_tests test
+// `RefitReproducesCheckedInParameters`: mma 0.7273, hbm 0.9597, fixed 3999.9 ns, per group
+// 2736.2 ns, per tile 1446.5 ns; the values below are those, rounded.
+//
+// Residuals (predicted vs measured TFLOPS; log-time SSE 0.0275, rms 4.6 %, worst 8.4 %):
+//   kind     layout     groups     m     n     k | meas  pred   err%  | BM  BN  tiles waves bound
+//   grouped  contiguous      4  8192  4096  7168 | 1346  1339   -0.5  | 128 208  5120   39  compute
+//   grouped  contiguous      4  8192  7168  2048 | 1214  1246   +2.7  | 128 256  7168   55  compute
+//   grouped  contiguous      8  4096  4096  7168 | 1346  1329   -1.3  | 128 208  5120   39  compute
+//   grouped  contiguous      8  4096  7168  2048 | 1214  1229   +1.2  | 128 256  7168   55  compute
+//   grouped  masked          1  1024  4096  7168 | 1233  1172   -4.9  | 128 256   128    1  compute
+//   grouped  masked          1  1024  7168  2048 |  925   964   +4.2  | 128 224   256    2  compute
+//   grouped  masked          2   512  4096  7168 | 1040  1113   +7.0  | 128 256   128    1  compute
+//   grouped  masked          2   512  7168  2048 |  916   886   -3.3  | 128 224   256    2  compute
+//   grouped  masked          4   256  4096  7168 |  932  1010   +8.4  | 128 256   128    1  compute
+//   grouped  masked          4   256  7168  2048 |  815   763   -6.4  | 128 224   256    2  compute
+//   dense    normal          1    64  4096  7168 |  287   280   -2.5  |  64  32   128    1  memory
+//   dense    normal          1   128  4096  7168 |  533   547   +2.6  |  64  64   128    1  memory
+//   dense    normal          1  4096  4096  7168 | 1410  1320   -6.4  | 128 256   512    4  compute
+// The systematic part: masked single-wave rows with k = 7168 get slower with more groups faster
+// than the model says (+7 %, +8 %): loads and MMAs overlap imperfectly near the ridge point, which
+// a hard max() ignores. A soft max (a^q + b^q)^(1/q) as a sixth parameter only brought the rms
+// to 4.0 % and drove the HBM fraction to its bound of 1, so it was left out.
+// The HBM fraction and the fixed overhead trade off against each other (only the two small dense
+// rows are memory-bound), so read 0.96 as "near-peak streaming plus ~4 us of fixed cost".
+GemmFitParams deepgemm_h800_fit() {
+  GemmFitParams p;
+  p.mma_fraction = 0.727;
+  p.hbm_fraction = 0.960;
+  p.fixed_overhead_ns = 4000;
+  p.per_group_overhead_ns = 2740;
+  p.per_tile_overhead_ns = 1450;
+  return p;
+}
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+struct Tiling {
+  int block_m = 0, block_n = 0;
+  std::int64_t tiles = 0, waves = 0;
+  double compute_ns = std::numeric_limits<double>::infinity();
+};
+
+Tiling best_tiling(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k, GroupedLayout layout,
+                   const GemmDevice& dev, const GemmFitParams& p) {
+  const int sms = std::max(dev.sm_count, 1);
+  const double per_sm_flops = p.mma_fraction * dev.peak_flops / sms;
+  Tiling best;
+  for (int bm : {64, 128}) {
+    std::int64_t m_tiles = 0;
+    for (auto t : tokens) {
+      if (t <= 0) continue;
+      const std::int64_t rows = layout == GroupedLayout::kContiguous ? ceil_div(t, 128) * 128 : t;
+      m_tiles += ceil_div(rows, bm);
+    }
+    for (int bn = 16; bn <= 256; bn += 16) {
+      const std::int64_t tiles = m_tiles * ceil_div(n, bn);
+      const std::int64_t waves = ceil_div(tiles, sms);
+      const double tile_ns = p.per_tile_overhead_ns + 2.0 * bm * bn * static_cast<double>(k) / per_sm_flops * 1e9;
+      const double compute_ns = static_cast<double>(waves) * tile_ns;
+      // Ties (within rounding) go to the larger tile, which re-reads less.
+      const bool better = compute_ns < best.compute_ns * (1 - 1e-9) ||
+                          (compute_ns <= best.compute_ns * (1 + 1e-9) && bm * bn > best.block_m * best.block_n);
+      if (better) best = {bm, bn, tiles, waves, compute_ns};
+    }
+  }
+  return best;
+}
+
+GemmEstimate estimate(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k, double e,
+                      GroupedLayout layout, const GemmDevice& dev, const GemmFitParams& p, bool grouped) {
+  GemmEstimate r;
+  double rows = 0;
+  for (auto t : tokens) {
+    if (t <= 0) continue;
+    rows += static_cast<double>(t);
+    ++r.active_groups;
+  }
+  if (r.active_groups == 0 || n <= 0 || k <= 0) return r;
+  const Tiling tl = best_tiling(tokens, n, k, layout, dev, p);
+  r.block_m = tl.block_m;
+  r.block_n = tl.block_n;
+  r.tiles = tl.tiles;
+  r.waves = tl.waves;
+  r.flops = 2.0 * rows * static_cast<double>(n) * static_cast<double>(k);
+  r.bytes = r.active_groups * static_cast<double>(k) * n * e + rows * k * e + rows * n * 2.0;
+  r.compute_ns = tl.compute_ns;
+  r.memory_ns = r.bytes / (p.hbm_fraction * dev.hbm_bytes_per_s) * 1e9;
+  r.compute_bound = r.compute_ns >= r.memory_ns;
+  r.time_ns = std::max(r.compute_ns, r.memory_ns) + p.fixed_overhead_ns +
+              (grouped ? r.active_groups * p.per_group_overhead_ns : 0.0);
+  return r;
+}
+
+}  // namespace
+
+GemmEstimate estimate_grouped_gemm(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k,
+                                   double bytes_per_element, GroupedLayout layout, const GemmDevice& dev,
+                                   const GemmFitParams& p) {
+  return estimate(tokens, n, k, bytes_per_element, layout, dev, p, /*grouped=*/true);
+}
+
+GemmEstimate estimate_gemm(std::int64_t m, std::int64_t n, std::int64_t k, double bytes_per_element,
+                           const GemmDevice& dev, const GemmFitParams& p) {
+  const std::int64_t one[] = {m};
+  return estimate(one, n, k, bytes_per_element, GroupedLayout::kMasked, dev, p, /*grouped=*/false);
+}
+
+}  // namespace moesim::calibration

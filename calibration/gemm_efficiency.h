@@ -1,0 +1,78 @@
+// Tile/wave model of a Hopper FP8 (DeepGEMM-style) GEMM and grouped GEMM (DESIGN.md §4).
+//
+// A GEMM [M × K] · [K × N] is cut into BLOCK_M × BLOCK_N output tiles; grouped GEMMs cut each
+// group separately, so every group's M is padded up to the tile (the "contiguous" layout first
+// pads each group to a multiple of 128 rows; the "masked" layout computes ceil(m_g / BLOCK_M)
+// tiles per group; groups with no rows get no tiles and read no weights). One SM runs one tile at
+// a time, so tiles execute in ceil(tiles / SMs) waves. The model is
+//
+//   compute = waves · (tile_overhead + 2·BLOCK_M·BLOCK_N·K / (mma_fraction · peak / SMs))
+//   memory  = bytes / (hbm_fraction · HBM bandwidth)
+//   time    = max(compute, memory) + fixed_overhead + active_groups · per_group_overhead
+//
+// where bytes = weights of the non-empty groups + activations + BF16 output. The tile is picked
+// per shape in the spirit of DeepGEMM's heuristic (not a copy of it): among BLOCK_M ∈ {64, 128}
+// and BLOCK_N ∈ {16, 32, ..., 256}, the one with the least modelled compute time (padded waves ×
+// tile time), ties to the larger tile.
+//
+// The five free parameters (`GemmFitParams`) were fitted once, to the published DeepGEMM H800
+// table only (calibration/data/deepgemm_h800.csv); see `deepgemm_h800_fit()` in
+// gemm_efficiency.cpp for the values, the procedure and the residuals. They are fractions of the
+// device's own spec-sheet peaks plus overheads, so other devices (h100, ...) are modelled by
+// applying the same fractions and overheads to their own peak FLOP/s, HBM bandwidth and SM count.
+// That transfer is an assumption: it holds for devices running the same kernels on the same SM
+// architecture (H100 has the H800's SMs and HBM3), not for other architectures.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace moesim::calibration {
+
+struct GemmFitParams {
+  double mma_fraction = 1.0;         // achievable fraction of the peak dense MMA rate, per SM
+  double hbm_fraction = 1.0;         // achievable fraction of HBM bandwidth
+  double fixed_overhead_ns = 0;      // per kernel: launch, prologue, tail
+  double per_group_overhead_ns = 0;  // per non-empty group of a grouped GEMM
+  double per_tile_overhead_ns = 0;   // per tile: pipeline fill, epilogue (K-independent)
+};
+
+// The parameters fitted to calibration/data/deepgemm_h800.csv (see gemm_efficiency.cpp).
+GemmFitParams deepgemm_h800_fit();
+
+struct GemmDevice {
+  int sm_count = 132;
+  double peak_flops = 0;       // dense FLOP/s of the operand dtype
+  double hbm_bytes_per_s = 0;
+};
+
+enum class GroupedLayout {
+  kMasked,      // per-group tiles, each group's M padded to BLOCK_M (also plain GEMMs)
+  kContiguous,  // each group's M padded to a multiple of 128 rows first
+};
+
+struct GemmEstimate {
+  double time_ns = 0;
+  double compute_ns = 0;  // wave-quantised compute, before overheads
+  double memory_ns = 0;   // bytes at the achievable bandwidth, before overheads
+  double flops = 0;       // useful FLOPs (unpadded)
+  double bytes = 0;
+  int block_m = 0;
+  int block_n = 0;
+  std::int64_t tiles = 0;
+  std::int64_t waves = 0;
+  int active_groups = 0;
+  bool compute_bound = false;
+};
+
+// Grouped GEMM: group g multiplies tokens[g] rows by its own [K × N] weight (elements of
+// `weight_bytes_per_element`, activations the same, output BF16). All-empty input costs nothing.
+GemmEstimate estimate_grouped_gemm(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k,
+                                   double bytes_per_element, GroupedLayout layout, const GemmDevice& dev,
+                                   const GemmFitParams& p);
+
+// Plain GEMM: one group of m rows, per-kernel overhead only (no per-group term).
+GemmEstimate estimate_gemm(std::int64_t m, std::int64_t n, std::int64_t k, double bytes_per_element,
+                           const GemmDevice& dev, const GemmFitParams& p);
+
+}  // namespace moesim::calibration
