@@ -5,6 +5,7 @@
 #include <string>
 
 #include "calibration/fitted_cost_model.h"
+#include "calibration/attention_work.h"
 #include "models/layer_ops.h"
 
 namespace moesim::calibration {
@@ -43,25 +44,15 @@ class RooflineCostModel final : public CostModel {
   KernelCost attention_decode(const models::ModelSpec& model,
                               std::span<const std::int64_t> kv_lengths) const override {
     if (kv_lengths.empty()) return {};
-    double flops = 0, bytes = 0;
-    for (auto len : kv_lengths) {
-      const auto w = models::attention_decode_core(model, len);
-      flops += w.flops;
-      bytes += w.bytes;
-    }
-    return bound(flops, bytes, hw_.peak_flops(model.activation_dtype));
+    const auto w = decode_attention_work(model, kv_lengths);
+    return bound(w.flops, w.bytes, hw_.peak_flops(model.activation_dtype));
   }
 
   KernelCost attention_prefill(const models::ModelSpec& model,
                                std::span<const PrefillChunk> chunks) const override {
     if (chunks.empty()) return {};
-    double flops = 0, bytes = 0;
-    for (const auto& c : chunks) {
-      const auto w = models::attention_prefill_core(model, c.past, c.tokens);
-      flops += w.flops;
-      bytes += w.bytes;
-    }
-    return bound(flops, bytes, hw_.peak_flops(model.activation_dtype));
+    const auto w = prefill_attention_work(model, chunks);
+    return bound(w.flops, w.bytes, hw_.peak_flops(model.activation_dtype));
   }
 
   KernelCost memory_op(double bytes) const override { return bound(0, bytes, hw_.peak_bf16_flops); }
