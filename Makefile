@@ -1,0 +1,60 @@
+# moesim: the everyday commands (README.md). Each target installs what is missing first.
+#
+#   make build      Release build in build/ (Ninja, warnings as errors on a fresh configure)
+#   make run        build, then simulate SCENARIO into OUT and print the report
+#   make test       build, then run the whole test suite
+#   make sanitize   build in build-asan/ with ASan + UBSan and run the suite there
+#   make bench      build, then run the Google Benchmark programs (BENCH_ARGS passed through)
+#   make clean      remove build/ and build-asan/ (out/ is left alone)
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+BUILD_DIR ?= build
+ASAN_DIR ?= build-asan
+SCENARIO ?= scenarios/library/dsv3-h800-32gpu.yaml
+OUT ?= out/$(basename $(notdir $(SCENARIO)))
+BENCH_ARGS ?=
+# Parallel jobs: every CPU this machine has, and no more.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+MOESIM := $(BUILD_DIR)/tools/moesim
+
+.PHONY: deps build run test sanitize bench clean
+
+deps:
+	@tools/install-deps
+
+# Configure only when the build directory has not been configured yet; afterwards the build
+# re-runs CMake by itself whenever a CMakeLists.txt changes.
+$(BUILD_DIR)/build.ninja: | deps
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOESIM_WERROR=ON
+
+$(ASAN_DIR)/build.ninja: | deps
+	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOESIM_SANITIZE=ON \
+	  -DMOESIM_BENCH=OFF -DMOESIM_CUDA=OFF
+
+build: deps $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+run: build
+	$(MOESIM) run $(SCENARIO) -o $(OUT)
+
+test: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+sanitize: deps $(ASAN_DIR)/build.ninja
+	cmake --build $(ASAN_DIR) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS)
+
+bench: build
+	@set -e; found=0; \
+	for prog in $$(find $(BUILD_DIR)/tools -maxdepth 2 -type f -name 'bench_*' -perm -u+x | sort); do \
+	  found=1; echo "== $$prog"; "$$prog" $(BENCH_ARGS); \
+	done; \
+	if [ $$found -eq 0 ]; then echo "make bench: no benchmark programs in $(BUILD_DIR)/tools" \
+	  "(configured with -DMOESIM_BENCH=OFF?)" >&2; exit 1; fi
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR)
