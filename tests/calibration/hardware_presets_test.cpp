@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 namespace moesim::calibration {
 namespace {
@@ -59,6 +60,32 @@ TEST(HardwarePresets, EveryListedPresetResolvesAndUnknownIsNullopt) {
   }
   EXPECT_FALSE(find_hardware_preset("tpu-v9").has_value());
   EXPECT_FALSE(find_hardware_preset("").has_value());
+}
+
+TEST(HardwarePresets, EveryPresetIsCompleteAndCitesItsSource) {
+  for (const auto& info : hardware_presets()) {
+    const HardwareProfile hw = preset(std::string(info.name).c_str());
+    EXPECT_EQ(hw.name, info.name);
+    EXPECT_FALSE(hw.source.empty()) << info.name;
+    EXPECT_FALSE(info.description.empty()) << info.name;
+    EXPECT_GT(hw.sm_count, 0) << info.name;
+    // Hopper and Blackwell tensor cores run FP8 at twice the BF16 rate.
+    EXPECT_NEAR(hw.peak_fp8_flops / hw.peak_bf16_flops, 2.0, 0.01) << info.name;
+    EXPECT_GE(hw.hbm_bytes, 80e9) << info.name;
+    EXPECT_GT(hw.hbm_bytes_per_s, 3e12) << info.name;
+    EXPECT_GT(hw.scaleup_bytes_per_s, hw.nic_bytes_per_s) << info.name;
+    EXPECT_GT(hw.nic_bytes_per_s, 0) << info.name;
+  }
+}
+
+TEST(HardwarePresets, NewerGenerationsAreFasterAndLarger) {
+  const HardwareProfile h100 = preset("h100"), h200 = preset("h200"), b200 = preset("b200"), gb200 = preset("gb200");
+  EXPECT_DOUBLE_EQ(h200.peak_fp8_flops, h100.peak_fp8_flops);  // same compute die
+  EXPECT_GT(h200.hbm_bytes, h100.hbm_bytes);
+  EXPECT_GT(h200.hbm_bytes_per_s, h100.hbm_bytes_per_s);
+  EXPECT_GT(b200.peak_fp8_flops, 2 * h100.peak_fp8_flops);
+  EXPECT_GT(b200.scaleup_bytes_per_s, h100.scaleup_bytes_per_s);
+  EXPECT_GT(gb200.peak_fp8_flops, b200.peak_fp8_flops);
 }
 
 }  // namespace
