@@ -5,10 +5,14 @@
 #include <charconv>
 #include <cmath>
 
-#include "scenarios/did_you_mean.h"
+#include "models/did_you_mean.h"
 #include "scenarios/units.h"
 
 namespace moesim::scenarios {
+
+using models::closest_match;
+using models::join_names;
+using models::unknown_name_message;
 namespace {
 
 bool is_kind(const Field& f, YamlNode::Kind k) { return f.node->kind == k; }

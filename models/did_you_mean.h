@@ -1,4 +1,5 @@
-// "Did you mean" hints for unknown keys and names (DESIGN.md §5, §6).
+// "Did you mean" hints for unknown keys and names (DESIGN.md §5, §6). It lives in models/, the
+// bottom layer, so that every reader of user files (scenarios, model and hardware YAML) shares it.
 //
 // A candidate is close to a word when their edit distance (insertions, deletions, substitutions
 // and adjacent transpositions, each costing 1) is at most 2 and smaller than the longer of the
@@ -13,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace moesim::scenarios {
+namespace moesim::models {
 
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
@@ -28,4 +29,4 @@ std::string join_names(const std::vector<std::string_view>& names);
 std::string unknown_name_message(std::string_view what, std::string_view name,
                                  const std::vector<std::string_view>& valid);
 
-}  // namespace moesim::scenarios
+}  // namespace moesim::models

@@ -1,8 +1,8 @@
-#include "scenarios/did_you_mean.h"
+#include "models/did_you_mean.h"
 
 #include <algorithm>
 
-namespace moesim::scenarios {
+namespace moesim::models {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   // Optimal string alignment distance, three rolling rows.
@@ -58,4 +58,4 @@ std::string unknown_name_message(std::string_view what, std::string_view name,
   return msg;
 }
 
-}  // namespace moesim::scenarios
+}  // namespace moesim::models

@@ -1,8 +1,8 @@
-#include "scenarios/did_you_mean.h"
+#include "models/did_you_mean.h"
 
 #include <gtest/gtest.h>
 
-namespace moesim::scenarios {
+namespace moesim::models {
 namespace {
 
 TEST(EditDistance, CountsEditsAndTranspositions) {
@@ -38,4 +38,4 @@ TEST(UnknownNameMessage, WithAndWithoutSuggestion) {
 }
 
 }  // namespace
-}  // namespace moesim::scenarios
+}  // namespace moesim::models
