@@ -1,23 +1,21 @@
-// The `moesim` subcommands. Each returns the process exit code; bad input throws one of the
-// boundary exceptions, which main() turns into one line on stderr and exit code 2.
+// The `moesim` subcommands. Each command file registers its CLI11 subcommand and returns the
+// action to run when that subcommand is chosen; the action returns the process exit code. Bad
+// input throws one of the boundary exceptions, which main() turns into one line on stderr and
+// exit code 2.
 #pragma once
 
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <vector>
+#include <functional>
+
+#include <CLI/CLI.hpp>
 
 namespace moesim::tools {
 
-struct RunOptions {
-  std::string scenario;
-  std::string output_dir;  // empty: out/<scenario name>
-  std::vector<std::string> overrides;
-  std::optional<std::uint64_t> seed;
-  bool quiet = false;
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> action;
 };
 
-int run_command(const RunOptions& options);
-int list_command();
+Command add_run_command(CLI::App& app);   // tools/run_command.cpp
+Command add_list_command(CLI::App& app);  // tools/list_command.cpp
 
 }  // namespace moesim::tools

@@ -18,9 +18,7 @@ void item(std::string_view name, std::string_view description) {
               description.data());
 }
 
-}  // namespace
-
-int list_command() {
+int list_registries() {
   heading("models");
   for (const auto& m : models::model_presets()) item(m.name, m.description);
   heading("hardware");
@@ -36,6 +34,13 @@ int list_command() {
   heading("length distributions");
   for (const auto& l : workloads::length_distributions()) item(l.name, l.description);
   return 0;
+}
+
+}  // namespace
+
+Command add_list_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("list", "List presets and every registry of pluggable models");
+  return {cmd, [] { return list_registries(); }};
 }
 
 }  // namespace moesim::tools

@@ -1,8 +1,10 @@
-// moesim: the command line. Parses flags with CLI11, dispatches to a subcommand, and is the one
-// place where the boundary exceptions are caught: bad input prints one line and exits 2.
+// moesim: the command line. Registers the subcommands (tools/commands.h), parses flags with
+// CLI11, runs the chosen one, and is the one place where the boundary exceptions are caught:
+// bad input prints one line and exits 2.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <vector>
 
 #include "scenarios/scenario_error.h"
 #include "sim/check.h"
@@ -28,15 +30,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("moesim ") + MOESIM_VERSION);
   app.require_subcommand(1);
 
-  tools::RunOptions run;
-  auto* run_cmd = app.add_subcommand("run", "Simulate one scenario and write its report");
-  run_cmd->add_option("scenario", run.scenario, "Scenario YAML file")->required();
-  run_cmd->add_option("-o,--output", run.output_dir, "Output folder (default: out/<scenario name>)");
-  run_cmd->add_option("--set", run.overrides, "Override a scenario key: --set a.b.c=value (repeatable)");
-  run_cmd->add_option("--seed", run.seed, "Override the scenario's random seed");
-  run_cmd->add_flag("-q,--quiet", run.quiet, "Write the outputs but print nothing");
-
-  auto* list_cmd = app.add_subcommand("list", "List presets and every registry of pluggable models");
+  const std::vector<tools::Command> commands = {
+      tools::add_run_command(app),
+      tools::add_list_command(app),
+  };
 
   try {
     app.parse(argc, argv);
@@ -51,8 +48,8 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run_cmd) return tools::run_command(run);
-    if (*list_cmd) return tools::list_command();
+    for (const auto& c : commands)
+      if (c.app->parsed()) return c.action();
   } catch (const scenarios::ScenarioError& e) {
     return fail(e.what(), kBadInput);
   } catch (const sim::DeploymentError& e) {

@@ -1,4 +1,9 @@
 #include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -9,8 +14,17 @@
 #include "tools/report.h"
 
 namespace moesim::tools {
+namespace {
 
-int run_command(const RunOptions& o) {
+struct RunOptions {
+  std::string scenario;
+  std::string output_dir;  // empty: out/<scenario name>
+  std::vector<std::string> overrides;
+  std::optional<std::uint64_t> seed;
+  bool quiet = false;
+};
+
+int run_scenario(const RunOptions& o) {
   auto overrides = o.overrides;
   if (o.seed) overrides.push_back("seed=" + std::to_string(*o.seed));
   const scenarios::Scenario scenario = scenarios::load_scenario_file(o.scenario, overrides);
@@ -38,6 +52,19 @@ int run_command(const RunOptions& o) {
               << dir.string() << "/\n";
   }
   return 0;
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& app) {
+  auto options = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand("run", "Simulate one scenario and write its report");
+  cmd->add_option("scenario", options->scenario, "Scenario YAML file")->required();
+  cmd->add_option("-o,--output", options->output_dir, "Output folder (default: out/<scenario name>)");
+  cmd->add_option("--set", options->overrides, "Override a scenario key: --set a.b.c=value (repeatable)");
+  cmd->add_option("--seed", options->seed, "Override the scenario's random seed");
+  cmd->add_flag("-q,--quiet", options->quiet, "Write the outputs but print nothing");
+  return {cmd, [options] { return run_scenario(*options); }};
 }
 
 }  // namespace moesim::tools
