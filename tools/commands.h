@@ -5,10 +5,18 @@
 #pragma once
 
 #include <functional>
+#include <stdexcept>
 
 #include <CLI/CLI.hpp>
 
 namespace moesim::tools {
+
+// A bad flag value noticed after parsing (unknown preset name, inconsistent flags): main()
+// prints "moesim: <what>" and exits 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct Command {
   CLI::App* app = nullptr;
@@ -17,5 +25,7 @@ struct Command {
 
 Command add_run_command(CLI::App& app);   // tools/run_command.cpp
 Command add_list_command(CLI::App& app);  // tools/list_command.cpp
+Command add_show_command(CLI::App& app);  // tools/show_command.cpp
+Command add_gemm_command(CLI::App& app);  // tools/gemm_command.cpp
 
 }  // namespace moesim::tools

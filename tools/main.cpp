@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   const std::vector<tools::Command> commands = {
       tools::add_run_command(app),
       tools::add_list_command(app),
+      tools::add_show_command(app),
+      tools::add_gemm_command(app),
   };
 
   try {
@@ -50,6 +52,8 @@ int main(int argc, char** argv) {
   try {
     for (const auto& c : commands)
       if (c.app->parsed()) return c.action();
+  } catch (const tools::UsageError& e) {
+    return fail(e.what(), kBadInput);
   } catch (const scenarios::ScenarioError& e) {
     return fail(e.what(), kBadInput);
   } catch (const sim::DeploymentError& e) {

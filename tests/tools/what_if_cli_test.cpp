@@ -1,0 +1,58 @@
+// `moesim show model` and `moesim gemm`: the model- and kernel-level what-ifs.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/tools/cli_runner.h"
+
+namespace {
+
+using moesim::testing::run_moesim;
+
+TEST(ShowModel, PrintsParametersFlopsAndMemory) {
+  const auto r = run_moesim("show model deepseek-v3 --ep 32 --device h800");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("671.03 B total"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("58 MoE"), std::string::npos);
+  EXPECT_NE(r.out.find("FLOPs per decode token"), std::string::npos);
+  EXPECT_NE(r.out.find("KV cache"), std::string::npos);
+  EXPECT_EQ(r.out.find("does not fit"), std::string::npos);
+}
+
+TEST(ShowModel, ReportsOutOfMemoryWithoutFailing) {
+  const auto r = run_moesim("show model deepseek-v3 --ep 8");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("does not fit: out of memory"), std::string::npos) << r.out;
+}
+
+TEST(ShowModel, UnknownModelSuggestsTheClosestPreset) {
+  const auto r = run_moesim("show model deepseek-v4");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out.rfind("moesim: show model: unknown model 'deepseek-v4'; did you mean 'deepseek-v3'?", 0), 0u)
+      << r.out;
+}
+
+TEST(Gemm, PredictsDenseAndGroupedShapes) {
+  const auto dense = run_moesim("gemm --device h800 --m 4096 --n 4096 --k 7168 --dtype fp8");
+  ASSERT_EQ(dense.exit_code, 0) << dense.out;
+  EXPECT_NE(dense.out.find("bound     compute"), std::string::npos) << dense.out;
+  const auto small = run_moesim("gemm --m 16 --n 4096 --k 7168");
+  ASSERT_EQ(small.exit_code, 0) << small.out;
+  EXPECT_NE(small.out.find("bound     memory"), std::string::npos) << small.out;
+  const auto grouped = run_moesim("gemm --counts 0,512,3,1000 --n 4096 --k 7168");
+  ASSERT_EQ(grouped.exit_code, 0) << grouped.out;
+  EXPECT_NE(grouped.out.find("4 groups, 1515 rows"), std::string::npos) << grouped.out;
+}
+
+TEST(Gemm, BadFlagsExitTwoWithOneLine) {
+  const auto dtype = run_moesim("gemm --m 64 --n 4096 --k 7168 --dtype fp9");
+  EXPECT_EQ(dtype.exit_code, 2);
+  EXPECT_EQ(dtype.out, "moesim: --dtype: unknown dtype 'fp9' (valid: fp4, fp8, int8, bf16, fp16, fp32)\n");
+  const auto mismatch = run_moesim("gemm --groups 3 --counts 1,2 --n 8 --k 8");
+  EXPECT_EQ(mismatch.exit_code, 2);
+  EXPECT_EQ(mismatch.out, "moesim: --counts has 2 values but --groups is 3\n");
+  const auto missing = run_moesim("gemm --m 64 --k 7168");
+  EXPECT_EQ(missing.exit_code, 2);
+}
+
+}  // namespace
