@@ -10,6 +10,7 @@
 #include "scenarios/field_reader.h"
 #include "scenarios/set_override.h"
 #include "scenarios/yaml_tree.h"
+#include "sim/overlap.h"
 #include "topology/cluster.h"
 #include "workloads/arrivals.h"
 #include "workloads/routing_model.h"
@@ -62,6 +63,18 @@ void read_pool(const MapReader& m, const topology::ClusterConfig& cluster, const
   const MapReader moe = m.map("moe", {"ep"});
   const auto ep = moe.get("ep");
   p.moe_ep = ep ? as_int(*ep, 1) : p.ranks;
+
+  const MapReader overlap = m.map("overlap", {"scheme", "comm_sm_share"});
+  if (auto f = overlap.get("scheme")) {
+    std::vector<std::string_view> names;
+    for (const auto& s : sim::overlap_schemes()) names.push_back(s.name);
+    p.overlap.scheme = *sim::parse_overlap_scheme(as_choice(*f, "overlap scheme", names));
+  }
+  if (auto f = overlap.get("comm_sm_share")) {
+    const double share = as_number(*f);
+    if (!(share >= 0 && share < 1)) f->fail("expected a fraction in [0, 1), got '" + f->node->scalar + "'");
+    p.overlap.comm_sm_share = share;
+  }
 
   const MapReader batch = m.map("batch", {"max_running_per_rank", "token_budget_per_rank"});
   if (auto f = batch.get("max_running_per_rank")) p.batch.max_running_per_rank = as_int(*f, 1);
@@ -130,7 +143,7 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
                s.hardware, s.cluster);
 
   const MapReader deployment = top.map("deployment", {"colocated"}, true);
-  read_pool(deployment.map("colocated", {"ranks", "attention", "moe", "batch"}, true), s.cluster, s.model,
+  read_pool(deployment.map("colocated", {"ranks", "attention", "moe", "overlap", "batch"}, true), s.cluster, s.model,
             s.deployment.colocated);
 
   const MapReader routing = top.map("routing", {"model"});

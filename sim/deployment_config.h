@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "sim/overlap.h"
+
 namespace moesim::sim {
 
 struct BatchConfig {
@@ -20,6 +22,7 @@ struct PoolConfig {
   int attention_tp = 1;
   int moe_ep = 8;
   BatchConfig batch;
+  OverlapConfig overlap;
 };
 
 struct DeploymentConfig {

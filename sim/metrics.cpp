@@ -80,6 +80,8 @@ Summary summarize(const std::vector<RequestRecord>& requests, const std::vector<
       for (int p = 0; p < kNumPhases; ++p) s.phase_ns_per_step[static_cast<std::size_t>(p)] += layer[static_cast<std::size_t>(p)];
     for (auto& v : s.phase_ns_per_step) v /= static_cast<double>(steps.size());
     s.lm_head_ns_per_step = breakdown.lm_head_ns / static_cast<double>(steps.size());
+    for (double e : breakdown.exposed_comm_ns) s.exposed_comm_ns_per_step += e;
+    s.exposed_comm_ns_per_step /= static_cast<double>(steps.size());
   }
   return s;
 }

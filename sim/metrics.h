@@ -54,6 +54,7 @@ struct Summary {
   double mean_step_ms = 0, mean_tokens_per_step = 0;
   PhaseTimes phase_ns_per_step{};  // per-layer slowest-rank phase times summed over layers, per step
   double lm_head_ns_per_step = 0;
+  double exposed_comm_ns_per_step = 0;  // compute idle on the busiest rank, summed over layers
 };
 
 Summary summarize(const std::vector<RequestRecord>& requests, const std::vector<StepRecord>& steps,

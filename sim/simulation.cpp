@@ -24,7 +24,7 @@ class ServingRun {
         deployment_(c.deployment, c.model, c.hardware, cluster_),
         cost_(calibration::make_cost_model(c.cost_model, c.hardware)),
         routing_(workloads::make_routing_model(c.routing, std::max(1, c.model.routed_experts))),
-        step_model_(c.model, deployment_, cluster_, *cost_, *routing_),
+        step_model_(c.model, deployment_, cluster_, *cost_, *routing_, c.deployment.colocated.overlap),
         arrival_rng_(workloads::make_stream(c.seed, "arrivals")),
         routing_rng_(workloads::make_stream(c.seed, "routing")),
         requests_(workloads::generate_requests(c.workload, arrival_rng_)),

@@ -4,9 +4,13 @@
 
 #include "models/layer_ops.h"
 #include "sim/check.h"
-#include "topology/all_to_all.h"
 
 namespace moesim::sim {
+namespace {
+
+double max_of(std::span<const double> v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
+
+}  // namespace
 
 const char* phase_name(Phase p) {
   switch (p) {
@@ -21,189 +25,170 @@ const char* phase_name(Phase p) {
   return "?";
 }
 
-std::int64_t RankBatch::tokens() const {
-  std::int64_t t = static_cast<std::int64_t>(decode_kv_lengths.size());
-  for (const auto& c : prefill_chunks) t += c.tokens;
-  return t;
-}
-
-StepModel::StepModel(const models::ModelSpec& model, const Deployment& deployment,
-                     const topology::Cluster& cluster, const calibration::CostModel& cost,
-                     const workloads::RoutingModel& routing)
+StepModel::StepModel(const models::ModelSpec& model, const Deployment& deployment, const topology::Cluster& cluster,
+                     const calibration::CostModel& cost, const workloads::RoutingModel& routing, OverlapConfig overlap)
     : model_(model),
       deployment_(deployment),
       cluster_(cluster),
       cost_(cost),
-      routing_(routing),
+      overlap_(overlap),
       dispatch_bytes_per_token_(models::dispatch_bytes_per_token(model)),
-      combine_bytes_per_token_(models::combine_bytes_per_token(model)) {
+      combine_bytes_per_token_(models::combine_bytes_per_token(model)),
+      routing_(model, deployment, routing),
+      timeline_(deployment.ranks()),
+      dispatch_(deployment.ranks()),
+      combine_(deployment.ranks()) {
+  MOESIM_CHECK(overlap.comm_sm_share >= 0 && overlap.comm_sm_share < 1, "comm_sm_share must lie in [0, 1)");
+  if (overlap.scheme != OverlapScheme::kNone) compute_slowdown_ = 1.0 / (1.0 - overlap.comm_sm_share);
+  const int count = overlap.scheme == OverlapScheme::kTwoBatch ? 2 : 1;
   const auto ranks = static_cast<std::size_t>(deployment.ranks());
-  probs_.resize(static_cast<std::size_t>(model.routed_experts));
-  rank_mass_.resize(ranks);
-  pairs_.resize(ranks * ranks);
-  expert_counts_.resize(static_cast<std::size_t>(model.routed_experts));
+  micro_.resize(static_cast<std::size_t>(count));
+  for (auto& mb : micro_) {
+    mb.costs.resize(ranks);
+    mb.tokens.resize(ranks);
+    mb.ready.resize(ranks);
+    mb.scratch.resize(ranks);
+    mb.gemm_ns.resize(ranks);
+  }
 }
 
-StepModel::RankCosts StepModel::rank_costs(const RankBatch& b) const {
-  RankCosts c;
-  const std::int64_t t = b.tokens();
-  if (t == 0) return c;
-  const auto w = model_.weight_dtype;
-  const auto act = model_.activation_dtype;
-  const double act_bytes = models::bytes_per_element(act);
-  // Two RMSNorms and the residual adds per layer stream the hidden state a few times.
-  const double norm_bytes = 4.0 * static_cast<double>(t) * model_.hidden * act_bytes;
-  c.attention = cost_.memory_op(norm_bytes).time_ns;
-  for (const auto& op : models::attention_projections(model_)) c.attention += cost_.gemm(t, op.n, op.k, w).time_ns;
-  if (!b.decode_kv_lengths.empty()) c.attention += cost_.attention_decode(model_, b.decode_kv_lengths).time_ns;
-  if (!b.prefill_chunks.empty()) c.attention += cost_.attention_prefill(model_, b.prefill_chunks).time_ns;
-
-  auto mlp = [&](std::int64_t inter) {
-    const auto gu = models::mlp_gate_up(model_, inter);
-    const auto dn = models::mlp_down(model_, inter);
-    return cost_.gemm(t, gu.n, gu.k, w).time_ns + cost_.gemm(t, dn.n, dn.k, w).time_ns +
-           cost_.memory_op(3.0 * static_cast<double>(t) * inter * act_bytes).time_ns;  // SiLU(gate)*up
-  };
-  c.dense_mlp = mlp(model_.dense_intermediate);
-  if (model_.shared_experts > 0) c.shared = mlp(static_cast<std::int64_t>(model_.moe_intermediate) * model_.shared_experts);
-  if (model_.routed_experts > 0) {
-    const auto r = models::router(model_);
-    c.router = cost_.gemm(t, r.n, r.k, act).time_ns;
+void StepModel::split(std::span<const RankBatch> batches) {
+  const std::size_t ranks = batches.size();
+  if (micro_.size() == 1) {
+    for (std::size_t r = 0; r < ranks; ++r) {
+      micro_[0].costs[r] = rank_costs(model_, cost_, batches[r]);
+      micro_[0].tokens[r] = batches[r].tokens();
+    }
+    return;
   }
-  if (b.sampled_tokens > 0) {
-    const auto h = models::lm_head(model_);
-    c.lm_head = cost_.gemm(b.sampled_tokens, h.n, h.k, act).time_ns;
+  // Two micro-batches: alternate decode tokens; give each prefill chunk to the lighter half.
+  halves_.resize(2);
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const RankBatch& b = batches[r];
+    for (auto& h : halves_) h = RankBatch{};
+    for (std::size_t i = 0; i < b.decode_kv_lengths.size(); ++i)
+      halves_[i % 2].decode_kv_lengths.push_back(b.decode_kv_lengths[i]);
+    for (const auto& c : b.prefill_chunks) halves_[halves_[0].tokens() <= halves_[1].tokens() ? 0 : 1].prefill_chunks.push_back(c);
+    const std::int64_t prefill_samples = b.sampled_tokens - static_cast<std::int64_t>(b.decode_kv_lengths.size());
+    halves_[0].sampled_tokens = static_cast<std::int64_t>(halves_[0].decode_kv_lengths.size()) + (prefill_samples + 1) / 2;
+    halves_[1].sampled_tokens = static_cast<std::int64_t>(halves_[1].decode_kv_lengths.size()) + prefill_samples / 2;
+    for (std::size_t m = 0; m < 2; ++m) {
+      micro_[m].costs[r] = rank_costs(model_, cost_, halves_[m]);
+      micro_[m].tokens[r] = halves_[m].tokens();
+    }
   }
-  return c;
 }
 
-void StepModel::draw_layer_routing(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens,
-                                   workloads::Rng& rng) {
-  if (!probs_cached_ || !routing_.is_static()) {
-    routing_.expert_distribution(moe_layer, step, probs_);
-    std::fill(rank_mass_.begin(), rank_mass_.end(), 0.0);
-    for (int e = 0; e < model_.routed_experts; ++e)
-      rank_mass_[static_cast<std::size_t>(deployment_.expert_rank(e))] += probs_[static_cast<std::size_t>(e)];
-    probs_cached_ = true;
+void StepModel::run_dense_layer(MicroBatch& mb, PhaseTimes& phases) {
+  double attn = 0, mlp = 0;
+  for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
+    mb.scratch[r] = slow(mb.costs[r].attention + mb.costs[r].dense_mlp);
+    attn = std::max(attn, mb.costs[r].attention);
+    mlp = std::max(mlp, mb.costs[r].dense_mlp);
   }
-  const int ranks = deployment_.ranks();
-  const auto n = static_cast<std::size_t>(ranks);
-  std::fill(pairs_.begin(), pairs_.end(), 0);
-  std::fill(expert_counts_.begin(), expert_counts_.end(), 0);
-  for (int s = 0; s < ranks; ++s) {
-    const std::int64_t pairs = tokens[static_cast<std::size_t>(s)] * model_.top_k;
-    if (pairs == 0) continue;
-    workloads::sample_multinomial(pairs, rank_mass_, rng,
-                                  std::span(pairs_).subspan(static_cast<std::size_t>(s) * n, n));
+  timeline_.compute(mb.ready, mb.scratch, mb.ready);
+  phases[static_cast<int>(Phase::kAttention)] += attn;
+  phases[static_cast<int>(Phase::kDenseMlp)] += mlp;
+}
+
+double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng,
+                            PhaseTimes& phases, LayerBreakdown& breakdown) {
+  const bool shared_in_front = overlap_.scheme == OverlapScheme::kNone;
+  double attn = 0, router = 0, shared = 0;
+  for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
+    const auto& c = mb.costs[r];
+    mb.scratch[r] = slow(c.attention + c.router + (shared_in_front ? c.shared : 0.0));
+    attn = std::max(attn, c.attention);
+    router = std::max(router, c.router);
+    shared = std::max(shared, c.shared);
   }
-  const int per_rank = deployment_.experts_per_rank();
-  for (int d = 0; d < ranks; ++d) {
-    std::int64_t received = 0;
-    for (int s = 0; s < ranks; ++s) received += pairs_[static_cast<std::size_t>(s) * n + static_cast<std::size_t>(d)];
-    if (received == 0) continue;
-    const auto first = static_cast<std::size_t>(d) * static_cast<std::size_t>(per_rank);
-    workloads::sample_multinomial(received, std::span<const double>(probs_).subspan(first, static_cast<std::size_t>(per_rank)),
-                                  rng, std::span(expert_counts_).subspan(first, static_cast<std::size_t>(per_rank)));
+  timeline_.compute(mb.ready, mb.scratch, mb.ready);
+
+  routing_.draw(moe_layer, step, mb.tokens, rng);
+  MOESIM_CHECK(routing_.total_pairs() == routing_.total_received(),
+               "token-expert pairs dispatched != pairs received by experts");
+  routing_.traffic(dispatch_bytes_per_token_, combine_bytes_per_token_, dispatch_, combine_);
+  const double dispatch_ns = topology::all_to_all_v_analytic(cluster_, deployment_.rank_devices(), dispatch_).duration_ns;
+  const double combine_ns = topology::all_to_all_v_analytic(cluster_, deployment_.rank_devices(), combine_).duration_ns;
+  for (int r = 0; r < deployment_.ranks(); ++r)
+    mb.gemm_ns[static_cast<std::size_t>(r)] = expert_gemm_ns(model_, cost_, routing_.local_counts(r));
+  mb.combine_ns = combine_ns;
+
+  const double dispatch_end = timeline_.collective(mb.ready, dispatch_ns);
+  if (!shared_in_front && model_.shared_experts > 0) {
+    // The shared expert runs on the compute stream while the dispatch is in flight.
+    for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = slow(mb.costs[r].shared);
+    timeline_.compute(mb.ready, mb.scratch, mb.scratch);
   }
+
+  phases[static_cast<int>(Phase::kAttention)] += attn;
+  phases[static_cast<int>(Phase::kRouter)] += router;
+  phases[static_cast<int>(Phase::kSharedExpert)] += shared;
+  phases[static_cast<int>(Phase::kDispatch)] += dispatch_ns;
+  breakdown.dispatch_bytes += dispatch_.total_bytes();
+  breakdown.combine_bytes += combine_.total_bytes();
+  breakdown.tokens_routed += routing_.total_pairs();
+  breakdown.tokens_combined += routing_.total_received();
+  return dispatch_end;
+}
+
+void StepModel::moe_back(MicroBatch& mb, double dispatch_end, PhaseTimes& phases) {
+  std::fill(mb.ready.begin(), mb.ready.end(), dispatch_end);
+  for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = slow(mb.gemm_ns[r]);
+  timeline_.compute(mb.ready, mb.scratch, mb.ready);
+  const double combine_end = timeline_.collective(mb.ready, mb.combine_ns);
+  std::fill(mb.ready.begin(), mb.ready.end(), combine_end);
+  phases[static_cast<int>(Phase::kExpertGemm)] += max_of(mb.gemm_ns);
+  phases[static_cast<int>(Phase::kCombine)] += mb.combine_ns;
 }
 
 Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
                         LayerBreakdown& breakdown) {
+  const auto layers = static_cast<std::size_t>(model_.num_layers);
+  if (breakdown.layer_ns.size() != layers) {
+    breakdown.layer_ns.assign(layers, PhaseTimes{});
+    breakdown.wall_ns.assign(layers, 0.0);
+    breakdown.exposed_comm_ns.assign(layers, 0.0);
+  }
+  split(batches);
+  timeline_.reset();
+  for (auto& mb : micro_) std::fill(mb.ready.begin(), mb.ready.end(), 0.0);
+
   const int ranks = deployment_.ranks();
-  const auto n = static_cast<std::size_t>(ranks);
-  if (breakdown.layer_ns.size() != static_cast<std::size_t>(model_.num_layers))
-    breakdown.layer_ns.assign(static_cast<std::size_t>(model_.num_layers), PhaseTimes{});
-
-  std::vector<RankCosts> costs(n);
-  std::vector<std::int64_t> tokens(n);
-  for (std::size_t r = 0; r < n; ++r) {
-    costs[r] = rank_costs(batches[r]);
-    tokens[r] = batches[r].tokens();
-  }
-  auto max_over = [&](auto field) {
-    double m = 0;
-    for (const auto& c : costs) m = std::max(m, c.*field);
-    return m;
-  };
-  const double attention_max = max_over(&RankCosts::attention);
-  const double dense_max = max_over(&RankCosts::dense_mlp);
-  const double shared_max = max_over(&RankCosts::shared);
-  const double router_max = max_over(&RankCosts::router);
-
-  std::vector<double> clock(n, 0.0);
-  std::vector<double> gemm(n, 0.0);
-  topology::TrafficMatrix dispatch(ranks), combine(ranks);
+  busy_before_.resize(static_cast<std::size_t>(ranks));
+  double layer_start = 0;
   int moe_index = 0;
-  const auto w = model_.weight_dtype;
-  const auto gu = models::mlp_gate_up(model_, model_.moe_intermediate);
-  const auto dn = models::mlp_down(model_, model_.moe_intermediate);
-  const int per_rank = deployment_.experts_per_rank();
-  const double act_bytes = models::bytes_per_element(model_.activation_dtype);
-
-  for (int layer = 0; layer < model_.num_layers; ++layer) {
-    auto& lb = breakdown.layer_ns[static_cast<std::size_t>(layer)];
-    lb[static_cast<int>(Phase::kAttention)] += attention_max;
-    if (!model_.is_moe_layer(layer)) {
-      for (std::size_t r = 0; r < n; ++r) clock[r] += costs[r].attention + costs[r].dense_mlp;
-      lb[static_cast<int>(Phase::kDenseMlp)] += dense_max;
-      continue;
+  for (std::size_t layer = 0; layer < layers; ++layer) {
+    for (int r = 0; r < ranks; ++r) busy_before_[static_cast<std::size_t>(r)] = timeline_.compute_busy(r);
+    auto& phases = breakdown.layer_ns[layer];
+    if (!model_.is_moe_layer(static_cast<int>(layer))) {
+      for (auto& mb : micro_) run_dense_layer(mb, phases);
+    } else {
+      dispatch_end_.resize(micro_.size());
+      for (std::size_t m = 0; m < micro_.size(); ++m)
+        dispatch_end_[m] = moe_front(micro_[m], moe_index, step, rng, phases, breakdown);
+      for (std::size_t m = 0; m < micro_.size(); ++m) moe_back(micro_[m], dispatch_end_[m], phases);
+      ++moe_index;
     }
-    draw_layer_routing(moe_index++, step, tokens, rng);
-    double barrier = 0;
-    for (std::size_t r = 0; r < n; ++r) {
-      clock[r] += costs[r].attention + costs[r].router + costs[r].shared;
-      barrier = std::max(barrier, clock[r]);
-    }
-    std::int64_t routed = 0;
-    for (int s = 0; s < ranks; ++s)
-      for (int d = 0; d < ranks; ++d) {
-        const auto p = pairs_[static_cast<std::size_t>(s) * n + static_cast<std::size_t>(d)];
-        routed += p;
-        const double fabric = s == d ? 0.0 : static_cast<double>(p);  // local pairs are not sent
-        dispatch.at(s, d) = fabric * dispatch_bytes_per_token_;
-        combine.at(d, s) = fabric * combine_bytes_per_token_;
-      }
-    const auto disp = topology::all_to_all_v_analytic(cluster_, deployment_.rank_devices(), dispatch);
-    const auto comb = topology::all_to_all_v_analytic(cluster_, deployment_.rank_devices(), combine);
-    double gemm_max = 0;
-    for (int r = 0; r < ranks; ++r) {
-      const auto counts = std::span<const std::int64_t>(expert_counts_)
-                              .subspan(static_cast<std::size_t>(r) * static_cast<std::size_t>(per_rank),
-                                       static_cast<std::size_t>(per_rank));
-      std::int64_t rows = 0;
-      for (auto c : counts) rows += c;
-      double g = 0;
-      if (rows > 0) {
-        g = cost_.grouped_gemm(counts, gu.n, gu.k, w).time_ns + cost_.grouped_gemm(counts, dn.n, dn.k, w).time_ns +
-            cost_.memory_op(3.0 * static_cast<double>(rows) * model_.moe_intermediate * act_bytes).time_ns;
-      }
-      gemm[static_cast<std::size_t>(r)] = g;
-      gemm_max = std::max(gemm_max, g);
-    }
-    const double layer_end = barrier + disp.duration_ns + gemm_max + comb.duration_ns;
-    std::fill(clock.begin(), clock.end(), layer_end);
-
-    lb[static_cast<int>(Phase::kRouter)] += router_max;
-    lb[static_cast<int>(Phase::kSharedExpert)] += shared_max;
-    lb[static_cast<int>(Phase::kDispatch)] += disp.duration_ns;
-    lb[static_cast<int>(Phase::kExpertGemm)] += gemm_max;
-    lb[static_cast<int>(Phase::kCombine)] += comb.duration_ns;
-    breakdown.dispatch_bytes += dispatch.total_bytes();
-    breakdown.combine_bytes += combine.total_bytes();
-    breakdown.tokens_routed += routed;
-    std::int64_t combined = 0;
-    for (auto c : expert_counts_) combined += c;
-    MOESIM_CHECK(combined == routed, "token-expert pairs dispatched != pairs received by experts");
-    breakdown.tokens_combined += combined;
+    double layer_end = 0, busy = 0;
+    for (const auto& mb : micro_) layer_end = std::max(layer_end, max_of(mb.ready));
+    for (int r = 0; r < ranks; ++r)
+      busy = std::max(busy, timeline_.compute_busy(r) - busy_before_[static_cast<std::size_t>(r)]);
+    const double wall = layer_end - layer_start;
+    breakdown.wall_ns[layer] += wall;
+    breakdown.exposed_comm_ns[layer] += std::max(0.0, wall - busy);
+    layer_start = layer_end;
   }
-  double end = 0;
-  double lm_max = 0;
-  for (std::size_t r = 0; r < n; ++r) {
-    end = std::max(end, clock[r] + costs[r].lm_head);
-    lm_max = std::max(lm_max, costs[r].lm_head);
+  double lm = 0;
+  for (auto& mb : micro_) {
+    for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
+      mb.scratch[r] = slow(mb.costs[r].lm_head);
+      lm = std::max(lm, mb.costs[r].lm_head);
+    }
+    timeline_.compute(mb.ready, mb.scratch, mb.ready);
   }
-  breakdown.lm_head_ns += lm_max;
-  return Duration::from_ns_rounded(end);
+  breakdown.lm_head_ns += lm;
+  return Duration::from_ns_rounded(timeline_.finish());
 }
 
 }  // namespace moesim::sim

@@ -1,15 +1,15 @@
-// StepModel: the duration of one forward step of an instance, layer by layer (DESIGN.md §1, §4).
+// StepModel: the duration of one forward step of an instance, layer by layer, on per-rank
+// compute and communication streams (DESIGN.md §1, §4).
 //
-// Every rank runs attention for its own batch (decode tokens and prefill chunks), then each layer's
-// MLP: a dense layer runs locally; an MoE layer runs router and shared expert locally, then
-// DISPATCH (an all-to-all over the EP group, traffic from the routing counts and placement),
-// the grouped GEMM of the rank's local experts, and COMBINE. The all-to-alls synchronise the
-// ranks, so each MoE layer ends when its slowest rank does; the step ends with the LM head for
-// the tokens that sample. No overlap: every phase is exposed.
+// Every rank runs attention for its own batch (decode tokens and prefill chunks), then each
+// layer's MLP: a dense layer runs locally; an MoE layer runs router and shared expert locally,
+// then DISPATCH (an all-to-all over the EP group; traffic from the routing counts and the
+// placement), the grouped GEMM of the rank's local experts, and COMBINE. The all-to-alls
+// synchronise the ranks, so a rank that is slow in attention holds every rank back. The step
+// ends with the LM head for the tokens that sample. How communication and computation overlap
+// follows the pool's overlap scheme (sim/overlap.h); ops are placed on a StreamTimeline.
 //
-// Routing is drawn per MoE layer as counts (source rank → expert) from the routing model. Each
-// token-expert pair is one message of the dispatch (as in DeepEP's low-latency mode); tokens are
-// not deduplicated per destination rank.
+// Each token-expert pair is one message of the dispatch (as in DeepEP's low-latency mode).
 #pragma once
 
 #include <array>
@@ -20,7 +20,13 @@
 #include "calibration/cost_model.h"
 #include "models/model_spec.h"
 #include "sim/deployment.h"
+#include "sim/layer_routing.h"
+#include "sim/overlap.h"
+#include "sim/rank_costs.h"
+#include "sim/step_batch.h"
+#include "sim/stream_timeline.h"
 #include "sim/time.h"
+#include "topology/all_to_all.h"
 #include "topology/cluster.h"
 #include "workloads/rng.h"
 #include "workloads/routing_model.h"
@@ -31,55 +37,64 @@ enum class Phase { kAttention, kDenseMlp, kSharedExpert, kRouter, kDispatch, kEx
 inline constexpr int kNumPhases = 7;
 const char* phase_name(Phase p);
 
-// What one rank runs in a step.
-struct RankBatch {
-  std::vector<std::int64_t> decode_kv_lengths;           // one per decode token
-  std::vector<calibration::PrefillChunk> prefill_chunks;  // one per prefilling request
-  std::int64_t sampled_tokens = 0;                        // tokens that need logits
-  std::int64_t tokens() const;
-};
-
 using PhaseTimes = std::array<double, kNumPhases>;  // nanoseconds
 
-// Per-layer breakdown accumulated over steps: each phase as its slowest rank's time.
+// Per-layer breakdown accumulated over steps. Phase times are work: each op's slowest-rank
+// duration, summed over micro-batches. Wall time is how long the layer held the step; exposed
+// communication is the part of it in which the busiest rank's compute stream sat idle.
 struct LayerBreakdown {
-  std::vector<PhaseTimes> layer_ns;  // [layer][phase], summed over steps
-  double dispatch_bytes = 0;         // summed over MoE layers and steps
+  std::vector<PhaseTimes> layer_ns;    // [layer][phase], summed over steps
+  std::vector<double> wall_ns;         // [layer]
+  std::vector<double> exposed_comm_ns; // [layer]
+  double dispatch_bytes = 0;           // on the fabric, summed over MoE layers and steps
   double combine_bytes = 0;
-  std::int64_t tokens_routed = 0;    // token-expert pairs dispatched
-  std::int64_t tokens_combined = 0;  // token-expert pairs combined
-  double lm_head_ns = 0;             // LM head after the last layer, summed over steps
+  std::int64_t tokens_routed = 0;      // token-expert pairs dispatched
+  std::int64_t tokens_combined = 0;    // token-expert pairs the experts processed
+  double lm_head_ns = 0;               // LM head after the last layer, summed over steps
 };
 
 class StepModel {
  public:
   StepModel(const models::ModelSpec& model, const Deployment& deployment, const topology::Cluster& cluster,
-            const calibration::CostModel& cost, const workloads::RoutingModel& routing);
+            const calibration::CostModel& cost, const workloads::RoutingModel& routing, OverlapConfig overlap);
 
   // Duration of one step; adds each layer's phases to `breakdown`.
   Duration run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
                LayerBreakdown& breakdown);
 
  private:
-  struct RankCosts {
-    double attention = 0, dense_mlp = 0, shared = 0, router = 0, lm_head = 0;
+  struct MicroBatch {
+    std::vector<RankCosts> costs;       // per rank
+    std::vector<std::int64_t> tokens;   // per rank
+    std::vector<double> ready;          // per rank: end of this micro-batch's last op
+    std::vector<double> scratch;        // per rank
+    std::vector<double> gemm_ns;        // per rank: this layer's expert GEMM (drawn in front)
+    double combine_ns = 0;              // this layer's combine (drawn in front)
   };
-  RankCosts rank_costs(const RankBatch& b) const;
-  void draw_layer_routing(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens,
-                          workloads::Rng& rng);
+  void split(std::span<const RankBatch> batches);
+  void run_dense_layer(MicroBatch& mb, PhaseTimes& phases);
+  // The attention half of an MoE layer: attention, router, shared expert (unless overlapped),
+  // then dispatch. Returns the dispatch's end.
+  double moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng, PhaseTimes& phases,
+                   LayerBreakdown& breakdown);
+  // The expert half: (shared expert), grouped GEMM, combine.
+  void moe_back(MicroBatch& mb, double dispatch_end, PhaseTimes& phases);
+  double slow(double compute_ns) const { return compute_ns * compute_slowdown_; }
 
   const models::ModelSpec& model_;
   const Deployment& deployment_;
   const topology::Cluster& cluster_;
   const calibration::CostModel& cost_;
-  const workloads::RoutingModel& routing_;
+  OverlapConfig overlap_;
+  double compute_slowdown_ = 1.0;
   double dispatch_bytes_per_token_;
   double combine_bytes_per_token_;
-  // Scratch, reused across layers and steps.
-  std::vector<double> probs_, rank_mass_;
-  std::vector<std::int64_t> pairs_;          // [src][dst] token-expert pairs
-  std::vector<std::int64_t> expert_counts_;  // [expert] tokens received
-  bool probs_cached_ = false;
+  LayerRouting routing_;
+  StreamTimeline timeline_;
+  std::vector<MicroBatch> micro_;
+  std::vector<RankBatch> halves_;
+  topology::TrafficMatrix dispatch_, combine_;
+  std::vector<double> busy_before_, dispatch_end_;
 };
 
 }  // namespace moesim::sim

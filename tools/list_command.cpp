@@ -4,6 +4,7 @@
 #include "calibration/cost_model.h"
 #include "calibration/hardware_profile.h"
 #include "models/presets.h"
+#include "sim/overlap.h"
 #include "tools/commands.h"
 #include "topology/cluster.h"
 #include "workloads/arrivals.h"
@@ -25,6 +26,8 @@ int list_registries() {
   for (const auto& h : calibration::hardware_presets()) item(h.name, h.description);
   heading("cluster presets");
   for (const auto& c : topology::cluster_presets()) item(c.name, c.description);
+  heading("overlap schemes");
+  for (const auto& o : sim::overlap_schemes()) item(o.name, o.description);
   heading("cost models");
   for (const auto& c : calibration::cost_models()) item(c.name, c.description);
   heading("routing models");

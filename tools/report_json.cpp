@@ -34,6 +34,7 @@ std::string summary_json(const scenarios::Scenario& scenario, const sim::Simulat
   for (int p = 0; p < sim::kNumPhases; ++p)
     per_step[sim::phase_name(static_cast<sim::Phase>(p))] = s.phase_ns_per_step[static_cast<std::size_t>(p)] * 1e-6;
   per_step["lm_head"] = s.lm_head_ns_per_step * 1e-6;
+  per_step["exposed_comm"] = s.exposed_comm_ns_per_step * 1e-6;
   j["breakdown_ms_per_step"] = per_step;
   Json layers = Json::array();
   const double steps = s.steps > 0 ? static_cast<double>(s.steps) : 1.0;
@@ -44,6 +45,8 @@ std::string summary_json(const scenarios::Scenario& scenario, const sim::Simulat
     for (int p = 0; p < sim::kNumPhases; ++p)
       row[std::string(sim::phase_name(static_cast<sim::Phase>(p))) + "_us"] =
           result.breakdown.layer_ns[l][static_cast<std::size_t>(p)] / steps * 1e-3;
+    row["wall_us"] = result.breakdown.wall_ns[l] / steps * 1e-3;
+    row["exposed_comm_us"] = result.breakdown.exposed_comm_ns[l] / steps * 1e-3;
     layers.push_back(row);
   }
   j["layers_us_per_step"] = layers;

@@ -22,19 +22,24 @@ std::string latency_row(const char* name, const sim::LatencyStats& s, double sca
 void print_layer_table(std::ostream& out, const scenarios::Scenario& sc, const sim::SimulationResult& r) {
   const auto& layers = r.breakdown.layer_ns;
   if (layers.empty() || r.summary.steps == 0) return;
-  out << "\n  per layer, per step (us)   attention  dense_mlp  shared    router  dispatch  expert_gemm  combine\n";
+  out << "\n  per layer, per step (us)   attention  dense_mlp  shared    router  dispatch  expert_gemm  combine"
+         "     wall  exposed\n";
   for (const bool moe : {false, true}) {
     sim::PhaseTimes sum{};
+    double wall = 0, exposed = 0;
     int count = 0;
     for (std::size_t l = 0; l < layers.size(); ++l) {
       if (sc.model.is_moe_layer(static_cast<int>(l)) != moe) continue;
       ++count;
       for (std::size_t p = 0; p < sum.size(); ++p) sum[p] += layers[l][p];
+      wall += r.breakdown.wall_ns[l];
+      exposed += r.breakdown.exposed_comm_ns[l];
     }
     if (count == 0) continue;
     const double k = 1e-3 / (static_cast<double>(count) * static_cast<double>(r.summary.steps));
-    out << fmt("    %-5s layers x %-3d   %9.1f %10.1f %7.1f %9.1f %9.1f %12.1f %8.1f\n", moe ? "MoE" : "dense", count,
-               sum[0] * k, sum[1] * k, sum[2] * k, sum[3] * k, sum[4] * k, sum[5] * k, sum[6] * k);
+    out << fmt("    %-5s layers x %-3d   %9.1f %10.1f %7.1f %9.1f %9.1f %12.1f %8.1f %8.1f %8.1f\n", moe ? "MoE" : "dense",
+               count, sum[0] * k, sum[1] * k, sum[2] * k, sum[3] * k, sum[4] * k, sum[5] * k, sum[6] * k, wall * k,
+               exposed * k);
   }
 }
 
@@ -60,7 +65,8 @@ void print_summary(std::ostream& out, const scenarios::Scenario& sc, const sim::
              s.input_tokens_per_gpu_s);
   out << fmt("  steps: %lld, mean %.2f ms, %.0f tokens per step across all ranks\n", static_cast<long long>(s.steps),
              s.mean_step_ms, s.mean_tokens_per_step);
-  out << "\n  time per step by phase (slowest rank per layer, summed over layers):\n";
+  out << fmt("\n  time per step by phase (slowest rank per layer, summed over layers; overlap %s):\n",
+             std::string(sim::to_string(pool.overlap.scheme)).c_str());
   double total = s.lm_head_ns_per_step;
   for (auto v : s.phase_ns_per_step) total += v;
   for (int p = 0; p < sim::kNumPhases; ++p) {
@@ -70,6 +76,8 @@ void print_summary(std::ostream& out, const scenarios::Scenario& sc, const sim::
   }
   out << fmt("    %-14s %9.3f ms  %5.1f %%\n", "lm_head", s.lm_head_ns_per_step * 1e-6,
              total > 0 ? 100.0 * s.lm_head_ns_per_step / total : 0.0);
+  out << fmt("    exposed communication %.3f ms per step (of %.3f ms mean step)\n", s.exposed_comm_ns_per_step * 1e-6,
+             s.mean_step_ms);
   print_layer_table(out, sc, r);
   out << "\n  memory per rank:\n" << r.memory.table() << "\n";
   if (sc.slo.ttft_p90_s > 0 || sc.slo.tpot_p90_s > 0) {

@@ -134,3 +134,24 @@ TEST(ScenarioLoader, LibraryScenariosLoad) {
 
 }  // namespace
 }  // namespace moesim::scenarios
+
+namespace moesim::scenarios {
+namespace {
+
+TEST(ScenarioLoader, OverlapSchemeAndCommSmShare) {
+  const auto s = load_scenario_string(std::string(testing::kMinimal) +
+                                          "    overlap: {scheme: two-batch, comm_sm_share: 0.18}\n",
+                                      "scn.yaml");
+  EXPECT_EQ(s.deployment.colocated.overlap.scheme, sim::OverlapScheme::kTwoBatch);
+  EXPECT_DOUBLE_EQ(s.deployment.colocated.overlap.comm_sm_share, 0.18);
+  const auto d = load_scenario_string(testing::kMinimal, "scn.yaml");
+  EXPECT_EQ(d.deployment.colocated.overlap.scheme, sim::OverlapScheme::kNone);
+  EXPECT_EQ(testing::load_error(std::string(testing::kMinimal) + "    overlap: {scheme: two-batches}\n"),
+            "scn.yaml:7:23: deployment.colocated.overlap.scheme: unknown overlap scheme 'two-batches'; did you "
+            "mean 'two-batch'? (valid: none, shared-expert, two-batch)");
+  EXPECT_EQ(testing::load_error(std::string(testing::kMinimal) + "    overlap: {comm_sm_share: 1}\n"),
+            "scn.yaml:7:30: deployment.colocated.overlap.comm_sm_share: expected a fraction in [0, 1), got '1'");
+}
+
+}  // namespace
+}  // namespace moesim::scenarios
