@@ -1,7 +1,6 @@
 #include "workloads/binomial.h"
 
 #include <cmath>
-#include <random>
 
 namespace moesim::workloads {
 namespace {
@@ -24,6 +23,31 @@ std::int64_t inversion(std::int64_t n, double p, Rng& rng) {
   return x;
 }
 
+// BTRS for p <= 0.5 and n p >= 10 (Hörmann 1993, algorithm BTRS).
+std::int64_t btrs(std::int64_t n, double p, Rng& rng) {
+  const double nd = static_cast<double>(n);
+  const double q = 1.0 - p;
+  const double spq = std::sqrt(nd * p * q);
+  const double b = 1.15 + 2.53 * spq;
+  const double a = -0.0873 + 0.0248 * b + 0.01 * p;
+  const double c = nd * p + 0.5;
+  const double v_r = 0.92 - 4.2 / b;
+  const double alpha = (2.83 + 5.1 / b) * spq;
+  const double lpq = std::log(p / q);
+  const double m = std::floor((nd + 1) * p);
+  const double h = std::lgamma(m + 1) + std::lgamma(nd - m + 1);
+  for (;;) {
+    const double u = uniform01(rng) - 0.5;
+    double v = uniform01(rng);
+    const double us = 0.5 - std::fabs(u);
+    const double k = std::floor((2 * a / us + b) * u + c);
+    if (k < 0 || k > nd) continue;
+    if (us >= 0.07 && v <= v_r) return static_cast<std::int64_t>(k);
+    v = std::log(v * alpha / (a / (us * us) + b));
+    if (v <= h - std::lgamma(k + 1) - std::lgamma(nd - k + 1) + (k - m) * lpq) return static_cast<std::int64_t>(k);
+  }
+}
+
 }  // namespace
 
 std::int64_t sample_binomial(std::int64_t n, double p, Rng& rng) {
@@ -31,7 +55,7 @@ std::int64_t sample_binomial(std::int64_t n, double p, Rng& rng) {
   if (p >= 1) return n;
   if (p > 0.5) return n - sample_binomial(n, 1.0 - p, rng);
   if (static_cast<double>(n) * p < kInversionMaxMean) return inversion(n, p, rng);
-  return std::binomial_distribution<std::int64_t>(n, p)(rng);
+  return btrs(n, p, rng);
 }
 
 }  // namespace moesim::workloads

@@ -1,36 +1,97 @@
 #include "workloads/routing_model.h"
 
-#include "workloads/binomial.h"
-
 #include <algorithm>
 #include <numeric>
-#include <random>
 #include <stdexcept>
 #include <string>
+
+#include "workloads/binomial.h"
+#include "workloads/routing_factories.h"
 
 namespace moesim::workloads {
 namespace {
 
-class UniformRouting final : public RoutingModel {
+// Keeps the base model's per-expert marginals; adds the group limit the sampler turns into
+// correlated counts (routing_sampler.h).
+class GroupLimitedRouting final : public RoutingModel {
  public:
-  void expert_distribution(int, std::int64_t, std::span<double> probs) const override {
-    std::fill(probs.begin(), probs.end(), 1.0 / static_cast<double>(probs.size()));
+  GroupLimitedRouting(std::unique_ptr<RoutingModel> base, GroupLimit limit) : base_(std::move(base)), limit_(limit) {}
+  void expert_distribution(int moe_layer, std::int64_t step, std::span<double> probs) const override {
+    base_->expert_distribution(moe_layer, step, probs);
   }
-  bool is_static() const override { return true; }
+  bool is_static() const override { return base_->is_static(); }
+  bool is_step_invariant() const override { return base_->is_step_invariant(); }
+  std::optional<GroupLimit> group_limit() const override { return limit_; }
+  std::optional<TraceTokens> trace_tokens(int moe_layer, std::int64_t step) const override {
+    return base_->trace_tokens(moe_layer, step);
+  }
+
+ private:
+  std::unique_ptr<RoutingModel> base_;
+  GroupLimit limit_;
 };
+
+std::unique_ptr<RoutingModel> make_base(const std::string& name, const RoutingConfig& c, const RoutingShape& shape,
+                                        std::uint64_t seed) {
+  if (name == "uniform") return make_uniform_routing();
+  if (name == "zipf") return make_zipf_routing(shape.experts, c.s, shape.top_k, seed);
+  if (name == "hot-set") return make_hot_set_routing(shape.experts, c.hot_experts, c.hot_fraction, shape.top_k, seed);
+  if (name == "dirichlet-drift")
+    return make_drift_routing(shape.experts, c.alpha, c.drift_rho, c.drift_sigma, c.drift_interval_steps, shape.top_k,
+                              seed);
+  if (name == "trace") return make_trace_routing(c.trace_path, shape);
+  throw std::invalid_argument("unknown routing model '" + name + "' (valid: " + join_names(routing_models()) + ")");
+}
 
 }  // namespace
 
+RoutingShape routing_shape(const models::ModelSpec& model) {
+  RoutingShape s;
+  s.experts = model.routed_experts;
+  s.moe_layers = model.num_moe_layers();
+  s.top_k = std::max(1, model.top_k);
+  s.expert_groups = std::max(1, model.expert_groups);
+  s.top_groups = std::max(1, model.top_groups);
+  return s;
+}
+
 std::vector<RegistryEntry> routing_models() {
-  return {{"uniform", "every expert equally likely in every layer (the balanced ideal)"}};
+  return {
+      {"uniform", "every expert equally likely in every layer (the balanced ideal)"},
+      {"zipf", "expert popularity ~ 1/rank^s, a random expert order per layer (skewed, static)"},
+      {"hot-set", "hot_experts random experts per layer receive hot_fraction of the assignments"},
+      {"dirichlet-drift", "Dirichlet(alpha) popularity per layer whose logits drift as an AR(1) over steps"},
+      {"group-limited", "`base` popularity, each token's experts from at most top_groups of groups (DeepSeek)"},
+      {"trace", "replays the per-token expert choices of a routing-trace file"},
+  };
+}
+
+std::unique_ptr<RoutingModel> make_routing_model(const RoutingConfig& config, const RoutingShape& shape,
+                                                 std::uint64_t seed) {
+  if (shape.experts <= 0) throw std::invalid_argument("routing model needs at least one expert");
+  const bool group_model = config.model == "group-limited";
+  if (group_model && config.base == "group-limited")
+    throw std::invalid_argument("group-limited routing: base must be another model");
+  auto model = make_base(group_model ? config.base : config.model, config, shape, seed);
+  if (!group_model && !config.group_limit.enabled) return model;
+  GroupLimit limit{config.group_limit.groups > 0 ? config.group_limit.groups : shape.expert_groups,
+                   config.group_limit.top_groups > 0 ? config.group_limit.top_groups : shape.top_groups};
+  if (limit.groups < 1 || shape.experts % limit.groups != 0)
+    throw std::invalid_argument("group-limited routing: " + std::to_string(shape.experts) +
+                                " experts do not split into " + std::to_string(limit.groups) + " equal groups");
+  if (limit.top_groups < 1 || limit.top_groups > limit.groups)
+    throw std::invalid_argument("group-limited routing needs 1 <= top_groups <= groups");
+  return make_group_limited(std::move(model), limit);
 }
 
 std::unique_ptr<RoutingModel> make_routing_model(const RoutingConfig& config, int experts) {
-  if (experts <= 0) throw std::invalid_argument("routing model needs at least one expert");
-  if (config.model == "uniform") return std::make_unique<UniformRouting>();
-  std::string valid;
-  for (const auto& e : routing_models()) valid += (valid.empty() ? "" : ", ") + std::string(e.name);
-  throw std::invalid_argument("unknown routing model '" + config.model + "' (valid: " + valid + ")");
+  RoutingShape shape;
+  shape.experts = experts;
+  return make_routing_model(config, shape, 0);
+}
+
+std::unique_ptr<RoutingModel> make_group_limited(std::unique_ptr<RoutingModel> base, GroupLimit limit) {
+  return std::make_unique<GroupLimitedRouting>(std::move(base), limit);
 }
 
 void sample_multinomial(std::int64_t n, std::span<const double> probs, Rng& rng, std::span<std::int64_t> out) {

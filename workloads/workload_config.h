@@ -1,4 +1,6 @@
-// Typed configuration of the request workload (arrivals and lengths) and of routing.
+// Typed configuration of the request workload (arrivals, lengths, prefix-cache hits) and of
+// routing. Every field has a documented default; docs/workloads.md explains each process,
+// distribution and routing model. The scenario loader exposes the fields as YAML keys.
 #pragma once
 
 #include <cstdint>
@@ -8,23 +10,64 @@ namespace moesim::workloads {
 
 struct ArrivalConfig {
   std::string process = "poisson";  // registry name, see workloads/arrivals.h
-  double rate_per_s = 10.0;         // mean arrival rate
+  double rate_per_s = 10.0;         // mean arrival rate (poisson, gamma, constant)
+  double cv = 1.0;                  // gamma: coefficient of variation of the gaps (1 = Poisson, >1 bursty)
+  int concurrency = 1;              // closed-loop: requests in flight at once
+  double think_time_s = 0.0;        // closed-loop: delay between a completion and the next release
+  std::string trace_path = "";      // trace: CSV or JSONL request trace (workloads/trace_replay.h)
+  std::string trace_format = "auto";  // trace: "auto" (by extension), "csv" or "jsonl"
+  double time_scale = 1.0;          // trace: arrival times are multiplied by this (0.5 = twice the load)
 };
 
 struct LengthConfig {
   std::string dist = "fixed";  // registry name, see workloads/lengths.h
   std::int64_t value = 1;      // fixed: every request has this many tokens
+  std::int64_t min = 1;        // uniform: inclusive bounds; every distribution is clamped to [1, max]
+  std::int64_t max = 0;        //   when max > 0
+  double mean = 0.0;           // normal, lognormal: the mean length in tokens
+  double stddev = 0.0;         // normal: standard deviation in tokens (truncated to >= 1)
+  double sigma = 0.0;          // lognormal: standard deviation of ln(length)
+  std::string path = "";       // empirical: file of lengths (one per line, or "length,weight")
+};
+
+struct PrefixHitConfig {
+  std::string dist = "fixed";  // registry name, see workloads/prefix_hit.h
+  double value = 0.0;          // fixed: fraction of every prompt already in the prefix cache
+  double min = 0.0;            // uniform: bounds of the fraction
+  double max = 0.0;
+  double mean = 0.0;           // beta: mean fraction ...
+  double concentration = 10.0;  // ... and alpha + beta (larger = tighter around the mean)
+  int block_tokens = 512;      // trace: tokens per hash block of Mooncake traces
 };
 
 struct WorkloadConfig {
-  std::int64_t requests = 100;  // number of requests to generate
+  std::int64_t requests = 100;  // number of requests to generate (trace: at most this many rows)
   ArrivalConfig arrivals;
   LengthConfig input_tokens{"fixed", 1000};
   LengthConfig output_tokens{"fixed", 100};
+  PrefixHitConfig prefix_hit{};
+};
+
+// DeepSeek-style group-limited routing: each token's experts come from at most `top_groups` of
+// `groups` contiguous expert groups. 0 means "take the model's expert_groups / top_groups".
+struct GroupLimitConfig {
+  bool enabled = false;
+  int groups = 0;
+  int top_groups = 0;
 };
 
 struct RoutingConfig {
   std::string model = "uniform";  // registry name, see workloads/routing_model.h
+  double s = 1.0;                 // zipf: exponent (0 = uniform)
+  int hot_experts = 8;            // hot-set: size h of the hot set per layer ...
+  double hot_fraction = 0.5;      // ... which receives this fraction f of the assignments
+  double alpha = 1.0;             // dirichlet-drift: concentration of the initial Dirichlet popularity
+  double drift_rho = 0.99;        // dirichlet-drift: AR(1) coefficient of the logits per interval
+  double drift_sigma = 0.5;       // dirichlet-drift: stationary standard deviation of the logit drift
+  std::int64_t drift_interval_steps = 1;  // dirichlet-drift: steps between AR(1) updates
+  std::string base = "uniform";   // group-limited: the popularity model whose marginals it keeps
+  std::string trace_path = "";    // trace: routing-trace file (workloads/routing_trace.h)
+  GroupLimitConfig group_limit{};  // any model: restrict each token to top_groups of groups
 };
 
 }  // namespace moesim::workloads

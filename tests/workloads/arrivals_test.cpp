@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "test_files.h"
+
 namespace moesim::workloads {
 namespace {
 
@@ -102,6 +104,92 @@ TEST(Arrivals, BadNamesAndRatesThrow) {
   c = config("poisson", 10.0, 10);
   c.input_tokens.dist = "zipf";
   EXPECT_THROW(generate(c, 1), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace moesim::workloads
+
+namespace moesim::workloads {
+namespace {
+
+TEST(GammaArrivals, GapsHaveTheConfiguredMeanAndCv) {
+  for (double cv : {0.5, 1.0, 3.0}) {
+    auto c = config("gamma", 100.0, 100'000);
+    c.arrivals.cv = cv;
+    const auto reqs = generate(c, 21);
+    double prev = 0, sum = 0, sum2 = 0;
+    for (const auto& r : reqs) {
+      const double gap = (static_cast<double>(r.arrival_ns) - prev) * 1e-9;
+      prev = static_cast<double>(r.arrival_ns);
+      sum += gap;
+      sum2 += gap * gap;
+    }
+    const double n = static_cast<double>(reqs.size());
+    const double mean = sum / n;
+    const double measured_cv = std::sqrt(sum2 / n - mean * mean) / mean;
+    EXPECT_NEAR(mean, 0.01, 5 * cv * 0.01 / std::sqrt(n)) << "cv " << cv;
+    EXPECT_NEAR(measured_cv, cv, 0.05 * cv) << "cv " << cv;
+  }
+}
+
+TEST(ClosedLoopArrivals, ReleasedByCompletions) {
+  auto c = config("closed-loop", 1.0, 10);
+  c.arrivals.concurrency = 3;
+  c.arrivals.think_time_s = 0.5;
+  auto reqs = generate(c, 22);
+  for (const auto& r : reqs) EXPECT_EQ(r.arrival_ns, kArrivesOnRelease);
+  ClosedLoop loop(reqs, c.arrivals);
+  const auto first = loop.initial();
+  ASSERT_EQ(first.size(), 3u);
+  for (auto i : first) EXPECT_EQ(reqs[i].arrival_ns, 0);
+  const auto next = loop.on_finish(2'000'000'000);
+  ASSERT_EQ(next, 3);
+  EXPECT_EQ(reqs[3].arrival_ns, 2'500'000'000);
+  for (int i = 4; i < 10; ++i) EXPECT_EQ(loop.on_finish(3'000'000'000), i);
+  EXPECT_EQ(loop.on_finish(4'000'000'000), -1);
+}
+
+TEST(PrefixHits, ConstantAndDistributed) {
+  auto c = config("poisson", 100.0, 20'000);
+  c.prefix_hit.value = 0.25;
+  for (const auto& r : generate(c, 23)) {
+    EXPECT_DOUBLE_EQ(r.prefix_hit, 0.25);
+    EXPECT_EQ(r.cached_tokens(), 500);
+  }
+  c.prefix_hit.dist = "beta";
+  c.prefix_hit.mean = 0.6;
+  c.prefix_hit.concentration = 5;
+  double sum = 0;
+  for (const auto& r : generate(c, 24)) {
+    ASSERT_GE(r.prefix_hit, 0.0);
+    ASSERT_LE(r.prefix_hit, 1.0);
+    ASSERT_LT(r.cached_tokens(), r.input_tokens);
+    sum += r.prefix_hit;
+  }
+  EXPECT_NEAR(sum / 20'000, 0.6, 0.01);
+  c.prefix_hit.dist = "uniform";
+  c.prefix_hit.min = 0.5;
+  c.prefix_hit.max = 0.2;
+  EXPECT_THROW(generate(c, 1), std::invalid_argument);
+}
+
+TEST(TraceArrivals, ReplayAzureCsvScaledAndCapped) {
+  testing::TempFile f(".csv",
+                      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                      "2023-11-16 18:15:46.6805900,374,44\n"
+                      "2023-11-16 18:15:50.9951690,396,109\n"
+                      "2023-11-16 18:15:51.0000000,879,0\n");
+  auto c = config("trace", 1.0, 100);
+  c.arrivals.trace_path = f.path();
+  c.arrivals.time_scale = 0.5;
+  const auto reqs = generate(c, 25);
+  ASSERT_EQ(reqs.size(), 3u);
+  EXPECT_EQ(reqs[0].arrival_ns, 0);
+  EXPECT_EQ(reqs[1].arrival_ns, std::llround(4.314579 * 0.5 * 1e9));
+  EXPECT_EQ(reqs[1].input_tokens, 396);
+  EXPECT_EQ(reqs[2].output_tokens, 1);  // 0 generated tokens → 1
+  c.requests = 2;
+  EXPECT_EQ(generate(c, 25).size(), 2u);
 }
 
 }  // namespace

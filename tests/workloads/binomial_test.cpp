@@ -48,19 +48,20 @@ void expect_binomial_moments(std::int64_t n, double p, int draws, std::uint64_t 
 }
 
 TEST(Binomial, InversionPathMatchesMeanAndVariance) {
-  ASSERT_LT(1000 * 0.05, kInversionMaxMean);
-  expect_binomial_moments(1000, 0.05, 200'000, 1);  // mean 50
-  expect_binomial_moments(64, 0.125, 200'000, 2);   // decode-sized: 64 tokens, 1/8 of experts
-  expect_binomial_moments(20, 0.5, 200'000, 3);     // p exactly 0.5
+  ASSERT_LT(1000 * 0.005, kInversionMaxMean);
+  expect_binomial_moments(1000, 0.005, 200'000, 1);  // mean 5
+  expect_binomial_moments(64, 0.125, 200'000, 2);   // decode-sized: 64 tokens, 1/8 of experts (mean 8)
+  expect_binomial_moments(20, 0.5, 200'000, 3);     // p exactly 0.5 (mean 10)
 }
 
 TEST(Binomial, InversionPathWithHugeNAndTinyP) {
   // q^n = e^-100 is far from underflow; the walk must still reach the bulk of the pmf.
-  ASSERT_LT(1e7 * 1e-5, kInversionMaxMean);
-  expect_binomial_moments(10'000'000, 1e-5, 100'000, 4);
+  ASSERT_LT(1e7 * 1e-6, kInversionMaxMean);
+  expect_binomial_moments(10'000'000, 1e-6, 100'000, 4);
 }
 
 TEST(Binomial, LargeMeanPathMatchesMeanAndVariance) {
+  expect_binomial_moments(1000, 0.05, 200'000, 13);  // mean 50: BTRS
   ASSERT_GT(100'000 * 0.01, kInversionMaxMean);
   expect_binomial_moments(100'000, 0.01, 100'000, 5);  // mean 1000
   expect_binomial_moments(1'000'000, 0.3, 100'000, 6);
@@ -74,7 +75,7 @@ TEST(Binomial, BothSidesOfThePathThresholdAgree) {
 }
 
 TEST(Binomial, PAboveHalfIsReflected) {
-  expect_binomial_moments(1000, 0.9, 200'000, 9);  // reflected onto the inversion path
+  expect_binomial_moments(1000, 0.995, 200'000, 9);  // reflected onto the inversion path (mean 5)
   expect_binomial_moments(1000, 0.7, 200'000, 10);  // reflected onto the large-mean path
   expect_binomial_moments(7, 0.999, 200'000, 11);
 }

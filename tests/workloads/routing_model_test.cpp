@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -59,10 +61,115 @@ TEST(RoutingRegistry, EveryListedModelConstructs) {
   for (const auto& entry : routing_models()) {
     RoutingConfig cfg;
     cfg.model = std::string(entry.name);
-    EXPECT_NE(make_routing_model(cfg, 8), nullptr) << entry.name;
     EXPECT_FALSE(entry.description.empty());
+    if (entry.name == "trace") {  // needs a file: tests/workloads/routing_sampler_test.cpp
+      EXPECT_THROW(make_routing_model(cfg, 8), std::invalid_argument);
+      continue;
+    }
+    EXPECT_NE(make_routing_model(cfg, 8), nullptr) << entry.name;
   }
   EXPECT_THROW(make_routing_model(RoutingConfig{}, 0), std::invalid_argument);
+}
+
+std::vector<double> distribution(const RoutingModel& m, int layer, std::int64_t step, int experts) {
+  std::vector<double> p(static_cast<std::size_t>(experts));
+  m.expert_distribution(layer, step, p);
+  return p;
+}
+
+TEST(ZipfRouting, RankedPopularityPermutedPerLayer) {
+  RoutingConfig cfg;
+  cfg.model = "zipf";
+  cfg.s = 1.0;
+  RoutingShape shape;
+  shape.experts = 64;
+  const auto m = make_routing_model(cfg, shape, 5);
+  EXPECT_FALSE(m->is_static());
+  EXPECT_TRUE(m->is_step_invariant());
+  auto p0 = distribution(*m, 0, 0, 64), p1 = distribution(*m, 1, 0, 64);
+  EXPECT_NEAR(std::accumulate(p0.begin(), p0.end(), 0.0), 1.0, 1e-12);
+  EXPECT_NE(p0, p1);                                 // another order per layer
+  EXPECT_EQ(p0, distribution(*m, 0, 99, 64));        // static over steps
+  EXPECT_EQ(p0, distribution(*make_routing_model(cfg, shape, 5), 0, 0, 64));  // same seed
+  std::sort(p0.begin(), p0.end(), std::greater<>());
+  std::sort(p1.begin(), p1.end(), std::greater<>());
+  EXPECT_EQ(p0, p1);                                 // same ranked weights
+  EXPECT_NEAR(p0[0] / p0[9], 10.0, 1e-9);            // 1/rank^s
+  // With top-8, no expert can take more than 1/8 of the assignments: the excess is spread.
+  shape.experts = 256;
+  shape.top_k = 8;
+  auto capped = distribution(*make_routing_model(cfg, shape, 5), 0, 0, 256);
+  std::sort(capped.begin(), capped.end(), std::greater<>());
+  EXPECT_NEAR(capped[0], 0.125, 1e-12);
+  EXPECT_NEAR(std::accumulate(capped.begin(), capped.end(), 0.0), 1.0, 1e-12);
+  EXPECT_NEAR(capped[1] / capped[9], 5.0, 1e-9);  // uncapped experts keep their ratios
+}
+
+TEST(HotSetRouting, HotExpertsCarryTheirFraction) {
+  RoutingConfig cfg;
+  cfg.model = "hot-set";
+  cfg.hot_experts = 4;
+  cfg.hot_fraction = 0.6;
+  RoutingShape shape;
+  shape.experts = 32;
+  auto p = distribution(*make_routing_model(cfg, shape, 1), 3, 0, 32);
+  std::sort(p.begin(), p.end(), std::greater<>());
+  EXPECT_NEAR(p[0] + p[1] + p[2] + p[3], 0.6, 1e-12);
+  EXPECT_NEAR(p[4], 0.4 / 28, 1e-12);
+  cfg.hot_fraction = 1.5;
+  EXPECT_THROW(make_routing_model(cfg, shape, 1), std::invalid_argument);
+}
+
+TEST(DriftRouting, AutocorrelationFollowsRho) {
+  RoutingConfig cfg;
+  cfg.model = "dirichlet-drift";
+  cfg.alpha = 5.0;
+  cfg.drift_rho = 0.9;
+  cfg.drift_sigma = 0.5;
+  RoutingShape shape;
+  shape.experts = 256;
+  const auto m = make_routing_model(cfg, shape, 7);
+  EXPECT_FALSE(m->is_step_invariant());
+  // Correlation of the logit deviations between steps t and t + h is rho^h: estimate it over
+  // experts from log-probabilities (softmax shifts all logits equally, which centring removes).
+  auto logits = [&](std::int64_t step) {
+    auto p = distribution(*m, 2, step, 256);
+    std::vector<double> x(p.size());
+    double mean = 0;
+    for (std::size_t e = 0; e < p.size(); ++e) mean += x[e] = std::log(p[e]);
+    for (auto& v : x) v -= mean / static_cast<double>(x.size());
+    return x;
+  };
+  const auto a = logits(1000), b = logits(1001), c = logits(1010), base = logits(0);
+  auto corr_of_change = [&](const std::vector<double>& u, const std::vector<double>& v) {
+    // Changes relative to a far-away step are independent; compare u - v variance to 2σ²(1 − ρ^h).
+    double ss = 0;
+    for (std::size_t e = 0; e < u.size(); ++e) ss += (u[e] - v[e]) * (u[e] - v[e]);
+    return ss / static_cast<double>(u.size());
+  };
+  EXPECT_NEAR(corr_of_change(a, b), 2 * 0.25 * (1 - 0.9), 0.02);
+  EXPECT_NEAR(corr_of_change(a, c), 2 * 0.25 * (1 - std::pow(0.9, 10)), 0.1);
+  EXPECT_EQ(logits(1000), a);  // replaying an earlier step reproduces it
+  (void)base;
+}
+
+TEST(GroupLimitedRouting, KeepsBaseMarginalsAndReportsLimit) {
+  RoutingConfig cfg;
+  cfg.model = "group-limited";
+  cfg.base = "zipf";
+  RoutingShape shape;
+  shape.experts = 64;
+  shape.expert_groups = 8;
+  shape.top_groups = 4;
+  const auto m = make_routing_model(cfg, shape, 3);
+  ASSERT_TRUE(m->group_limit());
+  EXPECT_EQ(m->group_limit()->groups, 8);
+  EXPECT_EQ(m->group_limit()->top_groups, 4);
+  cfg.model = "zipf";
+  EXPECT_EQ(distribution(*m, 1, 0, 64), distribution(*make_routing_model(cfg, shape, 3), 1, 0, 64));
+  cfg.group_limit.enabled = true;
+  cfg.group_limit.groups = 7;  // 64 experts do not split into 7 groups
+  EXPECT_THROW(make_routing_model(cfg, shape, 3), std::invalid_argument);
 }
 
 TEST(Multinomial, CountsSumToNAndPassChiSquare) {

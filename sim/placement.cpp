@@ -1,0 +1,191 @@
+#include "sim/placement.h"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "sim/placement_eplb.h"
+
+namespace moesim::sim {
+namespace {
+
+bool known(const std::vector<workloads::RegistryEntry>& entries, std::string_view name) {
+  return std::any_of(entries.begin(), entries.end(), [&](const auto& e) { return e.name == name; });
+}
+
+int node_count(const PlacementShape& s) { return (s.ep + s.devices_per_node - 1) / s.devices_per_node; }
+
+}  // namespace
+
+std::vector<workloads::RegistryEntry> placement_policies() {
+  return {
+      {"contiguous", "expert e on rank e / (experts / ep); no redundant slots"},
+      {"striped", "expert e on rank e % ep; no redundant slots"},
+      {"eplb", "DeepSeek EPLB: replicate the hottest experts into the redundant slots, pack by load"},
+      {"eplb-hierarchical", "EPLB hierarchical: expert groups packed onto nodes, then replicate and pack per node"},
+  };
+}
+
+std::vector<workloads::RegistryEntry> replica_splits() {
+  return {
+      {"even", "a pair goes to one of the expert's replicas uniformly at random"},
+      {"local", "prefer the replicas on the source rank's node; all replicas if it has none"},
+  };
+}
+
+ExpertPlacement::ExpertPlacement(const PlacementShape& shape, std::vector<int> slot_expert)
+    : experts_(shape.experts),
+      ranks_(shape.ep),
+      slots_per_rank_(shape.slots_per_rank()),
+      devices_per_node_(std::max(1, shape.devices_per_node)),
+      slot_expert_(std::move(slot_expert)) {
+  if (slots_per_rank_ < 1 || slot_expert_.size() != static_cast<std::size_t>(ranks_ * slots_per_rank_))
+    throw std::invalid_argument("placement: slot count does not match ep x slots per rank");
+  replica_first_.assign(static_cast<std::size_t>(experts_) + 1, 0);
+  for (int e : slot_expert_) {
+    if (e < 0 || e >= experts_) throw std::invalid_argument("placement: slot holds no valid expert");
+    ++replica_first_[static_cast<std::size_t>(e) + 1];
+  }
+  for (int e = 0; e < experts_; ++e) {
+    if (replica_first_[static_cast<std::size_t>(e) + 1] == 0)
+      throw std::invalid_argument("placement: expert " + std::to_string(e) + " has no slot");
+    replica_first_[static_cast<std::size_t>(e) + 1] += replica_first_[static_cast<std::size_t>(e)];
+  }
+  replica_slots_.resize(slot_expert_.size());
+  auto next = replica_first_;
+  for (std::size_t s = 0; s < slot_expert_.size(); ++s)
+    replica_slots_[static_cast<std::size_t>(next[static_cast<std::size_t>(slot_expert_[s])]++)] = static_cast<int>(s);
+}
+
+std::span<const int> ExpertPlacement::replicas(int expert) const {
+  const auto b = static_cast<std::size_t>(replica_first_[static_cast<std::size_t>(expert)]);
+  const auto e = static_cast<std::size_t>(replica_first_[static_cast<std::size_t>(expert) + 1]);
+  return std::span<const int>(replica_slots_).subspan(b, e - b);
+}
+
+workloads::RoutingTargets ExpertPlacement::routing_targets(std::string_view split) const {
+  if (!known(replica_splits(), split))
+    throw std::invalid_argument("unknown replica split '" + std::string(split) + "' (valid: " +
+                                workloads::join_names(replica_splits()) + ")");
+  workloads::RoutingTargets t;
+  t.ranks = ranks_;
+  t.experts = experts_;
+  t.slot_expert = slot_expert_;
+  t.slot_rank.resize(slot_expert_.size());
+  for (int s = 0; s < slots(); ++s) t.slot_rank[static_cast<std::size_t>(s)] = rank_of_slot(s);
+  const bool local = split == "local";
+  t.classes = local ? node_of_rank(ranks_ - 1) + 1 : 1;
+  t.source_class.resize(static_cast<std::size_t>(ranks_));
+  for (int r = 0; r < ranks_; ++r) t.source_class[static_cast<std::size_t>(r)] = local ? node_of_rank(r) : 0;
+  const auto n = slot_expert_.size();
+  t.slot_share.assign(static_cast<std::size_t>(t.classes) * n, 0.0);
+  for (int c = 0; c < t.classes; ++c)
+    for (int e = 0; e < experts_; ++e) {
+      const auto reps = replicas(e);
+      const auto on_node = [&](int s) { return node_of_rank(rank_of_slot(s)) == c; };
+      const auto near = local ? std::count_if(reps.begin(), reps.end(), on_node) : 0;
+      for (int s : reps)
+        if (near == 0 || on_node(s))
+          t.slot_share[static_cast<std::size_t>(c) * n + static_cast<std::size_t>(s)] =
+              1.0 / static_cast<double>(near > 0 ? near : static_cast<std::ptrdiff_t>(reps.size()));
+    }
+  return t;
+}
+
+void validate_placement(const PlacementConfig& config, const PlacementShape& s) {
+  const auto bad = [&](const std::string& why) {
+    throw std::invalid_argument("placement '" + config.policy + "': " + why);
+  };
+  if (!known(placement_policies(), config.policy))
+    throw std::invalid_argument("unknown placement policy '" + config.policy + "' (valid: " +
+                                workloads::join_names(placement_policies()) + ")");
+  if (!known(replica_splits(), config.replica_split))
+    throw std::invalid_argument("unknown replica split '" + config.replica_split + "' (valid: " +
+                                workloads::join_names(replica_splits()) + ")");
+  if (s.experts < 1 || s.ep < 1 || s.redundant < 0 || s.devices_per_node < 1) bad("needs experts, ep >= 1");
+  if ((s.experts + s.redundant) % s.ep != 0)
+    bad(std::to_string(s.experts) + " experts + " + std::to_string(s.redundant) + " redundant slots do not divide over ep " +
+        std::to_string(s.ep));
+  const bool eplb = config.policy.starts_with("eplb");
+  if (!eplb && s.redundant > 0) bad("has no redundant slots (use eplb)");
+  if (!(config.rebalance_interval_s >= 0)) bad("rebalance interval must be >= 0");
+  if (config.policy == "eplb-hierarchical") {
+    const int nodes = node_count(s);
+    if (s.ep % s.devices_per_node != 0) bad("ep must be a multiple of devices_per_node");
+    const int groups = s.expert_groups > 1 ? s.expert_groups : nodes;
+    if (groups % nodes != 0 || s.experts % groups != 0)
+      bad(std::to_string(groups) + " expert groups do not split over " + std::to_string(nodes) + " nodes");
+  }
+}
+
+ExpertPlacement place_layer(const PlacementConfig& config, const PlacementShape& s, std::span<const double> load) {
+  validate_placement(config, s);
+  if (load.size() != static_cast<std::size_t>(s.experts)) throw std::invalid_argument("placement: one load per expert");
+  const int spr = s.slots_per_rank();
+  std::vector<int> slot_expert(static_cast<std::size_t>(s.ep * spr));
+  if (config.policy == "contiguous") {
+    std::iota(slot_expert.begin(), slot_expert.end(), 0);
+  } else if (config.policy == "striped") {
+    for (int r = 0; r < s.ep; ++r)
+      for (int i = 0; i < spr; ++i) slot_expert[static_cast<std::size_t>(r * spr + i)] = i * s.ep + r;
+  } else {
+    // No information (all zero) → every expert equally loaded.
+    std::vector<double> w(load.begin(), load.end());
+    if (std::all_of(w.begin(), w.end(), [](double x) { return !(x > 0); })) std::fill(w.begin(), w.end(), 1.0);
+    if (config.policy == "eplb") {
+      slot_expert = eplb::place_global(w, s.ep, spr);
+    } else {
+      const int nodes = node_count(s);
+      slot_expert = eplb::place_hierarchical(w, s.ep, spr, nodes, s.expert_groups > 1 ? s.expert_groups : nodes);
+    }
+  }
+  return ExpertPlacement(s, std::move(slot_expert));
+}
+
+std::vector<ExpertPlacement> place_experts(const PlacementConfig& config, const PlacementShape& shape,
+                                           std::span<const std::vector<double>> layer_loads) {
+  std::vector<ExpertPlacement> out;
+  out.reserve(layer_loads.size());
+  for (const auto& load : layer_loads) out.push_back(place_layer(config, shape, load));
+  return out;
+}
+
+std::vector<int> moved_experts(const ExpertPlacement& before, const ExpertPlacement& after) {
+  if (before.ranks() != after.ranks() || before.slots() != after.slots())
+    throw std::invalid_argument("moved_experts: placements of different shapes");
+  std::vector<int> moved(static_cast<std::size_t>(after.ranks()), 0);
+  const int spr = after.slots_per_rank();
+  for (int r = 0; r < after.ranks(); ++r) {
+    const auto& old_slots = before.slot_experts();
+    const auto first = old_slots.begin() + r * spr;
+    std::vector<int> had(first, first + spr);
+    for (int i = 0; i < spr; ++i) {
+      const int e = after.expert_of_slot(r * spr + i);
+      if (const auto it = std::find(had.begin(), had.end(), e); it != had.end()) {
+        had.erase(it);  // already resident: no fetch (one resident copy serves one slot)
+      } else {
+        ++moved[static_cast<std::size_t>(r)];
+      }
+    }
+  }
+  return moved;
+}
+
+Rebalance rebalance(const std::vector<ExpertPlacement>& current, const PlacementConfig& config,
+                    const PlacementShape& shape, std::span<const std::vector<double>> observed_loads) {
+  if (current.size() != observed_loads.size()) throw std::invalid_argument("rebalance: one load vector per layer");
+  Rebalance out;
+  out.placement = place_experts(config, shape, observed_loads);
+  out.moved_per_rank.assign(static_cast<std::size_t>(shape.ep), 0);
+  for (std::size_t l = 0; l < current.size(); ++l) {
+    const auto moved = moved_experts(current[l], out.placement[l]);
+    for (std::size_t r = 0; r < moved.size(); ++r) {
+      out.moved_per_rank[r] += moved[r];
+      out.moved_total += moved[r];
+    }
+  }
+  return out;
+}
+
+}  // namespace moesim::sim

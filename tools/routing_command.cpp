@@ -1,0 +1,123 @@
+// `moesim routing`: a routing-level what-if. Draws one step of routing counts for `--tokens`
+// tokens spread evenly over the EP ranks, places the experts (EPLB from the model's expected
+// popularity, i.e. an oracle of the current load) and prints each MoE layer's imbalance.
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/presets.h"
+#include "sim/placement.h"
+#include "sim/placement_stats.h"
+#include "tools/commands.h"
+#include "workloads/routing_model.h"
+#include "workloads/routing_sampler.h"
+
+namespace moesim::tools {
+namespace {
+
+struct RoutingOptions {
+  std::string model = "deepseek-v3";
+  workloads::RoutingConfig routing;
+  sim::PlacementConfig placement;
+  int ep = 0;
+  int devices_per_node = 8;
+  std::int64_t tokens = 8192;
+  int layers = 0;  // 0: all MoE layers
+  std::uint64_t seed = 1;
+  std::int64_t step = 0;
+  double capacity_factor = 0;
+};
+
+int run_routing(const RoutingOptions& o) {
+  const auto model = models::find_model_preset(o.model);
+  if (!model) {
+    std::string valid;
+    for (const auto& p : models::model_presets()) valid += (valid.empty() ? "" : ", ") + std::string(p.name);
+    throw std::invalid_argument("unknown model '" + o.model + "' (valid: " + valid + ")");
+  }
+  if (model->routed_experts <= 0) throw std::invalid_argument(o.model + " is a dense model: nothing to route");
+  if (o.ep < 1 || o.tokens < 0) throw std::invalid_argument("--ep must be >= 1 and --tokens >= 0");
+  const auto shape = workloads::routing_shape(*model);
+  const auto routing = workloads::make_routing_model(o.routing, shape, workloads::splitmix64(o.seed));
+  sim::PlacementShape ps;
+  ps.experts = shape.experts;
+  ps.ep = o.ep;
+  ps.redundant = o.placement.redundant;
+  ps.devices_per_node = o.devices_per_node;
+  ps.expert_groups = shape.expert_groups;
+  sim::validate_placement(o.placement, ps);
+
+  std::vector<std::int64_t> tokens(static_cast<std::size_t>(o.ep), o.tokens / o.ep);
+  for (std::int64_t r = 0; r < o.tokens % o.ep; ++r) ++tokens[static_cast<std::size_t>(r)];
+  const int layers = o.layers > 0 ? std::min(o.layers, shape.moe_layers) : shape.moe_layers;
+  workloads::RoutingSampler sampler(*routing, shape.experts, shape.top_k);
+  workloads::Rng rng = workloads::make_stream(o.seed, "routing");
+  workloads::LayerCounts counts;
+  std::vector<double> probs(static_cast<std::size_t>(shape.experts));
+
+  std::printf("%s: %d routed experts, top-%d, %d MoE layers; routing %s; placement %s (%d redundant, %s split) on EP %d\n",
+              model->name.c_str(), shape.experts, shape.top_k, shape.moe_layers, o.routing.model.c_str(),
+              o.placement.policy.c_str(), o.placement.redundant, o.placement.replica_split.c_str(), o.ep);
+  std::printf("%lld tokens (%lld per rank), step %lld, seed %llu%s\n\n", static_cast<long long>(o.tokens),
+              static_cast<long long>(o.tokens / o.ep), static_cast<long long>(o.step),
+              static_cast<unsigned long long>(o.seed),
+              o.capacity_factor > 0 ? (", capacity factor " + std::to_string(o.capacity_factor)).c_str() : "");
+  std::printf("%5s %6s %10s %10s %8s %8s %8s %14s %9s\n", "layer", "moe", "rank_imb", "slot_imb", "rank_cv", "slot_cv",
+              "hot_rank", "hottest_expert", "dropped");
+  double sum_rank = 0, sum_slot = 0, worst = 0;
+  std::int64_t dropped = 0;
+  for (int l = 0; l < layers; ++l) {
+    routing->expert_distribution(l, o.step, probs);
+    const auto placement = sim::place_layer(o.placement, ps, probs);
+    sampler.draw(l, o.step, tokens, placement.routing_targets(o.placement.replica_split), rng, counts);
+    const auto st = sim::layer_imbalance(placement, counts.slot_counts, o.capacity_factor);
+    int layer = model->first_k_dense + l * model->moe_every;
+    std::printf("%5d %6d %10.3f %10.3f %8.3f %8.3f %8d %6d (%4.1f%%) %9lld\n", layer, l, st.rank_imbalance,
+                st.slot_imbalance, st.rank_cv, st.slot_cv, st.hottest_rank, st.hottest_expert,
+                100 * st.hottest_expert_share, static_cast<long long>(st.dropped));
+    sum_rank += st.rank_imbalance;
+    sum_slot += st.slot_imbalance;
+    worst = std::max(worst, st.rank_imbalance);
+    dropped += st.dropped;
+  }
+  if (layers > 0)
+    std::printf("\nmean rank imbalance %.3f (worst layer %.3f), mean slot imbalance %.3f, dropped %lld pairs\n",
+                sum_rank / layers, worst, sum_slot / layers, static_cast<long long>(dropped));
+  std::printf("imbalance = (max - mean) / mean of pairs received; rank = EP rank, slot = physical expert copy\n");
+  return 0;
+}
+
+}  // namespace
+
+Command add_routing_command(CLI::App& app) {
+  auto o = std::make_shared<RoutingOptions>();
+  auto* cmd = app.add_subcommand("routing", "Routing what-if: per-layer expert-load imbalance under a placement");
+  cmd->add_option("--model", o->model, "Model preset (default deepseek-v3)");
+  cmd->add_option("--routing", o->routing.model, "Routing model: uniform, zipf, hot-set, dirichlet-drift, group-limited, trace");
+  cmd->add_option("--s", o->routing.s, "zipf exponent");
+  cmd->add_option("--hot-experts", o->routing.hot_experts, "hot-set: experts in the hot set");
+  cmd->add_option("--hot-fraction", o->routing.hot_fraction, "hot-set: fraction of assignments to the hot set");
+  cmd->add_option("--alpha", o->routing.alpha, "dirichlet-drift: Dirichlet concentration");
+  cmd->add_option("--drift-rho", o->routing.drift_rho, "dirichlet-drift: AR(1) coefficient");
+  cmd->add_option("--drift-sigma", o->routing.drift_sigma, "dirichlet-drift: stationary logit std");
+  cmd->add_option("--base", o->routing.base, "group-limited: base popularity model");
+  cmd->add_option("--trace", o->routing.trace_path, "trace: routing-trace file");
+  cmd->add_flag("--group-limited", o->routing.group_limit.enabled, "Limit each token to top-groups of the model's groups");
+  cmd->add_option("--groups", o->routing.group_limit.groups, "Expert groups (default: the model's)");
+  cmd->add_option("--top-groups", o->routing.group_limit.top_groups, "Groups per token (default: the model's)");
+  cmd->add_option("--placement", o->placement.policy, "contiguous, striped, eplb, eplb-hierarchical");
+  cmd->add_option("--redundant", o->placement.redundant, "Redundant expert slots per layer (eplb)");
+  cmd->add_option("--split", o->placement.replica_split, "Replica split: even or local");
+  cmd->add_option("--ep", o->ep, "EP ranks")->required();
+  cmd->add_option("--devices-per-node", o->devices_per_node, "Ranks per node (default 8)");
+  cmd->add_option("--tokens", o->tokens, "Tokens in the step, spread evenly over the ranks (default 8192)");
+  cmd->add_option("--layers", o->layers, "Print only the first N MoE layers");
+  cmd->add_option("--seed", o->seed, "Random seed (default 1)");
+  cmd->add_option("--step", o->step, "Forward step (drifting and trace models)");
+  cmd->add_option("--capacity-factor", o->capacity_factor, "Per-slot capacity factor; excess pairs are dropped");
+  return {cmd, [o] { return run_routing(*o); }};
+}
+
+}  // namespace moesim::tools

@@ -1,0 +1,81 @@
+#include "workloads/count_tables.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace moesim::workloads {
+
+void PoissonTable::build(double lambda) {
+  cdf_.clear();
+  if (!(lambda > 0)) {
+    lo_ = 0;
+    return;
+  }
+  const double span = 7.0 * std::sqrt(lambda) + 8.0;
+  lo_ = static_cast<std::int64_t>(std::max(0.0, std::floor(lambda - span)));
+  const auto hi = static_cast<std::int64_t>(std::ceil(lambda + span));
+  const auto mode = static_cast<std::int64_t>(std::floor(lambda));
+  const auto n = static_cast<std::size_t>(hi - lo_ + 1);
+  pmf_.resize(n);
+  const auto m = static_cast<std::size_t>(mode - lo_);
+  // Walk out from the mode (no underflow of e^-lambda for large lambda); small lambda starts at 0.
+  pmf_[m] = lo_ == 0 && lambda < 30 ? 1.0 : 0.0;
+  if (pmf_[m] == 0.0) {
+    pmf_[m] = std::exp(static_cast<double>(mode) * std::log(lambda) - lambda - std::lgamma(static_cast<double>(mode) + 1));
+    for (std::size_t i = m; i-- > 0;) pmf_[i] = pmf_[i + 1] * static_cast<double>(lo_ + static_cast<std::int64_t>(i) + 1) / lambda;
+  } else {
+    pmf_[0] = 1.0;  // unnormalised: the renormalisation below divides by the sum
+    for (std::size_t i = 1; i <= m; ++i) pmf_[i] = pmf_[i - 1] * lambda / static_cast<double>(i);
+  }
+  for (std::size_t i = m + 1; i < n; ++i) pmf_[i] = pmf_[i - 1] * lambda / static_cast<double>(lo_ + static_cast<std::int64_t>(i));
+  double total = 0;
+  for (double p : pmf_) total += p;
+  cdf_.resize(n);
+  const double scale = 0x1.0p32 / total;
+  double acc = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    acc += pmf_[i];
+    cdf_[i] = std::min<std::uint64_t>(static_cast<std::uint64_t>(acc * scale + 0.5), 1ULL << 32);
+  }
+  cdf_.back() = 1ULL << 32;
+  int bits = 3;
+  while ((std::size_t{2} << bits) < n && bits < 16) ++bits;  // about two table entries per bucket
+  shift_ = 32 - bits;
+  guide_.resize(std::size_t{1} << bits);
+  std::size_t i = 0;
+  for (std::size_t b = 0; b < guide_.size(); ++b) {
+    const std::uint64_t start = static_cast<std::uint64_t>(b) << shift_;  // smallest u in bucket b
+    while (cdf_[i] <= start) ++i;
+    guide_[b] = static_cast<std::uint32_t>(i);
+  }
+}
+
+void AliasTable::build(std::span<const double> weights) {
+  n_ = weights.size();
+  double total = 0;
+  for (double w : weights) total += std::max(0.0, w);
+  scaled_.resize(weights.size());
+  threshold_.assign(weights.size(), 1ULL << 32);
+  alias_.resize(weights.size());
+  small_.clear();
+  large_.clear();
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    scaled_[i] = std::max(0.0, weights[i]) / total * static_cast<double>(n_);
+    alias_[i] = static_cast<std::uint32_t>(i);
+    (scaled_[i] < 1.0 ? small_ : large_).push_back(static_cast<std::uint32_t>(i));
+  }
+  while (!small_.empty() && !large_.empty()) {
+    const auto s = small_.back(), l = large_.back();
+    small_.pop_back();
+    threshold_[s] = static_cast<std::uint64_t>(scaled_[s] * 0x1.0p32);
+    alias_[s] = l;
+    scaled_[l] -= 1.0 - scaled_[s];
+    if (scaled_[l] < 1.0) {
+      large_.pop_back();
+      small_.push_back(l);
+    }
+  }
+  // Left-overs (rounding) keep themselves with probability 1.
+}
+
+}  // namespace moesim::workloads

@@ -1,0 +1,66 @@
+// Table-driven samplers for the routing-count fast path (routing_sampler.cpp), each driven by
+// raw random bits so one 64-bit draw feeds two Poisson samples.
+//
+// PoissonTable: inverse-CDF sampling of Poisson(lambda) from a 32-bit uniform, with a guide
+// table (Chen & Asau 1974) so a draw is O(1) (expected < 2 comparisons). The table spans
+// lambda ± (7 sqrt(lambda) + 8), renormalised; the mass outside (< 1e-11) and the 2^-32
+// quantisation of the CDF are the only departures from the exact law. Building costs
+// O(sqrt(lambda)); the sampler amortises a table over every source row with the same mean.
+//
+// AliasTable: Walker/Vose alias method over a discrete distribution, one 64-bit draw per sample.
+//
+// FastBits: the SplitMix64 generator (Steele, Lea & Flood, OOPSLA 2014; passes BigCrush), seeded
+// from the caller's Rng once per layer draw, for the inner loops (~1 ns per 64 bits).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace moesim::workloads {
+
+class PoissonTable {
+ public:
+  void build(double lambda);  // lambda >= 0
+  std::int64_t operator()(std::uint32_t u) const {
+    if (cdf_.empty()) return lo_;
+    std::size_t i = guide_[u >> shift_];
+    while (u >= cdf_[i]) ++i;
+    return lo_ + static_cast<std::int64_t>(i);
+  }
+
+ private:
+  std::int64_t lo_ = 0;
+  int shift_ = 32;
+  std::vector<std::uint64_t> cdf_;  // P(X <= lo + i) · 2^32, last entry 2^32
+  std::vector<std::uint32_t> guide_;
+  std::vector<double> pmf_;  // scratch
+};
+
+struct FastBits {
+  std::uint64_t state = 0;
+  std::uint64_t operator()() {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+};
+
+class AliasTable {
+ public:
+  void build(std::span<const double> weights);  // not all zero
+  std::size_t operator()(std::uint64_t r) const {
+    const auto i = static_cast<std::size_t>(((r >> 32) * n_) >> 32);
+    return (r & 0xFFFFFFFFu) < threshold_[i] ? i : alias_[i];
+  }
+
+ private:
+  std::uint64_t n_ = 0;
+  std::vector<std::uint64_t> threshold_;  // keep-probability · 2^32
+  std::vector<std::uint32_t> alias_;
+  std::vector<double> scaled_;
+  std::vector<std::uint32_t> small_, large_;
+};
+
+}  // namespace moesim::workloads

@@ -1,0 +1,90 @@
+// RoutingSampler: one MoE layer's routing for a batch, drawn as counts (DESIGN.md §4): token-expert
+// pairs from each source rank to each destination rank, and to each expert slot.
+//
+// Targets describe the placement (built by sim/placement.h): which rank hosts each slot, which
+// expert each slot holds, and, per class of source ranks (e.g. per node), the share of an expert's
+// assignments that goes to each of its replicas. Sources are the EP ranks (attention-DP ranks
+// route their own tokens). Every source sends top_k pairs per token.
+//
+// Paths (all statistically exact for the model they sample, up to the 2^-32 table resolution):
+//  - fast (popularity models): each source row is Multinomial(tokens·k, rank masses), drawn by
+//    Poissonisation — independent Poisson(n·q_d) cells from tables shared by all rows of the same
+//    size and class, then the row total is corrected to n by adding categorical draws (alias
+//    table) or removing uniformly chosen pairs (Fenwick tree); n i.i.d. categorical draws either
+//    way. Each destination's column (per class) is then split over its slots by conditional
+//    binomials (BTRS). Cost ~ sources × ranks table look-ups per layer.
+//  - group-limited: per source, token-group selections ~ Multinomial(tokens·M, group masses);
+//    each selection carries k/M pairs (the remainder of k mod M follows the selections), split
+//    over the group's slots. Marginal expert shares equal the base model's; the per-group count
+//    variance grows by k/M versus independent pairs (a token's pairs land together). What counts
+//    cannot show is which tokens share a group; per-token structure would need a trace.
+//  - trace: the recorded tokens are dealt to the sources in order (wrapping around), each pair
+//    to a replica chosen by the source's class shares. Token-level, exact replay.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "workloads/count_tables.h"
+#include "workloads/routing_model.h"
+
+namespace moesim::workloads {
+
+struct RoutingTargets {
+  int ranks = 0;                   // EP ranks = source ranks
+  int experts = 0;
+  std::vector<int> slot_rank;      // [slot] rank hosting the slot
+  std::vector<int> slot_expert;    // [slot] expert held by the slot
+  int classes = 1;                 // classes of source ranks with their own replica shares
+  std::vector<int> source_class;   // [source rank] class
+  std::vector<double> slot_share;  // [class * slots + slot] share of the expert's pairs sent to this
+                                   // slot by a source of the class; sums to 1 over the replicas
+  int slots() const { return static_cast<int>(slot_rank.size()); }
+  // One slot per expert, experts split contiguously over the ranks (experts % ranks == 0).
+  static RoutingTargets contiguous(int experts, int ranks);
+  // Throws std::invalid_argument when inconsistent.
+  void validate() const;
+};
+
+struct LayerCounts {
+  int ranks = 0;
+  std::vector<std::int64_t> pairs;          // [src * ranks + dst] token-expert pairs
+  std::vector<std::int64_t> slot_counts;    // [slot] pairs received
+  std::vector<std::int64_t> expert_counts;  // [expert] pairs received over all replicas
+  std::int64_t pair(int src, int dst) const { return pairs[static_cast<std::size_t>(src) * ranks + dst]; }
+  std::int64_t rank_load(int dst) const;    // pairs received by rank dst
+};
+
+class RoutingSampler {
+ public:
+  RoutingSampler(const RoutingModel& model, int experts, int top_k);
+  // tokens[s]: tokens routed by source rank s this step (size = targets.ranks).
+  void draw(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens, const RoutingTargets& targets,
+            Rng& rng, LayerCounts& out);
+
+ private:
+  void reset(const RoutingTargets& t, LayerCounts& out) const;
+  void class_weights(const RoutingTargets& t);
+  void fast_rows(std::span<const std::int64_t> tokens, const RoutingTargets& t, Rng& rng, LayerCounts& out);
+  void split_columns(const RoutingTargets& t, Rng& rng, LayerCounts& out);
+  void grouped(std::span<const std::int64_t> tokens, const RoutingTargets& t, GroupLimit g, Rng& rng, LayerCounts& out);
+  void replay(std::span<const std::int64_t> tokens, const RoutingTargets& t, TraceTokens trace, Rng& rng,
+              LayerCounts& out);
+  void add_pairs(int src, int slot, std::int64_t n, const RoutingTargets& t, LayerCounts& out) const;
+
+  const RoutingModel& model_;
+  int experts_, top_k_;
+  std::vector<double> probs_;
+  std::vector<std::vector<double>> cached_;  // per-layer probs of step-invariant models
+  // Scratch reused across draws.
+  std::vector<double> w_;     // [class * slots + slot] pair probability of a slot
+  std::vector<double> q_;     // [class * ranks + rank] pair probability of a rank
+  PoissonTable table_;
+  std::vector<AliasTable> alias_;
+  std::vector<std::int64_t> fenwick_, col_, tmp_;
+  std::vector<double> sub_;
+  std::vector<std::size_t> order_;
+};
+
+}  // namespace moesim::workloads
