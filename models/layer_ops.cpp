@@ -1,5 +1,7 @@
 #include "models/layer_ops.h"
 
+#include <algorithm>
+
 namespace moesim::models {
 
 std::vector<WeightMatmul> attention_projections(const ModelSpec& m) {
@@ -36,8 +38,30 @@ WeightMatmul mlp_down(const ModelSpec& m, std::int64_t intermediate) {
 WeightMatmul router(const ModelSpec& m) { return {"router", m.hidden, m.routed_experts}; }
 WeightMatmul lm_head(const ModelSpec& m) { return {"lm_head", m.hidden, m.vocab}; }
 
-Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len) {
-  const double len = static_cast<double>(kv_len);
+namespace {
+
+// Σ_{j=1}^{n} (positions the j-th token attends to) for a layer with window `w` (0 = full).
+double attended_prefix_sum(const ModelSpec& m, int w, std::int64_t n) {
+  const double N = static_cast<double>(n);
+  if (w <= 0) return N * (N + 1) / 2;
+  const double W = w;
+  if (m.window.kind == WindowKind::kSliding) {
+    if (n <= w) return N * (N + 1) / 2;
+    return W * (W + 1) / 2 + (N - W) * W;
+  }
+  const double full_chunks = static_cast<double>(n / w), rest = static_cast<double>(n % w);
+  return full_chunks * W * (W + 1) / 2 + rest * (rest + 1) / 2;
+}
+
+// Cached positions before the chunk that some token of the chunk attends to.
+std::int64_t prefix_read(const ModelSpec& m, int w, std::int64_t past) {
+  if (w <= 0) return past;
+  if (m.window.kind == WindowKind::kSliding) return std::min<std::int64_t>(past, w - 1);
+  return past % w;
+}
+
+Work decode_core(const ModelSpec& m, std::int64_t attended) {
+  const double len = static_cast<double>(attended);
   Work w;
   if (m.attention == AttentionKind::kMla) {
     const auto& a = m.mla;
@@ -54,24 +78,66 @@ Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len) {
   return w;
 }
 
-Work attention_prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk) {
+Work prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk, int window) {
   const double q = static_cast<double>(chunk);
-  const double pairs = q * static_cast<double>(past) + q * (q + 1) / 2;  // causal
-  const double context = static_cast<double>(past + chunk);
+  const double pairs = attended_prefix_sum(m, window, past + chunk) - attended_prefix_sum(m, window, past);
+  const double prefix = static_cast<double>(prefix_read(m, window, past));
   Work w;
   if (m.attention == AttentionKind::kMla) {
     const auto& a = m.mla;
     w.flops = 2.0 * m.heads * pairs * (a.qk_nope_head_dim + a.qk_rope_head_dim) +
               2.0 * m.heads * pairs * a.v_head_dim;
     // Expanding the cached latent of the prefix into per-head K/V (kv_b) is extra work.
-    w.flops += 2.0 * static_cast<double>(past) * a.kv_lora_rank * m.heads *
-               (a.qk_nope_head_dim + a.v_head_dim);
+    w.flops += 2.0 * prefix * a.kv_lora_rank * m.heads * (a.qk_nope_head_dim + a.v_head_dim);
   } else {
     w.flops = 2.0 * m.heads * pairs * m.head_dim * 2;
   }
-  // Reads the cached context once and writes the chunk's new entries.
-  w.bytes = context * m.kv_bytes_per_token_per_layer() + q * m.kv_bytes_per_token_per_layer();
+  // Reads the attended cached context once and writes the chunk's new entries.
+  w.bytes = (prefix + q) * m.kv_bytes_per_token_per_layer() + q * m.kv_bytes_per_token_per_layer();
   return w;
+}
+
+Work scaled_sum(const Work& a, int na, const Work& b, int nb) {
+  return {a.flops * na + b.flops * nb, a.bytes * na + b.bytes * nb};
+}
+
+}  // namespace
+
+std::int64_t effective_kv_len(const ModelSpec& m, int layer, std::int64_t kv_len) {
+  const int w = m.attention_window(layer);
+  if (w <= 0 || kv_len <= 0) return kv_len;
+  if (m.window.kind == WindowKind::kSliding) return std::min<std::int64_t>(kv_len, w);
+  return (kv_len - 1) % w + 1;
+}
+
+Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len) { return decode_core(m, kv_len); }
+
+Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len, int layer) {
+  return decode_core(m, effective_kv_len(m, layer, kv_len));
+}
+
+Work attention_prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk) {
+  return prefill_core(m, past, chunk, 0);
+}
+
+Work attention_prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk, int layer) {
+  return prefill_core(m, past, chunk, m.attention_window(layer));
+}
+
+// Every local layer shares one window, so the sum is full-layer work × full layers plus
+// local-layer work × local layers.
+Work attention_decode_all_layers(const ModelSpec& m, std::int64_t kv_len) {
+  const int local = m.num_local_layers();
+  const std::int64_t local_len = local == 0 ? 0
+      : (m.window.kind == WindowKind::kSliding ? std::min<std::int64_t>(kv_len, m.window.size)
+                                               : (kv_len - 1) % m.window.size + 1);
+  return scaled_sum(decode_core(m, kv_len), m.num_layers - local, decode_core(m, local_len), local);
+}
+
+Work attention_prefill_all_layers(const ModelSpec& m, std::int64_t past, std::int64_t chunk) {
+  const int local = m.num_local_layers();
+  return scaled_sum(prefill_core(m, past, chunk, 0), m.num_layers - local,
+                    prefill_core(m, past, chunk, local == 0 ? 0 : m.window.size), local);
 }
 
 std::int64_t expert_params(const ModelSpec& m) {
@@ -91,10 +157,17 @@ ParameterCount count_parameters(const ModelSpec& m) {
   p.routed_experts = expert * m.routed_experts * moe_layers;
   p.shared_experts = expert * m.shared_experts * moe_layers;
   p.routers = router(m).params() * moe_layers;
-  p.embedding = 2LL * m.vocab * m.hidden;
-  // A token reads one row of the input embedding but multiplies by the whole LM head.
+  const std::int64_t table = static_cast<std::int64_t>(m.vocab) * m.hidden;
+  p.embedding = m.tie_embeddings ? table : 2 * table;
+  // A token reads one row of the input embedding but multiplies by the whole LM head (the same
+  // matrix when tied).
   p.activated = p.attention + p.dense_mlp + expert * m.top_k * moe_layers + p.shared_experts +
-                p.routers + lm_head(m).params() + m.hidden;
+                p.routers + lm_head(m).params() + (m.tie_embeddings ? 0 : m.hidden);
+  const std::int64_t mtp_mlp = m.routed_experts > 0
+                                   ? expert * (m.routed_experts + m.shared_experts) + router(m).params()
+                                   : dense_layer;
+  const std::int64_t eh_proj = 2LL * m.hidden * m.hidden;  // [embedding | hidden state] → hidden
+  p.mtp = static_cast<std::int64_t>(m.mtp_layers) * (attn_layer + mtp_mlp + eh_proj);
   return p;
 }
 

@@ -6,6 +6,11 @@
 // query token / per chunk. MLA follows DeepSeek-V2 §2.1 and the absorbed decode form used by
 // FlashMLA: during decode W_UK is folded into the query and W_UV into the output, so the core
 // reads only the cached latent; during prefill the latent is expanded with kv_b for the context.
+//
+// Local attention (ModelSpec::window): the `layer` overloads cap the attended span at the layer's
+// window (sliding: the last `size` positions; chunked: the positions of the current chunk); the
+// overloads without a layer describe a full-attention layer. Parameter counts ignore biases and
+// norm weights (under 0.1 % for every preset).
 #pragma once
 
 #include <cstdint>
@@ -36,10 +41,20 @@ WeightMatmul mlp_down(const ModelSpec& m, std::int64_t intermediate);
 WeightMatmul router(const ModelSpec& m);
 WeightMatmul lm_head(const ModelSpec& m);
 
+// Positions the newest token attends to in layer `layer` when the request holds `kv_len`
+// positions (including itself): kv_len for full attention, min(kv_len, size) for a sliding
+// window, ((kv_len - 1) mod size) + 1 for chunked attention.
+std::int64_t effective_kv_len(const ModelSpec& m, int layer, std::int64_t kv_len);
+
 // Attention core for one decode token attending to `kv_len` cached positions (including itself).
 Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len);
+Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len, int layer);
 // Attention core for a prefill chunk of `chunk` new tokens after `past` cached ones (causal).
 Work attention_prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk);
+Work attention_prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk, int layer);
+// Sums of the per-layer figures over every layer of the model.
+Work attention_decode_all_layers(const ModelSpec& m, std::int64_t kv_len);
+Work attention_prefill_all_layers(const ModelSpec& m, std::int64_t past, std::int64_t chunk);
 
 struct ParameterCount {
   std::int64_t attention = 0;       // all layers
@@ -47,13 +62,17 @@ struct ParameterCount {
   std::int64_t routed_experts = 0;  // all MoE layers
   std::int64_t shared_experts = 0;
   std::int64_t routers = 0;
-  std::int64_t embedding = 0;       // input embedding + LM head (untied)
+  std::int64_t embedding = 0;       // input embedding + LM head (one matrix when tied)
   std::int64_t total() const {
     return attention + dense_mlp + routed_experts + shared_experts + routers + embedding;
   }
   // Per token: everything but the routed experts not selected and the input-embedding rows not
   // looked up (DeepSeek-V3 report: 37 B; V2-Lite's 2.4 B rules out counting the whole table).
   std::int64_t activated = 0;
+  // MTP modules (DeepSeek-V3 §2.2), outside total(): per module one transformer block shaped
+  // like the model's MoE layers (a dense one for dense models) plus the [2h → h] projection; the
+  // embedding and output head are shared with the main model.
+  std::int64_t mtp = 0;
 };
 
 ParameterCount count_parameters(const ModelSpec& m);

@@ -11,13 +11,20 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
+}  // namespace
+
 double weight_bytes_per_param(DType t) {
   const double b = bytes_per_element(t);
   if (t == DType::kFp8) return b + 4.0 / (128.0 * 128.0);  // FP32 scale per 128x128 block
+  if (t == DType::kFp4) return b + 1.0 / 32.0;             // E8M0 scale per 32 values (MXFP4)
   return b;
 }
 
-}  // namespace
+std::int64_t kv_capacity_requests(const ModelSpec& m, const MemoryPlan& plan, std::int64_t context_tokens) {
+  const double per_request = m.kv_bytes_for_context(context_tokens);
+  if (plan.kv_bytes <= 0 || per_request <= 0) return 0;
+  return static_cast<std::int64_t>(std::floor(plan.kv_bytes / per_request));
+}
 
 MemoryPlan plan_rank_memory(const ModelSpec& m, const MemoryOptions& o) {
   const ParameterCount p = count_parameters(m);
@@ -26,10 +33,16 @@ MemoryPlan plan_rank_memory(const ModelSpec& m, const MemoryOptions& o) {
   MemoryPlan plan;
   plan.capacity_bytes = o.capacity_bytes;
   const std::int64_t experts_per_rank = m.routed_experts == 0 ? 0 : (m.routed_experts + o.ep - 1) / o.ep;
-  plan.routed_expert_bytes =
-      static_cast<double>(expert_params(m)) * experts_per_rank * m.num_moe_layers() * wb;
+  // A loaded MTP module is one more MoE layer: its routed experts split over EP like the others,
+  // the rest of it (attention, shared experts, router, projection) is replicated.
+  const int mtp = o.load_mtp ? m.mtp_layers : 0;
+  const int expert_layers = m.num_moe_layers() + (m.routed_experts > 0 ? mtp : 0);
+  const double expert = static_cast<double>(expert_params(m));
+  plan.routed_expert_bytes = expert * experts_per_rank * expert_layers * weight_bytes_per_param(m.expert_dtype());
+  const double mtp_replicated =
+      mtp == 0 ? 0.0 : (static_cast<double>(p.mtp) / m.mtp_layers - expert * m.routed_experts) * mtp;
   plan.weight_bytes = static_cast<double>(p.attention) / o.attention_tp * wb +
-                      static_cast<double>(p.dense_mlp + p.shared_experts + p.routers) * wb +
+                      (static_cast<double>(p.dense_mlp + p.shared_experts + p.routers) + mtp_replicated) * wb +
                       static_cast<double>(p.embedding) * ab + plan.routed_expert_bytes;
   const double budget = static_cast<double>(o.token_budget_per_rank);
   const double inter = std::max(m.dense_intermediate, m.moe_intermediate * std::max(1, m.shared_experts));

@@ -3,9 +3,16 @@
 //
 // Weights: attention split over attention TP (replicated across DP), dense MLPs, shared experts,
 // routers and the (untied) embedding and LM head replicated on every rank, routed experts split
-// over EP (ceil(experts / ep) per MoE layer). FP8 weights carry one FP32 scale per 128×128 block
-// (DeepSeek-V3's block quantisation); embedding and LM head stay in the activation dtype.
-// Activations and all-to-all buffers are sized for the per-rank token budget of one step.
+// over EP (ceil(experts / ep) per MoE layer), in the model's expert dtype. FP8 weights carry one
+// FP32 scale per 128×128 block (DeepSeek-V3's block quantisation), FP4 weights one 8-bit scale
+// per 32 values (OCP MXFP4, as gpt-oss ships its experts); embedding and LM head (one matrix when
+// tied) stay in the activation dtype. MTP modules are loaded only when asked for (speculative
+// decoding). Activations and all-to-all buffers are sized for the per-rank token budget of one
+// step.
+//
+// kv_capacity_tokens divides the KV budget by the bytes of a token cached in every layer; with
+// local attention that is a lower bound on what fits, and kv_capacity_requests() gives the exact
+// number of requests of a given context length (ModelSpec::kv_bytes_for_context).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +29,7 @@ struct MemoryOptions {
   double capacity_bytes = 0;
   // CUDA context, library workspaces and allocator slack. Assumption: 2 GiB.
   double runtime_reserve_bytes = 2.0 * 1024 * 1024 * 1024;
+  bool load_mtp = false;  // hold the MTP modules too (MTP speculative decoding)
 };
 
 struct MemoryPlan {
@@ -39,5 +47,11 @@ struct MemoryPlan {
 };
 
 MemoryPlan plan_rank_memory(const ModelSpec& m, const MemoryOptions& options);
+
+// Storage bytes per weight, block scales included.
+double weight_bytes_per_param(DType t);
+
+// Requests of `context_tokens` positions each whose KV cache fits in plan.kv_bytes.
+std::int64_t kv_capacity_requests(const ModelSpec& m, const MemoryPlan& plan, std::int64_t context_tokens);
 
 }  // namespace moesim::models

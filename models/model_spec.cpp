@@ -1,5 +1,7 @@
 #include "models/model_spec.h"
 
+#include <algorithm>
+
 namespace moesim::models {
 
 bool ModelSpec::is_moe_layer(int layer) const {
@@ -13,6 +15,18 @@ int ModelSpec::num_moe_layers() const {
   return n;
 }
 
+int ModelSpec::attention_window(int layer) const {
+  if (window.size <= 0) return 0;
+  if (window.full_every > 0 && (layer + 1) % window.full_every == 0) return 0;
+  return window.size;
+}
+
+int ModelSpec::num_local_layers() const {
+  int n = 0;
+  for (int i = 0; i < num_layers; ++i) n += attention_window(i) > 0 ? 1 : 0;
+  return n;
+}
+
 std::int64_t ModelSpec::kv_elements_per_token_per_layer() const {
   if (attention == AttentionKind::kMla) return mla.kv_lora_rank + mla.qk_rope_head_dim;
   return 2LL * kv_heads * head_dim;
@@ -20,6 +34,16 @@ std::int64_t ModelSpec::kv_elements_per_token_per_layer() const {
 
 double ModelSpec::kv_bytes_per_token_per_layer() const {
   return static_cast<double>(kv_elements_per_token_per_layer()) * bytes_per_element(kv_dtype);
+}
+
+double ModelSpec::kv_bytes_for_context(std::int64_t tokens) const {
+  if (tokens <= 0) return 0;
+  std::int64_t cached = 0;  // Σ_layers positions cached
+  for (int i = 0; i < num_layers; ++i) {
+    const int w = attention_window(i);
+    cached += w > 0 ? std::min<std::int64_t>(tokens, w) : tokens;
+  }
+  return static_cast<double>(cached) * kv_bytes_per_token_per_layer();
 }
 
 }  // namespace moesim::models

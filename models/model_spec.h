@@ -4,9 +4,21 @@
 // == 0; every other layer has a dense SwiGLU MLP of `dense_intermediate` columns. Attention is
 // MHA/GQA (heads × head_dim, kv_heads × head_dim for K and V) or MLA (DeepSeek-V2/V3 latent
 // attention: q LoRA rank, a compressed KV latent of kv_lora_rank plus a shared RoPE key).
+//
+// Local attention (`window`): with window.size > 0, every layer attends to a bounded span of past
+// positions except every full_every-th layer ((i + 1) % full_every == 0), which keeps full
+// attention; full_every = 0 makes every layer local. Sliding windows (Mistral, gpt-oss: 128
+// tokens on even layers, full on odd ones = full_every 2) attend to the last `size` positions;
+// chunked attention (Llama 4: 8192-token chunks on three of every four layers = full_every 4)
+// attends to the positions of the current chunk only. Either way a local layer caches at most
+// `size` positions.
+//
+// Defaults describe a plain model: no window, no attention sinks, untied embedding and LM head,
+// no MTP layers, every weight (experts included) in weight_dtype.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "models/dtype.h"
@@ -15,6 +27,7 @@ namespace moesim::models {
 
 enum class AttentionKind { kMha, kGqa, kMla };
 enum class RouterScoring { kSoftmax, kSigmoid };
+enum class WindowKind { kSliding, kChunked };
 
 struct MlaDims {
   int q_lora_rank = 0;        // 0: no low-rank query compression (plain q projection)
@@ -24,19 +37,34 @@ struct MlaDims {
   int v_head_dim = 128;
 };
 
+struct LocalAttention {
+  int size = 0;        // tokens; 0 = no local attention (every layer attends to the full context)
+  WindowKind kind = WindowKind::kSliding;
+  int full_every = 0;  // layers with (i + 1) % full_every == 0 stay full; 0 = all layers local
+};
+
 struct ModelSpec {
   std::string name;
-  std::string source;  // the public config this spec follows
+  std::string description;  // one line, for listings
+  std::string source;       // the public config this spec follows
 
   int num_layers = 0;
   int hidden = 0;
   int vocab = 0;
+  bool tie_embeddings = false;  // LM head shares the input embedding matrix
+  // Multi-token-prediction modules (DeepSeek-V3: 1). Not part of num_layers or the parameter
+  // total; see ParameterCount::mtp.
+  int mtp_layers = 0;
 
   AttentionKind attention = AttentionKind::kGqa;
   int heads = 0;
   int kv_heads = 0;   // MHA/GQA only
   int head_dim = 0;   // MHA/GQA only
   MlaDims mla;        // MLA only
+  LocalAttention window;
+  // Learned per-head attention-sink logits (gpt-oss): no cached positions and negligible work;
+  // recorded so imported configs round-trip.
+  bool attention_sinks = false;
 
   int first_k_dense = 0;     // leading layers with a dense MLP
   int moe_every = 1;         // MoE on every Nth layer after the dense prefix
@@ -49,21 +77,33 @@ struct ModelSpec {
   int expert_groups = 1;     // group-limited routing: groups of experts ...
   int top_groups = 1;        // ... of which each token may use this many
 
-  DType weight_dtype = DType::kBf16;    // expert and projection weights
+  DType weight_dtype = DType::kBf16;    // projection, dense-MLP and shared-expert weights
+  std::optional<DType> expert_weight_dtype;  // routed experts, when they differ (gpt-oss: MXFP4)
   DType kv_dtype = DType::kBf16;        // KV cache
   DType dispatch_dtype = DType::kBf16;  // all-to-all dispatch payload
   DType combine_dtype = DType::kBf16;   // all-to-all combine payload
   DType activation_dtype = DType::kBf16;
 
+  DType expert_dtype() const { return expert_weight_dtype.value_or(weight_dtype); }
+
   bool is_moe_layer(int layer) const;
   int num_moe_layers() const;
   int num_dense_layers() const { return num_layers - num_moe_layers(); }
+
+  // The span of past positions layer `layer` attends to and caches: 0 = full attention.
+  int attention_window(int layer) const;
+  int num_local_layers() const;
 
   // Elements cached per token per layer: MLA caches the latent plus the RoPE key; MHA/GQA cache
   // K and V for every KV head.
   std::int64_t kv_elements_per_token_per_layer() const;
   double kv_bytes_per_token_per_layer() const;
+  // Bytes a token occupies when every layer caches it: exact without local attention, an upper
+  // bound with it (local layers stop growing at their window; see kv_bytes_for_context).
   double kv_bytes_per_token() const { return kv_bytes_per_token_per_layer() * num_layers; }
+  // KV bytes of one request holding `tokens` positions: Σ over layers of min(tokens, window) ×
+  // per-layer bytes (a chunked layer's worst case is a full chunk).
+  double kv_bytes_for_context(std::int64_t tokens) const;
 };
 
 }  // namespace moesim::models

@@ -1,4 +1,7 @@
-// Built-in model presets (a registry: name, one-line description, factory).
+// Built-in model presets (a registry: name, one-line description, spec).
+//
+// Each preset is a YAML file in models/presets/ (format: models/model_yaml.h) citing the public
+// config.json it follows; the files are compiled into the library and parsed once, on first use.
 #pragma once
 
 #include <optional>

@@ -1,0 +1,43 @@
+// Hardware profile files: a HardwareProfile as YAML (the format of calibration/profiles/*.yaml),
+// read strictly (unknown keys with a did-you-mean hint, units required, every figure present).
+//
+//   name: h800
+//   description: one line for listings
+//   source: where the figures come from (each figure may cite more in a comment)
+//   compute:
+//     sm_count: 132          # SMs (NVIDIA) or AI cube cores (Ascend): the unit of wave quantisation
+//     fp8: 1979TFLOPS        # dense 8-bit tensor rate; on devices without FP8 write int8 instead:
+//     int8: 1504TOPS         #   the INT8 (W8A8) rate then serves FP8/INT8 work (one of the two)
+//     bf16: 989TFLOPS        # dense BF16/FP16 tensor rate
+//   memory: {capacity: 81559MiB, bandwidth: 3.35TB/s}
+//   network:               # the device's own ports, per direction
+//     scaleup: 200GB/s       # NVLink / UB
+//     nic: 400Gbps           # scale-out NIC (RDMA)
+//
+// Errors throw HardwareError "<source>:<line>:<column>: <key.path>: <message>".
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "calibration/hardware_profile.h"
+
+namespace moesim::calibration {
+
+class HardwareError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct HardwareFile {
+  HardwareProfile profile;
+  std::string description;
+};
+
+HardwareFile read_hardware_yaml(std::string_view text, std::string_view source_name);
+HardwareProfile load_hardware_yaml(std::string_view text, std::string_view source_name);
+HardwareProfile load_hardware_file(const std::filesystem::path& path);
+
+}  // namespace moesim::calibration

@@ -1,0 +1,220 @@
+#include "models/hf_architectures.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace moesim::models {
+namespace {
+
+std::string list_text(const std::vector<int>& v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
+  return out + "]";
+}
+
+void read_basics(const HfJson& c, ModelSpec& m) {
+  m.num_layers = c.require_int("num_hidden_layers");
+  m.hidden = c.require_int("hidden_size");
+  m.vocab = c.require_int("vocab_size");
+  m.heads = c.require_int("num_attention_heads");
+  m.tie_embeddings = c.get_bool("tie_word_embeddings", false);
+}
+
+// MHA/GQA projections: kv heads default to the heads, head_dim to hidden / heads.
+void read_gqa(const HfJson& c, ModelSpec& m) {
+  m.kv_heads = c.get_int("num_key_value_heads", m.heads, 1);
+  if (m.heads % m.kv_heads != 0)
+    c.fail("num_key_value_heads", "num_attention_heads (" + std::to_string(m.heads) + ") is not a multiple of " +
+                                      std::to_string(m.kv_heads));
+  m.head_dim = c.get_int("head_dim", m.hidden / m.heads, 1);
+  m.attention = m.kv_heads == m.heads ? AttentionKind::kMha : AttentionKind::kGqa;
+}
+
+// local[i]: layer i uses the window. Representable: all local, or full exactly on every Nth.
+LocalAttention window_from_flags(const HfJson& c, std::string_view key, const std::vector<bool>& local, int size,
+                                 WindowKind kind) {
+  LocalAttention w{size, kind, 0};
+  const auto first_full = std::find(local.begin(), local.end(), false);
+  if (first_full == local.end()) return w;
+  if (std::none_of(local.begin(), local.end(), [](bool b) { return b; })) return LocalAttention{};
+  w.full_every = static_cast<int>(first_full - local.begin()) + 1;
+  for (std::size_t i = 0; i < local.size(); ++i)
+    if (local[i] != ((static_cast<int>(i) + 1) % w.full_every != 0))
+      c.fail(key, "local/full attention pattern is not 'full on every Nth layer'; unsupported");
+  return w;
+}
+
+void reject_qwen_sliding(const HfJson& c) {
+  if (c.get_bool("use_sliding_window", false))
+    c.fail("use_sliding_window", "true is not supported (sliding window above max_window_layers)");
+}
+
+ModelSpec map_deepseek(const HfJson& c) {
+  ModelSpec m;
+  read_basics(c, m);
+  m.attention = AttentionKind::kMla;
+  m.mla.q_lora_rank = c.get_int("q_lora_rank", 0);
+  m.mla.kv_lora_rank = c.require_int("kv_lora_rank");
+  m.mla.qk_nope_head_dim = c.require_int("qk_nope_head_dim");
+  m.mla.qk_rope_head_dim = c.require_int("qk_rope_head_dim", 0);
+  m.mla.v_head_dim = c.require_int("v_head_dim");
+  m.dense_intermediate = c.require_int("intermediate_size");
+  m.mtp_layers = c.get_int("num_nextn_predict_layers", 0);
+  if (!c.has("n_routed_experts")) return m;  // dense
+  m.routed_experts = c.require_int("n_routed_experts");
+  m.shared_experts = c.get_int("n_shared_experts", 0);
+  m.top_k = c.require_int("num_experts_per_tok");
+  m.moe_intermediate = c.require_int("moe_intermediate_size");
+  // DeepSeek: MoE where i >= first_k_dense_replace and i % moe_layer_freq == 0; the first such
+  // layer is first_k rounded up to a multiple of the frequency.
+  const int freq = c.get_int("moe_layer_freq", 1, 1);
+  const int first_k = c.get_int("first_k_dense_replace", 0);
+  m.moe_every = freq;
+  m.first_k_dense = std::min(m.num_layers, (first_k + freq - 1) / freq * freq);
+  const std::string scoring = c.get_string("scoring_func", "softmax");
+  if (scoring != "softmax" && scoring != "sigmoid")
+    c.fail("scoring_func", "unknown router scoring '" + scoring + "' (valid: softmax, sigmoid)");
+  m.scoring = scoring == "sigmoid" ? RouterScoring::kSigmoid : RouterScoring::kSoftmax;
+  m.expert_groups = c.get_int("n_group", 1, 1);
+  m.top_groups = c.get_int("topk_group", m.expert_groups, 1);
+  if (m.routed_experts % m.expert_groups != 0 || m.top_groups > m.expert_groups)
+    c.fail("n_group", "n_group " + std::to_string(m.expert_groups) + " / topk_group " + std::to_string(m.top_groups) +
+                          " do not partition " + std::to_string(m.routed_experts) + " experts");
+  return m;
+}
+
+ModelSpec map_mixtral(const HfJson& c) {
+  ModelSpec m;
+  read_basics(c, m);
+  read_gqa(c, m);
+  m.routed_experts = c.require_int("num_local_experts");
+  m.top_k = c.require_int("num_experts_per_tok");
+  m.moe_intermediate = c.require_int("intermediate_size");
+  if (c.has("sliding_window")) m.window = {c.get_int("sliding_window", 0, 1), WindowKind::kSliding, 0};
+  return m;
+}
+
+// Qwen2-MoE / Qwen3-MoE: MoE where i is not in mlp_only_layers and (i + 1) % step == 0.
+ModelSpec map_qwen_moe(const HfJson& c) {
+  ModelSpec m;
+  read_basics(c, m);
+  read_gqa(c, m);
+  reject_qwen_sliding(c);
+  m.dense_intermediate = c.get_int("intermediate_size", 0);
+  m.routed_experts = c.require_int("num_experts");
+  m.top_k = c.require_int("num_experts_per_tok");
+  m.moe_intermediate = c.require_int("moe_intermediate_size");
+  const int step = c.get_int("decoder_sparse_step", 1, 1);
+  std::vector<int> dense = c.get_int_list("mlp_only_layers");
+  std::sort(dense.begin(), dense.end());
+  for (std::size_t i = 0; i < dense.size(); ++i)
+    if (dense[i] != static_cast<int>(i))
+      c.fail("mlp_only_layers", list_text(dense) + " is not a leading run of layers; unsupported");
+  int first = static_cast<int>(dense.size());
+  while ((first + 1) % step != 0) ++first;
+  m.first_k_dense = std::min(first, m.num_layers);
+  m.moe_every = step;
+  if (const int shared = c.get_int("shared_expert_intermediate_size", 0); shared > 0) {
+    if (shared % m.moe_intermediate != 0)
+      c.fail("shared_expert_intermediate_size", std::to_string(shared) + " is not a multiple of moe_intermediate_size " +
+                                                    std::to_string(m.moe_intermediate));
+    m.shared_experts = shared / m.moe_intermediate;
+  }
+  return m;
+}
+
+ModelSpec map_olmoe(const HfJson& c) {
+  ModelSpec m;
+  read_basics(c, m);
+  read_gqa(c, m);
+  m.routed_experts = c.require_int("num_experts");
+  m.top_k = c.require_int("num_experts_per_tok");
+  m.moe_intermediate = c.require_int("intermediate_size");
+  return m;
+}
+
+ModelSpec map_gpt_oss(const HfJson& c) {
+  ModelSpec m;
+  read_basics(c, m);
+  read_gqa(c, m);
+  m.attention_sinks = true;
+  m.routed_experts = c.require_int("num_local_experts");
+  m.top_k = c.has("num_experts_per_tok") ? c.require_int("num_experts_per_tok") : c.require_int("experts_per_token");
+  m.moe_intermediate = c.require_int("intermediate_size");
+  if (!c.has("sliding_window")) return m;
+  std::vector<bool> local(static_cast<std::size_t>(m.num_layers), true);
+  const auto types = c.get_string_list("layer_types");
+  if (!types.empty()) {
+    if (types.size() != local.size()) c.fail("layer_types", "expected one entry per layer (" + std::to_string(m.num_layers) + ")");
+    for (std::size_t i = 0; i < types.size(); ++i) local[i] = types[i] == "sliding_attention";
+  } else {
+    for (std::size_t i = 0; i < local.size(); ++i) local[i] = i % 2 == 0;  // GptOssConfig's default
+  }
+  m.window = window_from_flags(c, "layer_types", local, c.get_int("sliding_window", 0, 1), WindowKind::kSliding);
+  return m;
+}
+
+ModelSpec map_llama4(const HfJson& c) {
+  ModelSpec m;
+  read_basics(c, m);
+  read_gqa(c, m);
+  m.routed_experts = c.require_int("num_local_experts");
+  m.shared_experts = 1;
+  m.top_k = c.require_int("num_experts_per_tok");
+  m.moe_intermediate = c.require_int("intermediate_size");
+  m.dense_intermediate = c.get_int("intermediate_size_mlp", 0);
+  m.scoring = RouterScoring::kSigmoid;
+  const int step = c.get_int("interleave_moe_layer_step", 1, 1);
+  std::vector<int> moe = c.get_int_list("moe_layers");
+  if (moe.empty())
+    for (int i = step - 1; i < m.num_layers; i += step) moe.push_back(i);
+  const int every = moe.size() > 1 ? moe[1] - moe[0] : step;
+  for (std::size_t i = 0; i < moe.size(); ++i)
+    if (every < 1 || moe[i] != moe[0] + static_cast<int>(i) * every || (i + 1 == moe.size() && moe[i] + every < m.num_layers))
+      c.fail("moe_layers", list_text(moe) + " is not every Nth layer to the end; unsupported");
+  m.first_k_dense = moe.empty() ? m.num_layers : moe[0];
+  m.moe_every = every;
+  if (!c.has("attention_chunk_size")) return m;
+  std::vector<bool> local(static_cast<std::size_t>(m.num_layers));
+  const auto types = c.get_string_list("layer_types");
+  const auto rope = c.get_int_list("no_rope_layers");  // 1: RoPE (chunked) layer, 0: NoPE (full)
+  const int interval = c.get_int("no_rope_layer_interval", 4, 1);
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    if (!types.empty()) local[i] = i < types.size() && types[i] == "chunked_attention";
+    else if (!rope.empty()) local[i] = i < rope.size() && rope[i] != 0;
+    else local[i] = (static_cast<int>(i) + 1) % interval != 0;
+  }
+  m.window = window_from_flags(c, types.empty() ? "no_rope_layers" : "layer_types", local,
+                               c.get_int("attention_chunk_size", 0, 1), WindowKind::kChunked);
+  return m;
+}
+
+ModelSpec map_dense(const HfJson& c) {
+  ModelSpec m;
+  read_basics(c, m);
+  read_gqa(c, m);
+  reject_qwen_sliding(c);
+  m.dense_intermediate = c.require_int("intermediate_size");
+  return m;
+}
+
+constexpr HfArchitecture kArchitectures[] = {
+    {"DeepseekV3ForCausalLM", &map_deepseek},
+    {"DeepseekV2ForCausalLM", &map_deepseek},
+    {"MixtralForCausalLM", &map_mixtral},
+    {"Qwen3MoeForCausalLM", &map_qwen_moe},
+    {"Qwen2MoeForCausalLM", &map_qwen_moe},
+    {"OlmoeForCausalLM", &map_olmoe},
+    {"GptOssForCausalLM", &map_gpt_oss},
+    {"Llama4ForConditionalGeneration", &map_llama4, true},
+    {"LlamaForCausalLM", &map_dense},
+    {"Qwen2ForCausalLM", &map_dense},
+    {"Qwen3ForCausalLM", &map_dense},
+};
+
+}  // namespace
+
+std::span<const HfArchitecture> hf_architecture_table() { return kArchitectures; }
+
+}  // namespace moesim::models

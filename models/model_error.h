@@ -1,0 +1,17 @@
+// ModelError: the one exception type of the models/ input boundary (model YAML, Hugging Face
+// config.json). what() is one line naming where and what, e.g.
+//   "my-model.yaml:7:3: moe.top_kk: unknown key 'top_kk'; did you mean 'top_k'?"
+//   "config.json:12:5: JSON syntax error: ..."
+//   "config.json: architectures: unknown architecture 'FooForCausalLM' (valid: ...)"
+#pragma once
+
+#include <stdexcept>
+
+namespace moesim::models {
+
+class ModelError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace moesim::models

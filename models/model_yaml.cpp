@@ -1,0 +1,150 @@
+#include "models/model_yaml.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "models/yaml_fields.h"
+
+namespace moesim::models {
+namespace {
+
+DType read_dtype(const YamlMap& map, std::string_view key, DType fallback) {
+  const auto f = map.get(key);
+  if (!f) return fallback;
+  return *parse_dtype(as_choice(*f, "dtype", {"fp4", "fp8", "int8", "bf16", "fp16", "fp32"}));
+}
+
+int read_int(const YamlMap& map, std::string_view key, int min, int fallback, int max = INT_MAX) {
+  const auto f = map.get(key);
+  return f ? as_int(*f, min, max) : fallback;
+}
+
+void reject_keys(const YamlMap& map, std::initializer_list<std::string_view> keys, std::string_view why) {
+  for (std::string_view key : keys)
+    if (const auto f = map.get(key)) f->fail(std::string(why));
+}
+
+void read_window(const YamlMap& attention, ModelSpec& m) {
+  if (!attention.has("window")) return;
+  const YamlMap w = attention.map("window", {"size", "kind", "full_every"});
+  m.window.size = as_int(w.require("size"), 1);
+  if (const auto kind = w.get("kind"))
+    m.window.kind = as_choice(*kind, "window kind", {"sliding", "chunked"}) == "chunked" ? WindowKind::kChunked
+                                                                                        : WindowKind::kSliding;
+  m.window.full_every = read_int(w, "full_every", 0, 0);
+}
+
+void read_attention(const YamlMap& top, ModelSpec& m) {
+  const YamlMap a = top.map("attention",
+                            {"kind", "heads", "kv_heads", "head_dim", "q_lora_rank", "kv_lora_rank",
+                             "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "window", "sinks"},
+                            true);
+  const std::string kind = as_choice(a.require("kind"), "attention kind", {"mha", "gqa", "mla"});
+  m.heads = as_int(a.require("heads"), 1);
+  if (kind == "mla") {
+    reject_keys(a, {"kv_heads", "head_dim"}, "only for mha/gqa attention (mla uses the lora and head dims)");
+    m.attention = AttentionKind::kMla;
+    m.mla.q_lora_rank = read_int(a, "q_lora_rank", 0, 0);
+    m.mla.kv_lora_rank = as_int(a.require("kv_lora_rank"), 1);
+    m.mla.qk_nope_head_dim = as_int(a.require("qk_nope_head_dim"), 1);
+    m.mla.qk_rope_head_dim = as_int(a.require("qk_rope_head_dim"), 0);
+    m.mla.v_head_dim = as_int(a.require("v_head_dim"), 1);
+  } else {
+    reject_keys(a, {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"},
+                "only for mla attention");
+    m.attention = kind == "mha" ? AttentionKind::kMha : AttentionKind::kGqa;
+    m.head_dim = as_int(a.require("head_dim"), 1);
+    if (kind == "mha") {
+      m.kv_heads = m.heads;
+      if (const auto f = a.get("kv_heads"); f && as_int(*f, 1) != m.heads)
+        f->fail("mha attention has one KV head per head (" + std::to_string(m.heads) + "); use kind: gqa");
+    } else {
+      const YamlField f = a.require("kv_heads");
+      m.kv_heads = as_int(f, 1, m.heads);
+      if (m.heads % m.kv_heads != 0)
+        f.fail("heads (" + std::to_string(m.heads) + ") must be a multiple of kv_heads (" +
+               std::to_string(m.kv_heads) + ")");
+    }
+  }
+  read_window(a, m);
+  if (const auto f = a.get("sinks")) m.attention_sinks = as_bool(*f);
+}
+
+void read_moe(const YamlMap& top, ModelSpec& m) {
+  if (!top.has("moe")) return;
+  const YamlMap e = top.map("moe", {"routed_experts", "shared_experts", "top_k", "intermediate", "first_k_dense",
+                                    "every", "scoring", "groups", "top_groups"});
+  m.routed_experts = as_int(e.require("routed_experts"), 1);
+  m.shared_experts = read_int(e, "shared_experts", 0, 0);
+  m.top_k = as_int(e.require("top_k"), 1, m.routed_experts);
+  m.moe_intermediate = as_int(e.require("intermediate"), 1);
+  m.first_k_dense = read_int(e, "first_k_dense", 0, 0, m.num_layers);
+  m.moe_every = read_int(e, "every", 1, 1);
+  if (const auto f = e.get("scoring"))
+    m.scoring = as_choice(*f, "router scoring", {"softmax", "sigmoid"}) == "sigmoid" ? RouterScoring::kSigmoid
+                                                                                      : RouterScoring::kSoftmax;
+  if (const auto f = e.get("groups")) {
+    m.expert_groups = as_int(*f, 1, m.routed_experts);
+    if (m.routed_experts % m.expert_groups != 0)
+      f->fail("routed_experts (" + std::to_string(m.routed_experts) + ") must be a multiple of groups (" +
+              std::to_string(m.expert_groups) + ")");
+  }
+  m.top_groups = read_int(e, "top_groups", 1, m.expert_groups, m.expert_groups);
+  const int reachable = m.top_groups * (m.routed_experts / m.expert_groups);
+  if (m.top_k > reachable)
+    e.require("top_k").fail("top_k (" + std::to_string(m.top_k) + ") exceeds the " + std::to_string(reachable) +
+                            " experts of the top " + std::to_string(m.top_groups) + " groups");
+}
+
+void read_dtypes(const YamlMap& top, ModelSpec& m) {
+  const YamlMap d = top.map("dtypes", {"weights", "experts", "kv_cache", "dispatch", "combine", "activations"});
+  m.weight_dtype = read_dtype(d, "weights", m.weight_dtype);
+  if (d.has("experts")) m.expert_weight_dtype = read_dtype(d, "experts", m.weight_dtype);
+  m.kv_dtype = read_dtype(d, "kv_cache", m.kv_dtype);
+  m.dispatch_dtype = read_dtype(d, "dispatch", m.dispatch_dtype);
+  m.combine_dtype = read_dtype(d, "combine", m.combine_dtype);
+  m.activation_dtype = read_dtype(d, "activations", m.activation_dtype);
+}
+
+ModelSpec read_model(const YamlField& doc) {
+  const YamlMap top(doc, {"name", "description", "source", "layers", "hidden", "vocab", "tie_embeddings",
+                          "mtp_layers", "attention", "mlp", "moe", "dtypes"});
+  ModelSpec m;
+  m.name = as_string(top.require("name"));
+  if (const auto f = top.get("description")) m.description = as_string(*f);
+  m.source = top.has("source") ? as_string(*top.get("source")) : doc.source;
+  m.num_layers = as_int(top.require("layers"), 1);
+  m.hidden = as_int(top.require("hidden"), 1);
+  m.vocab = as_int(top.require("vocab"), 1);
+  if (const auto f = top.get("tie_embeddings")) m.tie_embeddings = as_bool(*f);
+  m.mtp_layers = read_int(top, "mtp_layers", 0, 0);
+  read_attention(top, m);
+  read_moe(top, m);
+  const YamlMap mlp = top.map("mlp", {"intermediate"});
+  if (const auto f = mlp.get("intermediate")) m.dense_intermediate = as_int(*f, 1);
+  else if (m.num_dense_layers() > 0)
+    mlp.fail("missing required key 'intermediate' (" + std::to_string(m.num_dense_layers()) + " of the " +
+             std::to_string(m.num_layers) + " layers have a dense MLP)");
+  read_dtypes(top, m);
+  return m;
+}
+
+}  // namespace
+
+ModelSpec load_model_yaml(std::string_view text, std::string_view source_name) {
+  try {
+    return read_model(parse_yaml_document(text, std::string(source_name)));
+  } catch (const YamlFieldError& e) {
+    throw ModelError(e.what());
+  }
+}
+
+ModelSpec load_model_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ModelError(path.string() + ": cannot open model file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_model_yaml(text.str(), path.string());
+}
+
+}  // namespace moesim::models

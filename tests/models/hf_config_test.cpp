@@ -1,0 +1,186 @@
+// Hugging Face config.json import: each checked-in fixture (real field names and values of the
+// public config) reproduces the matching preset, and errors name the key or the JSON position.
+#include "models/hf_config.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "models/layer_ops.h"
+#include "model_test_support.h"
+
+namespace moesim::models {
+namespace {
+
+using test::data_path;
+using test::preset;
+
+ModelSpec import(const std::string& fixture) { return load_hf_config(data_path(fixture + ".config.json")); }
+
+std::string error_of(const std::string& json) {
+  try {
+    load_hf_config_text(json, "config.json");
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// Every architectural field, dtypes included (name, description and source differ by design).
+void expect_same_architecture(const ModelSpec& a, const ModelSpec& b) {
+  EXPECT_EQ(a.num_layers, b.num_layers);
+  EXPECT_EQ(a.hidden, b.hidden);
+  EXPECT_EQ(a.vocab, b.vocab);
+  EXPECT_EQ(a.tie_embeddings, b.tie_embeddings);
+  EXPECT_EQ(a.mtp_layers, b.mtp_layers);
+  EXPECT_EQ(a.attention, b.attention);
+  EXPECT_EQ(a.heads, b.heads);
+  EXPECT_EQ(a.kv_heads, b.kv_heads);
+  EXPECT_EQ(a.head_dim, b.head_dim);
+  if (a.attention == AttentionKind::kMla) {
+    EXPECT_EQ(a.mla.q_lora_rank, b.mla.q_lora_rank);
+    EXPECT_EQ(a.mla.kv_lora_rank, b.mla.kv_lora_rank);
+    EXPECT_EQ(a.mla.qk_nope_head_dim, b.mla.qk_nope_head_dim);
+    EXPECT_EQ(a.mla.qk_rope_head_dim, b.mla.qk_rope_head_dim);
+    EXPECT_EQ(a.mla.v_head_dim, b.mla.v_head_dim);
+  }
+  EXPECT_EQ(a.window.size, b.window.size);
+  EXPECT_EQ(a.window.kind, b.window.kind);
+  EXPECT_EQ(a.window.full_every, b.window.full_every);
+  EXPECT_EQ(a.attention_sinks, b.attention_sinks);
+  EXPECT_EQ(a.first_k_dense, b.first_k_dense);
+  EXPECT_EQ(a.moe_every, b.moe_every);
+  EXPECT_EQ(a.dense_intermediate, b.dense_intermediate);
+  EXPECT_EQ(a.moe_intermediate, b.moe_intermediate);
+  EXPECT_EQ(a.routed_experts, b.routed_experts);
+  EXPECT_EQ(a.shared_experts, b.shared_experts);
+  EXPECT_EQ(a.top_k, b.top_k);
+  EXPECT_EQ(a.scoring, b.scoring);
+  EXPECT_EQ(a.expert_groups, b.expert_groups);
+  EXPECT_EQ(a.top_groups, b.top_groups);
+  EXPECT_EQ(a.weight_dtype, b.weight_dtype);
+  EXPECT_EQ(a.expert_dtype(), b.expert_dtype());
+  EXPECT_EQ(a.kv_dtype, b.kv_dtype);
+  EXPECT_EQ(a.dispatch_dtype, b.dispatch_dtype);
+  EXPECT_EQ(a.combine_dtype, b.combine_dtype);
+}
+
+TEST(HfConfig, EveryPublishedPresetIsReproducedFromItsConfig) {
+  for (const char* name : {"deepseek-v3", "kimi-k2", "qwen3-235b-a22b", "qwen3-30b-a3b", "mixtral-8x7b",
+                           "mixtral-8x22b", "gpt-oss-120b", "llama-4-maverick"}) {
+    SCOPED_TRACE(name);
+    const ModelSpec imported = import(name);
+    expect_same_architecture(imported, preset(name));
+    EXPECT_EQ(imported.source, data_path(std::string(name) + ".config.json"));
+  }
+}
+
+TEST(HfConfig, NameComesFromNameOrPath) {
+  EXPECT_EQ(import("deepseek-v3").name, "DeepSeek-V3");
+  EXPECT_EQ(import("mixtral-8x7b").name, "mixtral");  // no _name_or_path: the model_type
+}
+
+// DeepSeek-V2-Lite: no q LoRA (q_lora_rank null), 2 shared experts, softmax router; the V2 paper
+// gives 15.7 B total and 2.4 B activated parameters.
+TEST(HfConfig, DeepSeekV2Lite) {
+  const ModelSpec m = import("deepseek-v2-lite");
+  EXPECT_EQ(m.attention, AttentionKind::kMla);
+  EXPECT_EQ(m.mla.q_lora_rank, 0);
+  EXPECT_EQ(m.heads, 16);
+  EXPECT_EQ(m.routed_experts, 64);
+  EXPECT_EQ(m.shared_experts, 2);
+  EXPECT_EQ(m.top_k, 6);
+  EXPECT_EQ(m.first_k_dense, 1);
+  EXPECT_EQ(m.scoring, RouterScoring::kSoftmax);
+  EXPECT_EQ(m.weight_dtype, DType::kBf16);  // no quantization_config
+  EXPECT_EQ(m.dispatch_dtype, DType::kBf16);
+  const ParameterCount p = count_parameters(m);
+  EXPECT_NEAR(static_cast<double>(p.total()) / 15.7e9, 1.0, 0.01);
+  EXPECT_NEAR(static_cast<double>(p.activated) / 2.4e9, 1.0, 0.03);  // "2.4B": two significant figures
+}
+
+// Qwen1.5-MoE-A2.7B (Qwen2MoeForCausalLM): one shared expert 4× the routed width counts as 4;
+// Qwen reports 14.3 B total and 2.7 B activated (embedding table included).
+TEST(HfConfig, Qwen2MoeSharedExpertWidth) {
+  const ModelSpec m = import("qwen1.5-moe-a2.7b");
+  EXPECT_EQ(m.attention, AttentionKind::kMha);
+  EXPECT_EQ(m.routed_experts, 60);
+  EXPECT_EQ(m.top_k, 4);
+  EXPECT_EQ(m.shared_experts, 5632 / 1408);
+  EXPECT_EQ(m.window.size, 0);  // sliding_window is set but use_sliding_window is false
+  const ParameterCount p = count_parameters(m);
+  EXPECT_NEAR(static_cast<double>(p.total()) / 14.3e9, 1.0, 0.01);
+  EXPECT_NEAR((static_cast<double>(p.activated) + 1.0 * m.vocab * m.hidden) / 2.7e9, 1.0, 0.01);
+}
+
+// OLMoE-1B-7B: MHA (16 KV heads), 64 experts top-8, every layer MoE; 6.9 B total (OLMoE paper).
+TEST(HfConfig, Olmoe) {
+  const ModelSpec m = import("olmoe-1b-7b");
+  EXPECT_EQ(m.attention, AttentionKind::kMha);
+  EXPECT_EQ(m.kv_heads, 16);
+  EXPECT_EQ(m.head_dim, 128);
+  EXPECT_EQ(m.routed_experts, 64);
+  EXPECT_EQ(m.top_k, 8);
+  EXPECT_EQ(m.moe_intermediate, 1024);
+  EXPECT_EQ(m.num_dense_layers(), 0);
+  EXPECT_NEAR(static_cast<double>(count_parameters(m).total()) / 6.9e9, 1.0, 0.01);
+}
+
+// Dense models: Llama-3.1-8B (8.03 B), Qwen2-7B (7.62 B), Qwen3-8B (8.2 B) per their model cards.
+TEST(HfConfig, DenseModels) {
+  for (auto [name, total] : {std::pair<const char*, double>{"llama-3.1-8b", 8.03e9}, {"qwen2-7b", 7.62e9},
+                             {"qwen3-8b", 8.2e9}}) {
+    SCOPED_TRACE(name);
+    const ModelSpec m = import(name);
+    EXPECT_EQ(m.routed_experts, 0);
+    EXPECT_EQ(m.num_moe_layers(), 0);
+    EXPECT_EQ(m.attention, AttentionKind::kGqa);
+    EXPECT_EQ(m.head_dim, 128);
+    EXPECT_NEAR(static_cast<double>(count_parameters(m).total()) / total, 1.0, 0.01);
+  }
+}
+
+TEST(HfConfig, TiedEmbeddingsAndDefaults) {
+  const ModelSpec m = load_hf_config_text(
+      R"({"architectures": ["Qwen3ForCausalLM"], "hidden_size": 1024, "intermediate_size": 3072,
+          "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128, "num_hidden_layers": 28,
+          "vocab_size": 151936, "tie_word_embeddings": true})",
+      "qwen3-0.6b.json");
+  EXPECT_TRUE(m.tie_embeddings);
+  EXPECT_EQ(count_parameters(m).embedding, 151936LL * 1024);
+  EXPECT_EQ(m.name, "hf-model");
+}
+
+TEST(HfConfig, JsonSyntaxErrorNamesLineAndColumn) {
+  const std::string e = error_of("{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  \"hidden_size\": 40 96\n}\n");
+  // nlohmann positions the error at the last character of the offending token ("96").
+  EXPECT_TRUE(e.starts_with("config.json:3:22: JSON syntax error: ")) << e;
+  EXPECT_NE(e.find("unexpected number literal"), std::string::npos) << e;
+}
+
+TEST(HfConfig, UnknownArchitectureListsTheSupportedOnes) {
+  EXPECT_EQ(error_of(R"({"architectures": ["MixtralForCausalLm"]})"),
+            "config.json: architectures: unknown architecture 'MixtralForCausalLm'; did you mean "
+            "'MixtralForCausalLM'? (valid: DeepseekV3ForCausalLM, DeepseekV2ForCausalLM, MixtralForCausalLM, "
+            "Qwen3MoeForCausalLM, Qwen2MoeForCausalLM, OlmoeForCausalLM, GptOssForCausalLM, "
+            "Llama4ForConditionalGeneration, LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)");
+}
+
+TEST(HfConfig, MissingAndMistypedKeys) {
+  EXPECT_EQ(error_of(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096})"),
+            "config.json: num_hidden_layers: missing required key");
+  EXPECT_EQ(error_of(R"({"architectures": ["LlamaForCausalLM"], "num_hidden_layers": "32"})"),
+            "config.json: num_hidden_layers: expected an integer, got \"32\"");
+  EXPECT_EQ(error_of(R"({"architectures": ["Llama4ForConditionalGeneration"]})"),
+            "config.json: text_config: missing required key");
+}
+
+TEST(HfConfig, UnsupportedLayerPatternsAreErrors) {
+  const std::string qwen = R"({"architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 2048, "num_hidden_layers": 8,
+      "num_attention_heads": 32, "num_key_value_heads": 4, "vocab_size": 1000, "num_experts": 8,
+      "num_experts_per_tok": 2, "moe_intermediate_size": 768, "mlp_only_layers": [5]})";
+  EXPECT_EQ(error_of(qwen), "config.json: mlp_only_layers: [5] is not a leading run of layers; unsupported");
+}
+
+}  // namespace
+}  // namespace moesim::models

@@ -1,0 +1,59 @@
+// Memory plan details added with the YAML presets: per-class weight dtypes (MXFP4 experts), tied
+// embeddings and the optional MTP module.
+#include <gtest/gtest.h>
+
+#include "models/layer_ops.h"
+#include "models/memory.h"
+#include "model_test_support.h"
+
+namespace moesim::models {
+namespace {
+
+using test::preset;
+
+MemoryOptions options(int ep, bool mtp = false) {
+  MemoryOptions o;
+  o.ep = ep;
+  o.capacity_bytes = 141.0 * (1ULL << 30);
+  o.load_mtp = mtp;
+  return o;
+}
+
+TEST(MemoryDtypes, Mxfp4ExpertsCarryOneScaleBytePer32Values) {
+  const ModelSpec m = preset("gpt-oss-120b");
+  ASSERT_EQ(m.expert_dtype(), DType::kFp4);
+  ASSERT_EQ(m.weight_dtype, DType::kBf16);
+  const MemoryPlan p = plan_rank_memory(m, options(8));
+  // OCP MXFP4: 4-bit elements plus an 8-bit shared scale per block of 32.
+  const double per_param = 0.5 + 1.0 / 32;
+  EXPECT_DOUBLE_EQ(weight_bytes_per_param(DType::kFp4), per_param);
+  EXPECT_NEAR(p.routed_expert_bytes, static_cast<double>(expert_params(m)) * (128 / 8) * 36 * per_param, 1.0);
+  // Everything else (attention, routers, embeddings) stays BF16.
+  const ParameterCount c = count_parameters(m);
+  EXPECT_NEAR(p.weight_bytes - p.routed_expert_bytes,
+              2.0 * static_cast<double>(c.attention + c.routers + c.embedding), 1.0);
+}
+
+TEST(MemoryDtypes, MtpModuleIsLoadedOnlyWhenAskedFor) {
+  const ModelSpec m = preset("deepseek-v3");
+  const MemoryPlan without = plan_rank_memory(m, options(32));
+  const MemoryPlan with = plan_rank_memory(m, options(32, true));
+  const double fp8 = weight_bytes_per_param(DType::kFp8);
+  const double expert = static_cast<double>(expert_params(m));
+  // One more MoE layer's 8 routed experts per rank, and the rest of the module replicated.
+  EXPECT_NEAR(with.routed_expert_bytes - without.routed_expert_bytes, expert * 8 * fp8, 1.0);
+  const double rest = static_cast<double>(count_parameters(m).mtp) - expert * 256;
+  EXPECT_NEAR(with.weight_bytes - without.weight_bytes, expert * 8 * fp8 + rest * fp8, 1.0);
+  EXPECT_LT(with.kv_capacity_tokens, without.kv_capacity_tokens);
+}
+
+TEST(MemoryDtypes, TiedEmbeddingsStoreOneMatrix) {
+  ModelSpec m = preset("tiny-moe");
+  const MemoryPlan untied = plan_rank_memory(m, options(4));
+  m.tie_embeddings = true;
+  const MemoryPlan tied = plan_rank_memory(m, options(4));
+  EXPECT_DOUBLE_EQ(untied.weight_bytes - tied.weight_bytes, 1.0 * m.vocab * m.hidden * bytes_per_element(m.activation_dtype));
+}
+
+}  // namespace
+}  // namespace moesim::models
