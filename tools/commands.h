@@ -25,6 +25,7 @@ struct Command {
 
 Command add_run_command(CLI::App& app);   // tools/run_command.cpp
 Command add_list_command(CLI::App& app);  // tools/list_command.cpp
+Command add_comm_command(CLI::App& app);  // tools/comm_command.cpp
 Command add_routing_command(CLI::App& app);  // tools/routing_command.cpp
 Command add_show_command(CLI::App& app);  // tools/show_command.cpp
 Command add_gemm_command(CLI::App& app);  // tools/gemm_command.cpp

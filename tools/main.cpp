@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   const std::vector<tools::Command> commands = {
       tools::add_run_command(app),
       tools::add_list_command(app),
+      tools::add_comm_command(app),
       tools::add_routing_command(app),
       tools::add_show_command(app),
       tools::add_gemm_command(app),

@@ -1,41 +1,63 @@
-// All-to-all-v cost on a cluster (analytic fidelity).
+// All-to-all-v on a cluster: algorithms `direct`, `hierarchical`, `low-latency` (registry
+// all_to_all_algorithms()) at fidelity `analytic` or `flow` (topology/fidelity.h).
 //
-// Input: a traffic matrix of bytes from source rank to destination rank and the device each rank
-// runs on. Output: the collective's duration and the per-rank volumes that bound it. The analytic
-// model takes, for every device, the bytes it sends and receives inside its scale-up domain and
-// across the scale-out network; NVLink and the NIC run concurrently, so a device needs the larger
-// of its scale-up and scale-out times, and the collective lasts as long as its slowest device,
-// plus a latency term for each fabric the traffic touches.
+//   direct        every rank sends to every rank over the shortest route (NVLink inside the
+//                 scale-up domain, NIC and fat-tree across), each token once per destination rank.
+//   hierarchical  DeepEP normal mode: a token crosses the network once per destination node, to
+//                 the rank with the sender's local index there (same rail: no spine hop), which
+//                 forwards it over NVLink to the destination ranks; both hops are pipelined.
+//   low-latency   DeepEP low-latency mode: one message per token-expert pair, straight to the
+//                 expert's rank (RDMA across domains, NVLink inside), plus a per-message term.
+// The analytic fidelity on a preset fabric uses closed-form per-device, per-leaf volumes
+// (topology/a2a_closed_form.h), equal to analytic on the routed schedule but O(ranks²) cheap.
 #pragma once
 
-#include <cstddef>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "topology/cluster.h"
+#include "topology/comm.h"
+#include "topology/traffic.h"
 
 namespace moesim::topology {
 
-class TrafficMatrix {
- public:
-  explicit TrafficMatrix(int ranks) : ranks_(ranks), bytes_(static_cast<std::size_t>(ranks) * ranks, 0.0) {}
-  int ranks() const { return ranks_; }
-  double& at(int src, int dst) { return bytes_[static_cast<std::size_t>(src) * ranks_ + dst]; }
-  double at(int src, int dst) const { return bytes_[static_cast<std::size_t>(src) * ranks_ + dst]; }
-  double total_bytes() const;
+enum class Direction { kDispatch, kCombine };
 
- private:
-  int ranks_;
-  std::vector<double> bytes_;
+struct AllToAllOptions {
+  std::string algorithm = "direct";
+  std::string fidelity = "analytic";
+  Direction direction = Direction::kDispatch;  // kCombine reverses every flow
+  double scale = 1.0;                          // multiplies every traffic entry (tokens -> bytes)
 };
 
+struct AlgorithmInfo {
+  std::string_view name;
+  std::string_view description;
+};
+std::vector<AlgorithmInfo> all_to_all_algorithms();
+
+// `rank_device[r]` is the cluster device of rank r (distinct devices). Traffic from a rank to
+// itself is free. Throws TopologyError for an unknown algorithm or fidelity, a rank count that
+// disagrees with the traffic, a device out of range, or two ranks on one device.
+CommResult all_to_all(const Cluster& cluster, const std::vector<int>& rank_device, TrafficView traffic,
+                      const AllToAllOptions& options = {});
+inline CommResult all_to_all(const Cluster& cluster, const std::vector<int>& rank_device, const TrafficMatrix& bytes,
+                             const AllToAllOptions& options = {}) {
+  return all_to_all(cluster, rank_device, TrafficView(bytes), options);
+}
+
+// The transfer schedule an algorithm produces (one pipelined stage), with `scale` applied.
+Schedule all_to_all_schedule(const Cluster& cluster, const std::vector<int>& rank_device, TrafficView traffic,
+                             const AllToAllOptions& options);
+
+// Earlier interface, kept for callers: direct algorithm, analytic fidelity.
 struct CollectiveCost {
   double duration_ns = 0;
   double max_scaleup_bytes = 0;   // largest per-device scale-up send or receive volume
   double max_scaleout_bytes = 0;  // largest per-device scale-out send or receive volume
   int bottleneck_rank = -1;
 };
-
-// `rank_device[r]` is the cluster device of rank r. Traffic from a rank to itself is free.
 CollectiveCost all_to_all_v_analytic(const Cluster& cluster, const std::vector<int>& rank_device,
                                      const TrafficMatrix& traffic);
 

@@ -1,21 +1,13 @@
 #include "topology/cluster.h"
 
+#include <queue>
 #include <string>
+
+#include "topology/fabric_builder.h"
+#include "topology/routing.h"
 
 namespace moesim::topology {
 namespace {
-
-using Vertex = Graph::vertex_descriptor;
-
-Vertex add_vertex(Graph& g, VertexKind kind, int node, int index, std::string name) {
-  return boost::add_vertex(VertexProps{kind, node, index, std::move(name)}, g);
-}
-
-// A full-duplex link is two directed edges, each with the per-direction bandwidth.
-void add_link(Graph& g, Vertex a, Vertex b, double bytes_per_s, double latency_ns) {
-  boost::add_edge(a, b, LinkProps{bytes_per_s, latency_ns}, g);
-  boost::add_edge(b, a, LinkProps{bytes_per_s, latency_ns}, g);
-}
 
 void check_config(const ClusterConfig& c) {
   if (c.nodes < 1) throw TopologyError("cluster.nodes must be at least 1");
@@ -25,50 +17,130 @@ void check_config(const ClusterConfig& c) {
   if (!(c.scaleup_efficiency > 0 && c.scaleup_efficiency <= 1) ||
       !(c.nic_efficiency > 0 && c.nic_efficiency <= 1))
     throw TopologyError("cluster link efficiencies must lie in (0, 1]");
+  if (!(c.oversubscription >= 1)) throw TopologyError("cluster.oversubscription must be at least 1");
+  if (c.spines < 1) throw TopologyError("cluster.spines must be at least 1");
+  if (c.rails < -1) throw TopologyError("cluster.rails must be 0 (top of rack) or a rail count");
+  if (c.devices_per_board < 0 || (c.devices_per_board > 0 && c.devices_per_node % c.devices_per_board != 0))
+    throw TopologyError("cluster.devices_per_board must divide devices_per_node");
+  if (!(c.nic_messages_per_s > 0)) throw TopologyError("cluster.nic_messages_per_s must be positive");
 }
 
-// hgx: per node, devices on one NVSwitch plane and one NIC per device; NIC i of every node
-// hangs off rail leaf i (rail-optimised), and the leaves connect to one spine (non-blocking).
-void build_hgx(const ClusterConfig& c, Graph& g) {
-  const int per_node = c.devices_per_node;
-  std::vector<Vertex> devices;
-  devices.reserve(static_cast<std::size_t>(c.nodes) * per_node);
-  for (int n = 0; n < c.nodes; ++n)
-    for (int i = 0; i < per_node; ++i) {
-      const int d = n * per_node + i;
-      devices.push_back(add_vertex(g, VertexKind::kDevice, n, d, "gpu" + std::to_string(d)));
-    }
-  std::vector<Vertex> leaves;
-  for (int i = 0; i < per_node; ++i)
-    leaves.push_back(add_vertex(g, VertexKind::kLeafSwitch, -1, i, "rail" + std::to_string(i)));
-  const Vertex spine = add_vertex(g, VertexKind::kSpineSwitch, -1, 0, "spine");
-  for (int n = 0; n < c.nodes; ++n) {
-    const Vertex nvs = add_vertex(g, VertexKind::kScaleUpSwitch, n, n, "nvswitch" + std::to_string(n));
-    for (int i = 0; i < per_node; ++i) {
-      const Vertex dev = devices[static_cast<std::size_t>(n) * per_node + i];
-      add_link(g, dev, nvs, c.scaleup_bytes_per_s, c.scaleup_latency_ns / 2);
-      const Vertex nic = add_vertex(g, VertexKind::kNic, n, i, "node" + std::to_string(n) + ".nic" + std::to_string(i));
-      add_link(g, dev, nic, c.nic_bytes_per_s * 2, 0);  // PCIe Gen5 x16 is not the bottleneck
-      add_link(g, nic, leaves[i], c.nic_bytes_per_s, c.nic_latency_ns / 2);
-    }
+// Zero-bandwidth links and vertices that no path reaches make a fabric unusable.
+void check_graph(const Graph& g) {
+  if (boost::num_vertices(g) == 0) throw TopologyError("topology has no vertices");
+  for (auto [it, end] = boost::edges(g); it != end; ++it)
+    if (!(g[*it].bytes_per_s > 0))
+      throw TopologyError("link " + g[boost::source(*it, g)].name + " -> " + g[boost::target(*it, g)].name +
+                          " has zero bandwidth");
+  std::vector<char> seen(boost::num_vertices(g), 0);
+  std::queue<Vertex> q;
+  q.push(0);
+  seen[0] = 1;
+  while (!q.empty()) {
+    const Vertex v = q.front();
+    q.pop();
+    auto visit = [&](Vertex w) {
+      if (!seen[w]) seen[w] = 1, q.push(w);
+    };
+    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) visit(boost::target(*e, g));
+    for (auto [e, end] = boost::in_edges(v, g); e != end; ++e) visit(boost::source(*e, g));
   }
-  for (int i = 0; i < per_node; ++i)
-    add_link(g, leaves[i], spine, c.nic_bytes_per_s * c.nodes, 0);
+  for (auto [it, end] = boost::vertices(g); it != end; ++it)
+    if (!seen[*it])
+      throw TopologyError("topology is disconnected: '" + g[*it].name + "' cannot reach '" + g[0].name + "'");
 }
 
 }  // namespace
 
-std::vector<ClusterPresetInfo> cluster_presets() {
-  return {{"hgx", "nodes of 8 GPUs on NVSwitch, one NIC per GPU, rail-optimised leaves under a spine"}};
+std::string_view to_string(VertexKind k) {
+  switch (k) {
+    case VertexKind::kDevice: return "device";
+    case VertexKind::kScaleUpSwitch: return "scaleup_switch";
+    case VertexKind::kNic: return "nic";
+    case VertexKind::kLeafSwitch: return "leaf";
+    case VertexKind::kSpineSwitch: return "spine";
+  }
+  return "?";
+}
+
+std::string_view to_string(LinkClass c) {
+  switch (c) {
+    case LinkClass::kScaleUp: return "scale-up";
+    case LinkClass::kHost: return "host";
+    case LinkClass::kScaleOut: return "scale-out";
+    case LinkClass::kFabric: return "fabric";
+  }
+  return "?";
 }
 
 Cluster::Cluster(const ClusterConfig& config) : config_(config) {
   check_config(config_);
-  if (config_.preset == "hgx") {
-    build_hgx(config_, graph_);
-  } else {
-    throw TopologyError("unknown cluster preset '" + config_.preset + "' (valid: hgx)");
+  FabricBuilder(*this).build_preset();
+  index_graph();
+}
+
+Cluster::Cluster(Graph graph, ClusterConfig config) : config_(std::move(config)), graph_(std::move(graph)) {
+  index_graph();
+}
+
+void Cluster::index_graph() {
+  check_graph(graph_);
+  // Builders number links in creation order (add_link); ids must be 0..E-1, each once.
+  links_.assign(boost::num_edges(graph_), Edge{});
+  std::vector<char> used(links_.size(), 0);
+  for (auto [it, end] = boost::edges(graph_); it != end; ++it) {
+    const int id = graph_[*it].id;
+    if (id < 0 || id >= static_cast<int>(links_.size()) || used[static_cast<std::size_t>(id)])
+      throw TopologyError("internal: link ids are not 0..E-1");
+    used[static_cast<std::size_t>(id)] = 1;
+    links_[static_cast<std::size_t>(id)] = *it;
   }
+  device_vertex_.clear();
+  device_node_.clear();
+  for (auto [it, end] = boost::vertices(graph_); it != end; ++it)
+    if (graph_[*it].kind == VertexKind::kDevice) {
+      device_vertex_.push_back(*it);
+      device_node_.push_back(graph_[*it].node);
+      graph_[*it].index = static_cast<int>(device_vertex_.size()) - 1;
+    }
+  if (device_vertex_.empty()) throw TopologyError("topology has no devices");
+  num_nodes_ = 0;
+  std::vector<int> count;
+  device_local_.assign(device_node_.size(), 0);
+  for (std::size_t d = 0; d < device_node_.size(); ++d) {
+    const int n = device_node_[d];
+    if (n < 0) throw TopologyError("device '" + graph_[device_vertex_[d]].name + "' has no node");
+    if (n >= static_cast<int>(count.size())) count.resize(static_cast<std::size_t>(n) + 1, 0);
+    device_local_[d] = count[static_cast<std::size_t>(n)]++;
+    num_nodes_ = std::max(num_nodes_, n + 1);
+  }
+  routes_ = std::make_shared<RouteCache>(num_devices());
+}
+
+const Route& Cluster::route(int src_device, int dst_device) const { return routes_->route(*this, src_device, dst_device); }
+
+const std::vector<Route>& Cluster::routes_from(int src_device) const { return routes_->routes_from(*this, src_device); }
+
+int Cluster::device_at(int node, int local) const {
+  if (regular()) {
+    const int per = config_.devices_per_node;
+    if (node < 0 || node >= num_nodes_ || local < 0 || local >= per) return -1;
+    return node * per + local;
+  }
+  for (int d = 0; d < num_devices(); ++d)
+    if (node_of(d) == node && local_index(d) == local) return d;
+  return -1;
+}
+
+double Cluster::link_capacity(int id) const {
+  const LinkProps& p = link_props(id);
+  return p.bytes_per_s * p.efficiency;
+}
+
+std::string Cluster::link_name(int id) const {
+  const Edge e = link(id);
+  return graph_[boost::source(e, graph_)].name + " -> " + graph_[boost::target(e, graph_)].name + " (" +
+         std::string(to_string(graph_[e].cls)) + ")";
 }
 
 double Cluster::effective_scaleup_bytes_per_s() const {

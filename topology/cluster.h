@@ -1,12 +1,17 @@
 // Cluster: the devices of a deployment and the fabric between them, as a Boost.Graph graph.
 //
-// Vertices are devices (GPUs/NPUs), scale-up switches (NVSwitch), NICs and scale-out switches;
-// edges are links with a per-direction bandwidth and a latency. Devices are numbered 0..N-1 in
-// node-major order (device d sits on node d / devices_per_node at local index
-// d % devices_per_node). Presets: `hgx` (8 devices per node on NVSwitch, one NIC per device,
-// rail-optimised leaves under a spine).
+// Vertices are devices (GPUs/NPUs), scale-up switches (NVSwitch, UB), NICs and scale-out switches
+// (leaves, spines); edges are directed links with a per-direction line rate, an efficiency (the
+// fraction of line rate collectives achieve) and a latency. A full-duplex cable is two edges.
+//
+// A "node" is one scale-up domain: an HGX server, an NVL72 rack, a CloudMatrix384 supernode.
+// Devices are numbered 0..N-1 in node-major order (device d sits on node d / devices_per_node at
+// local index d % devices_per_node). Presets (cluster_presets(), docs/topology.md has the sources):
+// `hgx`, `nvl72`, `cloudmatrix384`, `generic`; custom fabrics come from topology_yaml.h.
+// Every link has an id (0..num_links()-1), the index used by per-link loads.
 #pragma once
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -22,17 +27,26 @@ class TopologyError : public std::runtime_error {
 };
 
 // Bandwidths are per direction, in bytes per second, at line rate; the efficiencies turn line
-// rate into what collectives achieve (see docs/topology.md for the sources of the defaults).
+// rate into what collectives achieve. The defaults are the hgx/H800 calibration of
+// docs/topology.md (fitted to DeepEP's published normal-mode table); cluster_preset_defaults()
+// gives each preset's own values.
 struct ClusterConfig {
   std::string preset = "hgx";
-  int nodes = 1;
-  int devices_per_node = 8;
+  int nodes = 1;                        // scale-up domains
+  int devices_per_node = 8;             // devices per scale-up domain
   double scaleup_bytes_per_s = 200e9;   // NVLink per device per direction (H800: 400 GB/s bidir)
   double nic_bytes_per_s = 50e9;        // one 400 Gb/s NIC per device
-  double scaleup_efficiency = 0.78;     // DeepEP intranode EP8 on H800: 153-158 GB/s of 200 GB/s
-  double nic_efficiency = 0.97;         // ConnectX-7 NDR reaches 48-49 GB/s of 50 GB/s (nccl-tests #267)
+  double scaleup_efficiency = 0.68;     // fitted: DeepEP intranode EP8 (docs/topology.md)
+  double nic_efficiency = 0.88;         // fitted: DeepEP internode EP32/EP64 (docs/topology.md)
   double scaleup_latency_ns = 2'000;    // one scale-up collective phase (kernel launch + sync)
   double nic_latency_ns = 5'000;        // one RDMA collective phase
+  // Added with issue 4; the defaults keep older scenarios unchanged.
+  int rails = -1;                  // scale-out leaves: -1 preset default, 0 one leaf per node
+                                   // (top of rack), R > 0 rail-optimised (NIC i on leaf i % R)
+  int spines = 4;                  // spine switches (ECMP spreads cross-leaf traffic over them)
+  double oversubscription = 1.0;   // leaf down-port capacity / leaf up-port capacity (>= 1)
+  double nic_messages_per_s = 330e6;  // NIC message rate (per-message term of low-latency mode)
+  int devices_per_board = 0;       // cloudmatrix384: NPUs per board under one L1 UB switch (0: none)
 };
 
 struct ClusterPresetInfo {
@@ -41,44 +55,104 @@ struct ClusterPresetInfo {
 };
 // The presets Cluster can build (a registry: name and one-line description).
 std::vector<ClusterPresetInfo> cluster_presets();
+// A preset's own defaults (sizes, bandwidths, efficiencies, latencies) with nodes = 1; throws
+// TopologyError for an unknown name. Start from these, then apply the user's keys.
+ClusterConfig cluster_preset_defaults(std::string_view preset);
 
 enum class VertexKind { kDevice, kScaleUpSwitch, kNic, kLeafSwitch, kSpineSwitch };
+// Which fabric a link belongs to; routes between devices of one scale-up domain use kScaleUp
+// links only, other routes use the rest.
+enum class LinkClass { kScaleUp, kHost, kScaleOut, kFabric };
+std::string_view to_string(VertexKind k);
+std::string_view to_string(LinkClass c);
 
 struct VertexProps {
   VertexKind kind = VertexKind::kDevice;
-  int node = -1;   // owning node, -1 for shared switches
+  int node = -1;   // owning node (scale-up domain), -1 for shared switches
   int index = -1;  // device id, NIC rail, switch index
   std::string name;
 };
 
 struct LinkProps {
-  double bytes_per_s = 0;
+  double bytes_per_s = 0;   // line rate, per direction
   double latency_ns = 0;
+  double efficiency = 1.0;  // achievable fraction of line rate
+  LinkClass cls = LinkClass::kScaleUp;
+  int id = -1;
 };
 
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, VertexProps, LinkProps>;
+using Vertex = Graph::vertex_descriptor;
+using Edge = Graph::edge_descriptor;
+
+// The links that bound a device's traffic on a preset fabric (ids, -1 when absent). The
+// analytic all-to-all uses them instead of routing every pair.
+struct DeviceLinks {
+  int scaleup_out = -1, scaleup_in = -1;  // device -> scale-up switch and back
+  int host_out = -1, host_in = -1;        // device -> NIC and back
+  int nic_out = -1, nic_in = -1;          // NIC -> leaf and back
+  int leaf = -1;                          // index into Cluster::leaves()
+};
+struct LeafLinks {
+  std::vector<int> up, down;  // leaf -> spine and spine -> leaf link ids
+};
+
+struct Route;       // topology/routing.h
+struct RouteCache;  // topology/routing.h
 
 class Cluster {
  public:
   // Builds the preset named in `config`; throws TopologyError for an unknown preset or bad sizes.
   explicit Cluster(const ClusterConfig& config);
+  // A custom fabric (topology_yaml.h): every vertex and link given; devices are the kDevice
+  // vertices, in vertex order, and their `node` is the scale-up domain. Validates the graph.
+  Cluster(Graph graph, ClusterConfig config);
 
   const ClusterConfig& config() const { return config_; }
   const Graph& graph() const { return graph_; }
 
-  int num_devices() const { return config_.nodes * config_.devices_per_node; }
-  int num_nodes() const { return config_.nodes; }
-  int node_of(int device) const { return device / config_.devices_per_node; }
-  int local_index(int device) const { return device % config_.devices_per_node; }
+  int num_devices() const { return static_cast<int>(device_vertex_.size()); }
+  int num_nodes() const { return num_nodes_; }
+  int node_of(int device) const { return device_node_[static_cast<std::size_t>(device)]; }
+  int local_index(int device) const { return device_local_[static_cast<std::size_t>(device)]; }
   bool same_scaleup_domain(int a, int b) const { return node_of(a) == node_of(b); }
+  Vertex device_vertex(int device) const { return device_vertex_[static_cast<std::size_t>(device)]; }
+  // The device at `local` on `node`, or -1.
+  int device_at(int node, int local) const;
 
-  // Achievable per-direction bandwidths (line rate × efficiency), bytes per second.
+  int num_links() const { return static_cast<int>(links_.size()); }
+  Edge link(int id) const { return links_[static_cast<std::size_t>(id)]; }
+  const LinkProps& link_props(int id) const { return graph_[link(id)]; }
+  double link_capacity(int id) const;  // effective bytes per second
+  std::string link_name(int id) const;  // "gpu3 -> nvswitch0 (scale-up)"
+
+  // Preset fabrics know each device's bounding links; custom ones do not (regular() false).
+  bool regular() const { return !device_links_.empty(); }
+  const DeviceLinks& device_links(int device) const { return device_links_[static_cast<std::size_t>(device)]; }
+  const std::vector<LeafLinks>& leaves() const { return leaves_; }
+
+  // Achievable per-direction bandwidths of a device (line rate × efficiency), bytes per second.
   double effective_scaleup_bytes_per_s() const;
   double effective_nic_bytes_per_s() const;
 
+  // Shortest-path ECMP routes between devices (topology/routing.h), cached.
+  const Route& route(int src_device, int dst_device) const;
+  const std::vector<Route>& routes_from(int src_device) const;
+
  private:
+  void index_graph();
+
   ClusterConfig config_;
   Graph graph_;
+  int num_nodes_ = 0;
+  std::vector<Vertex> device_vertex_;
+  std::vector<int> device_node_, device_local_;
+  std::vector<Edge> links_;
+  std::vector<DeviceLinks> device_links_;
+  std::vector<LeafLinks> leaves_;
+  std::shared_ptr<RouteCache> routes_;
+
+  friend class FabricBuilder;
 };
 
 }  // namespace moesim::topology

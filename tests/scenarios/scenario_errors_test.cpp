@@ -5,6 +5,7 @@
 #include "models/presets.h"
 #include "scenarios/loader.h"
 #include "tests/scenarios/scenario_test_support.h"
+#include "topology/cluster.h"
 #include "workloads/arrivals.h"
 #include "workloads/routing_model.h"
 
@@ -117,7 +118,8 @@ TEST(ScenarioErrors, UnknownPresetSuggestsClosest) {
             "scn.yaml:2:11: hardware: unknown hardware 'h900'; did you mean 'h800'? (valid: " +
                 valid_names(calibration::hardware_presets()) + ")");
   EXPECT_EQ(load_error("model: tiny-moe\nhardware: h800\ncluster: {preset: dgx-superpod, nodes: 1}\n"),
-            "scn.yaml:3:19: cluster.preset: unknown cluster preset 'dgx-superpod' (valid: hgx)");
+            "scn.yaml:3:19: cluster.preset: unknown cluster preset 'dgx-superpod' (valid: " +
+                valid_names(topology::cluster_presets()) + ")");
 }
 
 TEST(ScenarioErrors, UnknownRegistryName) {

@@ -30,11 +30,12 @@ TEST(HgxCluster, TwoNodesHaveExpectedVerticesAndEdges) {
   EXPECT_EQ(kinds[VertexKind::kScaleUpSwitch], nodes);   // one NVSwitch plane per node
   EXPECT_EQ(kinds[VertexKind::kNic], devices);           // one NIC per device
   EXPECT_EQ(kinds[VertexKind::kLeafSwitch], per_node);   // one rail per local index
-  EXPECT_EQ(kinds[VertexKind::kSpineSwitch], 1);
-  EXPECT_EQ(static_cast<int>(boost::num_vertices(g)), devices + nodes + devices + per_node + 1);
-  // Links: device–NVSwitch, device–NIC, NIC–rail leaf per device, plus leaf–spine per rail;
+  const int spines = c.config().spines;
+  EXPECT_EQ(kinds[VertexKind::kSpineSwitch], spines);
+  EXPECT_EQ(static_cast<int>(boost::num_vertices(g)), devices + nodes + devices + per_node + spines);
+  // Links: device–NVSwitch, device–NIC, NIC–rail leaf per device, plus every leaf to every spine;
   // each full-duplex link is two directed edges.
-  const int links = 3 * devices + per_node;
+  const int links = 3 * devices + per_node * spines;
   EXPECT_EQ(static_cast<int>(boost::num_edges(g)), 2 * links);
 }
 

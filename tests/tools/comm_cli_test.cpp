@@ -1,0 +1,70 @@
+// End-to-end tests of `moesim comm`: output lines, every preset, both fidelities, bad flags.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(MOESIM_BINARY) + " " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+double time_us(const std::string& out) {
+  const auto at = out.find("time");
+  return at == std::string::npos ? -1 : std::stod(out.substr(at + 4));
+}
+
+TEST(CommCli, LowLatencyDispatchPrintsTimeBandwidthAndBottleneck) {
+  const auto r = run("comm --cluster hgx --nodes 4 --device h800 --op dispatch --algo low-latency --ep 32 --tokens 128 "
+                     "--hidden 7168 --topk 8 --experts 288 --payload fp8 --routing uniform");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_GT(time_us(r.out), 10) << r.out;
+  EXPECT_NE(r.out.find("GB/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bottleneck      node"), std::string::npos) << r.out;  // a NIC link
+}
+
+TEST(CommCli, FlowFidelityIsNoFasterThanAnalytic) {
+  const std::string base = "comm --cluster hgx --nodes 4 --op combine --payload bf16 --algo hierarchical --ep 32 "
+                           "--tokens 512 --routing node-limited";
+  const auto a = run(base), f = run(base + " --fidelity flow");
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  ASSERT_EQ(f.exit_code, 0) << f.out;
+  EXPECT_GE(time_us(f.out), time_us(a.out) * 0.999);
+}
+
+TEST(CommCli, SupernodesKeepTheAllToAllOnTheScaleUpFabric) {
+  const auto n = run("comm --cluster nvl72 --ep 72 --experts 288 --algo low-latency");
+  ASSERT_EQ(n.exit_code, 0) << n.out;
+  EXPECT_NE(n.out.find("(scale-up)"), std::string::npos) << n.out;
+  const auto c = run("comm --cluster cloudmatrix384 --ep 256 --experts 256 --op combine --payload bf16");
+  ASSERT_EQ(c.exit_code, 0) << c.out;
+  EXPECT_NE(c.out.find("(scale-up)"), std::string::npos) << c.out;
+}
+
+TEST(CommCli, BadFlagsExitTwoWithOneLine) {
+  for (const char* args : {"comm --cluster torus", "comm --algo warp", "comm --fidelity packet", "comm --ep 64 --nodes 2",
+                           "comm --payload int3", "comm --op reduce", "comm --tokens"}) {
+    const auto r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << ": " << r.out;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,126 @@
+// `moesim comm`: kernel-level what-if for one MoE dispatch or combine on a cluster preset.
+// Builds the expected traffic of uniformly (optionally node-limited) routed tokens
+// (topology/moe_traffic.h), sizes a token with models::dispatch_bytes_per_token /
+// combine_bytes_per_token, and prints the all-to-all's time, effective bandwidth per rank and
+// bottleneck link from topology::all_to_all at the chosen algorithm and fidelity.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <string>
+
+#include "calibration/hardware_profile.h"
+#include "models/dtype.h"
+#include "models/layer_ops.h"
+#include "models/model_spec.h"
+#include "tools/commands.h"
+#include "topology/all_to_all.h"
+#include "topology/moe_traffic.h"
+
+namespace moesim::tools {
+namespace {
+
+struct CommOptions {
+  std::string cluster = "hgx";
+  int nodes = 0;  // 0: as few as the EP degree needs
+  std::string device;
+  std::string op = "dispatch";
+  std::string algo = "hierarchical";
+  std::string fidelity = "analytic";
+  std::string payload;  // default: fp8 dispatch, bf16 combine
+  std::string routing = "uniform";
+  int ep = 8, tokens = 128, hidden = 7168, topk = 8, experts = 256;
+  int groups = 0, top_groups = 4;
+};
+
+int run_comm(const CommOptions& o) {
+  using topology::TopologyError;
+  topology::ClusterConfig cfg = topology::cluster_preset_defaults(o.cluster);
+  if (!o.device.empty()) {
+    const auto hw = calibration::find_hardware_preset(o.device);
+    if (!hw) throw TopologyError("unknown device '" + o.device + "' (see 'moesim list')");
+    cfg.scaleup_bytes_per_s = hw->scaleup_bytes_per_s;
+    cfg.nic_bytes_per_s = hw->nic_bytes_per_s;
+  }
+  if (o.ep < 1) throw TopologyError("--ep must be at least 1");
+  cfg.nodes = o.nodes > 0 ? o.nodes : (o.ep + cfg.devices_per_node - 1) / cfg.devices_per_node;
+  const topology::Cluster cluster(cfg);
+  if (o.ep > cluster.num_devices())
+    throw TopologyError("--ep " + std::to_string(o.ep) + " does not fit on " + std::to_string(cluster.num_devices()) +
+                        " devices (" + std::to_string(cfg.nodes) + " x " + std::to_string(cfg.devices_per_node) + ")");
+  if (o.op != "dispatch" && o.op != "combine") throw TopologyError("--op must be dispatch or combine");
+  if (o.routing != "uniform" && o.routing != "node-limited")
+    throw TopologyError("--routing must be uniform or node-limited");
+  std::vector<int> devices(static_cast<std::size_t>(o.ep));
+  std::iota(devices.begin(), devices.end(), 0);
+  topology::MoeRouting routing{o.tokens, o.experts, o.topk, 0, 0};
+  if (o.routing == "node-limited" || o.groups > 0) {
+    routing.groups = o.groups > 0 ? o.groups : cluster.node_of(o.ep - 1) + 1;
+    routing.top_groups = std::min(o.top_groups, routing.groups);
+  }
+  const topology::AllToAllTraffic traffic = topology::expected_moe_traffic(cluster, devices, routing);
+
+  models::ModelSpec m;
+  m.hidden = o.hidden;
+  m.top_k = o.topk;
+  const std::string payload = o.payload.empty() ? (o.op == "dispatch" ? "fp8" : "bf16") : o.payload;
+  const auto dtype = models::parse_dtype(payload);
+  if (!dtype) throw TopologyError("unknown --payload '" + payload + "' (fp8, bf16, fp16, fp32)");
+  m.dispatch_dtype = m.combine_dtype = *dtype;
+  const double token_bytes = o.op == "dispatch" ? models::dispatch_bytes_per_token(m) : models::combine_bytes_per_token(m);
+
+  topology::AllToAllOptions a;
+  a.algorithm = o.algo;
+  a.fidelity = o.fidelity;
+  a.direction = o.op == "dispatch" ? topology::Direction::kDispatch : topology::Direction::kCombine;
+  a.scale = token_bytes;
+  topology::AllToAllTraffic t = traffic;
+  t.message_bytes = token_bytes;
+  const topology::CommResult r = topology::all_to_all(cluster, devices, t, a);
+
+  // Per-rank bytes moved: what one rank sends (dispatch) or receives (combine), each token once
+  // per destination rank, excluding itself.
+  double per_rank = 0;
+  for (int d = 1; d < o.ep; ++d) per_rank += traffic.pair_bytes.at(0, d) * token_bytes;
+  std::printf("%s %s on %s x%d (%d devices), EP%d, %d tokens/rank, top-%d of %d experts, %s %.0f B/token, %s routing\n",
+              o.op.c_str(), o.algo.c_str(), o.cluster.c_str(), cfg.nodes, cluster.num_devices(), o.ep, o.tokens, o.topk,
+              o.experts, payload.c_str(), token_bytes, o.routing.c_str());
+  std::printf("  time            %10.1f us  (transfer %.1f, latency %.1f, messages %.1f; fidelity %s)\n",
+              r.duration_ns / 1e3, r.transfer_ns / 1e3, r.latency_ns / 1e3, r.message_ns / 1e3, o.fidelity.c_str());
+  std::printf("  per rank        %10.2f MB, effective %.1f GB/s\n", per_rank / 1e6,
+              r.duration_ns > 0 ? per_rank / r.duration_ns : 0.0);
+  if (r.bottleneck_link >= 0) {
+    const int l = r.bottleneck_link;
+    std::printf("  bottleneck      %s, %.2f MB at %.1f GB/s\n", cluster.link_name(l).c_str(),
+                r.link_bytes[static_cast<std::size_t>(l)] / 1e6, cluster.link_capacity(l) / 1e9);
+  } else {
+    std::printf("  bottleneck      none (no traffic leaves a rank)\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_comm_command(CLI::App& app) {
+  auto o = std::make_shared<CommOptions>();
+  auto* cmd = app.add_subcommand("comm", "Time one MoE dispatch or combine all-to-all on a cluster preset");
+  cmd->add_option("--cluster", o->cluster, "Cluster preset (hgx, nvl72, cloudmatrix384, generic)");
+  cmd->add_option("--nodes", o->nodes, "Nodes (scale-up domains); default: as many as --ep needs");
+  cmd->add_option("--device", o->device, "Hardware preset for the link line rates (e.g. h800)");
+  cmd->add_option("--op", o->op, "dispatch or combine");
+  cmd->add_option("--algo", o->algo, "direct, hierarchical or low-latency");
+  cmd->add_option("--fidelity", o->fidelity, "analytic or flow");
+  cmd->add_option("--ep", o->ep, "Expert-parallel ranks");
+  cmd->add_option("--tokens", o->tokens, "Tokens per rank");
+  cmd->add_option("--hidden", o->hidden, "Hidden size");
+  cmd->add_option("--topk", o->topk, "Experts per token");
+  cmd->add_option("--experts", o->experts, "Routed experts per layer");
+  cmd->add_option("--payload", o->payload, "fp8 (dispatch default) or bf16 (combine default)");
+  cmd->add_option("--routing", o->routing, "uniform, or node-limited (groups = nodes, --top-groups)");
+  cmd->add_option("--groups", o->groups, "Expert groups for group-limited routing");
+  cmd->add_option("--top-groups", o->top_groups, "Groups a token may use (default 4)");
+  return {cmd, [o] { return run_comm(*o); }};
+}
+
+}  // namespace moesim::tools

@@ -1,0 +1,218 @@
+#include "topology/a2a_closed_form.h"
+
+#include <algorithm>
+#include <string>
+
+#include "topology/fidelity.h"
+
+namespace moesim::topology {
+namespace {
+
+// Per-rank and per-leaf volumes in dispatch orientation.
+struct Volumes {
+  explicit Volumes(int ranks, int leaves)
+      : up_send(static_cast<std::size_t>(ranks)), up_recv(up_send), out_send(up_send), out_recv(up_send),
+        messages(up_send), messages_in(up_send), leaf_up(static_cast<std::size_t>(leaves)), leaf_down(leaf_up) {}
+  std::vector<double> up_send, up_recv, out_send, out_recv, messages, messages_in, leaf_up, leaf_down;
+  bool any_up = false, any_out = false, any_cross_leaf = false;
+};
+
+// Direct (and low-latency): each pair goes scale-up inside a node, over the NICs otherwise.
+// The inner loop is branch-free so that the compiler vectorises it.
+template <bool kCountMessages>
+void direct(const RankLayout& L, const TrafficMatrix& m, double scale, double message_bytes, Volumes& v) {
+  const int n = L.ranks;
+  std::vector<double> cross_recv(static_cast<std::size_t>(n), 0.0);
+  const int* node = L.node.data();
+  const int* leaf = L.leaf.data();
+  double* up_recv = v.up_recv.data();
+  double* out_recv = v.out_recv.data();
+  double* cr = cross_recv.data();
+  for (int s = 0; s < n; ++s) {
+    const double* row = m.row(s);
+    const int ns = node[s], ls = leaf[s];
+    double up = 0, out = 0, cross = 0, msgs = 0;
+    for (int d = 0; d < n; ++d) {
+      const double b = row[d] * scale;
+      const bool same = node[d] == ns;
+      const double u = same ? b : 0.0;
+      const double o = same ? 0.0 : b;
+      const double c = leaf[d] != ls ? o : 0.0;
+      up += u;
+      out += o;
+      cross += c;
+      up_recv[d] += u;
+      out_recv[d] += o;
+      cr[d] += c;
+      if constexpr (kCountMessages) {
+        const double k = message_bytes > 0 ? o / message_bytes : (o > 0 ? 1.0 : 0.0);
+        msgs += k;
+        v.messages_in[static_cast<std::size_t>(d)] += k;
+      }
+    }
+    const double self = row[s] * scale;
+    up -= self;
+    up_recv[s] -= self;
+    v.up_send[static_cast<std::size_t>(s)] += up;
+    v.out_send[static_cast<std::size_t>(s)] += out;
+    v.messages[static_cast<std::size_t>(s)] += msgs;
+    v.leaf_up[static_cast<std::size_t>(ls)] += cross;
+    v.any_up = v.any_up || up > 0;
+    v.any_out = v.any_out || out > 0;
+    v.any_cross_leaf = v.any_cross_leaf || cross > 0;
+  }
+  for (int d = 0; d < n; ++d) v.leaf_down[static_cast<std::size_t>(leaf[d])] += cr[d];
+}
+
+// col[d] += row[d] for every d; returns the row's sum (one pass, four independent lanes so
+// that both halves vectorise without reassociating a single sum).
+double add_row(double* __restrict col, const double* __restrict row, int n) {
+  double acc[4] = {0, 0, 0, 0};
+  int d = 0;
+  for (; d + 4 <= n; d += 4)
+    for (int j = 0; j < 4; ++j) {
+      col[d + j] += row[d + j];
+      acc[j] += row[d + j];
+    }
+  for (; d < n; ++d) col[d] += row[d], acc[0] += row[d];
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+// Direct without messages, the simulator's hot path: per row a plain sum and a vertical add
+// (both vectorise), plus short loops over the sender's node and leaf; everything else follows
+// by subtraction.
+void direct_fast(const RankLayout& L, const TrafficMatrix& m, double scale, Volumes& v) {
+  const int n = L.ranks;
+  std::vector<double> col(static_cast<std::size_t>(n), 0.0), col_intra(col), col_leaf(col), self(col);
+  for (int s = 0; s < n; ++s) {
+    const double* row = m.row(s);
+    const auto i = static_cast<std::size_t>(s);
+    const int ns = L.node[i], ls = L.leaf[i];
+    const double total = add_row(col.data(), row, n);
+    self[i] = row[s];
+    double intra = 0, same_leaf = 0;
+    for (const int d : L.ranks_on_node(ns))
+      if (d != s) intra += row[d], col_intra[static_cast<std::size_t>(d)] += row[d];
+    for (const int d : L.ranks_on_leaf(ls))
+      if (L.node[static_cast<std::size_t>(d)] != ns) same_leaf += row[d], col_leaf[static_cast<std::size_t>(d)] += row[d];
+    const double out = std::max(0.0, total - intra - row[s]);
+    v.up_send[i] = intra * scale;
+    v.out_send[i] = out * scale;
+    const double cross = std::max(0.0, out - same_leaf) * scale;
+    v.leaf_up[static_cast<std::size_t>(ls)] += cross;
+    v.any_up = v.any_up || intra > 0;
+    v.any_out = v.any_out || out > 0;
+    v.any_cross_leaf = v.any_cross_leaf || cross > 0;
+  }
+  for (int d = 0; d < n; ++d) {
+    const auto i = static_cast<std::size_t>(d);
+    v.up_recv[i] = col_intra[i] * scale;
+    const double out = std::max(0.0, col[i] - col_intra[i] - self[i]);
+    v.out_recv[i] = out * scale;
+    v.leaf_down[static_cast<std::size_t>(L.leaf[i])] += std::max(0.0, out - col_leaf[i]) * scale;
+  }
+}
+
+// Hierarchical: the network hop once per (token, node) to the same-rail forwarder, then NVLink.
+void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView& t, double scale, Volumes& v) {
+  const int n = L.ranks, nodes = cluster.num_nodes();
+  std::vector<int> fwd(static_cast<std::size_t>(nodes));
+  std::vector<double> to_node(static_cast<std::size_t>(nodes));
+  for (int s = 0; s < n; ++s) {
+    const int ns = L.node[static_cast<std::size_t>(s)];
+    for (int b = 0; b < nodes; ++b) fwd[static_cast<std::size_t>(b)] = L.forwarder(s, b);
+    std::fill(to_node.begin(), to_node.end(), 0.0);
+    const double* row = t.pair->row(s);
+    for (int d = 0; d < n; ++d) {
+      const double b = row[d] * scale;
+      if (b <= 0 || d == s) continue;
+      const int nd = L.node[static_cast<std::size_t>(d)];
+      to_node[static_cast<std::size_t>(nd)] += b;
+      const int from = nd == ns ? s : fwd[static_cast<std::size_t>(nd)];
+      if (from == d) continue;
+      v.up_send[static_cast<std::size_t>(from)] += b;
+      v.up_recv[static_cast<std::size_t>(d)] += b;
+      v.any_up = true;
+    }
+    for (int b = 0; b < nodes; ++b) {
+      if (b == ns) continue;
+      const double w = !t.has_node() ? to_node[static_cast<std::size_t>(b)] : t.node->at(s, b) * scale;
+      if (w <= 0) continue;
+      const int f = fwd[static_cast<std::size_t>(b)];
+      if (f < 0) throw TopologyError("hierarchical all-to-all: traffic to node " + std::to_string(b) + ", which has no rank");
+      v.out_send[static_cast<std::size_t>(s)] += w;
+      v.out_recv[static_cast<std::size_t>(f)] += w;
+      v.any_out = true;
+      const int ls = L.leaf[static_cast<std::size_t>(s)], lf = L.leaf[static_cast<std::size_t>(f)];
+      if (ls != lf) {
+        v.leaf_up[static_cast<std::size_t>(ls)] += w;
+        v.leaf_down[static_cast<std::size_t>(lf)] += w;
+        v.any_cross_leaf = true;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, TrafficView t,
+                                  const AllToAllOptions& o) {
+  const int leaves = static_cast<int>(cluster.leaves().size());
+  Volumes v(L.ranks, std::max(leaves, 1));
+  if (o.algorithm == "hierarchical") {
+    hierarchical(cluster, L, t, o.scale, v);
+  } else {
+    const bool ll = o.algorithm == "low-latency";
+    const TrafficMatrix& m = ll ? t.expert_or_pair() : *t.pair;
+    if (ll)
+      direct<true>(L, m, o.scale, t.message_bytes, v);
+    else
+      direct_fast(L, m, o.scale, v);
+  }
+  const bool combine = o.direction == Direction::kCombine;
+  CommResult r;
+  r.link_bytes.assign(static_cast<std::size_t>(cluster.num_links()), 0.0);
+  auto add = [&](int out_link, int in_link, double sent, double received) {
+    if (combine) std::swap(sent, received);
+    if (out_link >= 0) r.link_bytes[static_cast<std::size_t>(out_link)] += sent;
+    if (in_link >= 0) r.link_bytes[static_cast<std::size_t>(in_link)] += received;
+  };
+  for (int k = 0; k < L.ranks; ++k) {
+    const auto i = static_cast<std::size_t>(k);
+    const DeviceLinks& dl = cluster.device_links(L.device[i]);
+    add(dl.scaleup_out, dl.scaleup_in, v.up_send[i], v.up_recv[i]);
+    add(dl.host_out, dl.host_in, v.out_send[i], v.out_recv[i]);
+    add(dl.nic_out, dl.nic_in, v.out_send[i], v.out_recv[i]);
+  }
+  for (int l = 0; l < leaves; ++l) {
+    const LeafLinks& ll = cluster.leaves()[static_cast<std::size_t>(l)];
+    for (std::size_t s = 0; s < ll.up.size(); ++s)
+      add(ll.up[s], ll.down[s], v.leaf_up[static_cast<std::size_t>(l)] / static_cast<double>(ll.up.size()),
+          v.leaf_down[static_cast<std::size_t>(l)] / static_cast<double>(ll.up.size()));
+  }
+  double worst = 0;
+  for (int l = 0; l < cluster.num_links(); ++l) {
+    const double b = r.link_bytes[static_cast<std::size_t>(l)];
+    if (b <= 0) continue;
+    const double u = b / cluster.link_capacity(l);
+    if (u > worst) worst = u, r.bottleneck_link = l;
+  }
+  r.transfer_ns = worst * 1e9;
+  const DeviceLinks& rep = cluster.device_links(L.device.empty() ? 0 : L.device[0]);
+  auto lat = [&](int id) { return id >= 0 ? cluster.link_props(id).latency_ns : 0.0; };
+  if (v.any_up) r.latency_ns = lat(rep.scaleup_out) + lat(rep.scaleup_in);
+  if (v.any_out) {
+    double out = lat(rep.host_out) + lat(rep.nic_out) + lat(rep.nic_in) + lat(rep.host_in);
+    if (v.any_cross_leaf && !cluster.leaves().empty() && !cluster.leaves()[0].up.empty())
+      out += lat(cluster.leaves()[0].up[0]) + lat(cluster.leaves()[0].down[0]);
+    r.latency_ns = std::max(r.latency_ns, out);
+  }
+  double msgs = 0;
+  for (const double m : combine ? v.messages_in : v.messages) msgs = std::max(msgs, m);
+  r.message_ns = msgs * 1e9 / cluster.config().nic_messages_per_s;
+  r.duration_ns = r.transfer_ns + r.latency_ns + r.message_ns;
+  summarise_links(cluster, r);
+  return r;
+}
+
+}  // namespace moesim::topology

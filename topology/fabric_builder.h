@@ -1,0 +1,32 @@
+// Internal: builds the preset fabrics (hgx, nvl72, cloudmatrix384, generic) into a Cluster and
+// records each device's bounding links. Presets and their sources: topology/presets.cpp and
+// docs/topology.md. add_link() is shared with the YAML loader so every builder numbers links the
+// same way (creation order).
+#pragma once
+
+#include <string>
+
+#include "topology/cluster.h"
+
+namespace moesim::topology {
+
+// Adds a full-duplex link as two directed edges with the next free ids; returns the id of a -> b
+// (b -> a is that id + 1).
+int add_link(Graph& g, Vertex a, Vertex b, const LinkProps& props);
+Vertex add_vertex(Graph& g, VertexKind kind, int node, int index, std::string name);
+
+class FabricBuilder {
+ public:
+  explicit FabricBuilder(Cluster& c) : c_(c) {}
+  void build_preset();
+
+ private:
+  void add_devices();
+  void add_scaleup(bool boards);
+  void add_scaleout(int rails);
+
+  Cluster& c_;
+  std::vector<Vertex> devices_;
+};
+
+}  // namespace moesim::topology

@@ -1,0 +1,194 @@
+#include "topology/fidelity.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <unordered_map>
+
+#include "topology/flow_solver.h"
+#include "topology/routing.h"
+
+namespace moesim::topology {
+namespace {
+
+// Route lookup that locks the cache once per source device rather than once per flow.
+class Routes {
+ public:
+  explicit Routes(const Cluster& c) : c_(c) {}
+  const Route& operator()(int src, int dst) {
+    if (src != src_) from_ = &c_.routes_from(src), src_ = src;
+    return (*from_)[static_cast<std::size_t>(dst)];
+  }
+
+ private:
+  const Cluster& c_;
+  const std::vector<Route>* from_ = nullptr;
+  int src_ = -1;
+};
+
+// Adds every flow's bytes to the links of its route; returns max over links of load / capacity.
+double route_loads(const Cluster& cluster, const std::vector<Flow>& flows, std::vector<double>& link_bytes,
+                   std::vector<int>* touched = nullptr) {
+  std::vector<double> stage(link_bytes.size(), 0.0);
+  Routes route(cluster);
+  for (const Flow& f : flows) {
+    if (f.bytes <= 0 || f.src == f.dst) continue;
+    for (const RouteHop& h : route(f.src, f.dst).hops) stage[static_cast<std::size_t>(h.link)] += f.bytes * h.fraction;
+  }
+  double worst = 0;
+  for (std::size_t l = 0; l < stage.size(); ++l) {
+    if (stage[l] <= 0) continue;
+    link_bytes[l] += stage[l];
+    if (touched) touched->push_back(static_cast<int>(l));
+    worst = std::max(worst, stage[l] / cluster.link_capacity(static_cast<int>(l)));
+  }
+  return worst * 1e9;
+}
+
+class AnalyticFidelity final : public NetworkFidelity {
+ public:
+  std::string_view name() const override { return "analytic"; }
+  double transfer_ns(const Cluster& cluster, const std::vector<Flow>& flows,
+                     std::vector<double>& link_bytes) const override {
+    return route_loads(cluster, flows, link_bytes);
+  }
+};
+
+// The links a merged group stands for (a leaf's spine links on one side), or just `id`.
+std::vector<int> members(const Cluster& cluster, int id, bool merge) {
+  if (merge)
+    for (const LeafLinks& leaf : cluster.leaves())
+      for (const auto* side : {&leaf.up, &leaf.down})
+        if (!side->empty() && side->front() == id) return *side;
+  return {id};
+}
+
+class FlowFidelity final : public NetworkFidelity {
+ public:
+  std::string_view name() const override { return "flow"; }
+  double transfer_ns(const Cluster& cluster, const std::vector<Flow>& flows,
+                     std::vector<double>& link_bytes) const override {
+    route_loads(cluster, flows, link_bytes);
+    // Only the links some flow crosses enter the problem (renumbered densely).
+    // On a preset fabric two reductions leave max-min rates unchanged and shrink the problem:
+    // a leaf's ECMP links to the spines act as one link (every flow splits evenly over them, so
+    // they saturate together), and host links (each carries exactly its NIC link's flows at
+    // twice the capacity) never bind.
+    const bool merge = cluster.regular();
+    std::vector<int> group(static_cast<std::size_t>(cluster.num_links()));
+    std::iota(group.begin(), group.end(), 0);
+    if (merge)
+      for (const LeafLinks& leaf : cluster.leaves())
+        for (const auto* side : {&leaf.up, &leaf.down})
+          for (const int id : *side) group[static_cast<std::size_t>(id)] = side->front();
+    FlowProblem p;
+    std::vector<int> dense(static_cast<std::size_t>(cluster.num_links()), -1);
+    Routes route(cluster);
+    for (const Flow& f : flows) {
+      if (f.bytes <= 0 || f.src == f.dst) continue;
+      p.add_flow(f.bytes);
+      const int first_hop = static_cast<int>(p.link.size());
+      for (const RouteHop& h : route(f.src, f.dst).hops) {
+        if (merge && cluster.link_props(h.link).cls == LinkClass::kHost) continue;
+        const int g = group[static_cast<std::size_t>(h.link)];
+        int& d = dense[static_cast<std::size_t>(g)];
+        if (d < 0) {
+          d = static_cast<int>(p.capacity.size());
+          double cap = 0;
+          for (const int id : members(cluster, g, merge)) cap += cluster.link_capacity(id);
+          p.capacity.push_back(cap);
+        }
+        bool merged = false;
+        for (int k = first_hop; k < static_cast<int>(p.link.size()); ++k)
+          if (p.link[static_cast<std::size_t>(k)] == d) p.fraction[static_cast<std::size_t>(k)] += h.fraction, merged = true;
+        if (!merged) p.add_hop(d, h.fraction);
+      }
+    }
+    return max_min_completion_s(p) * 1e9;
+  }
+};
+
+const AnalyticFidelity kAnalytic;
+const FlowFidelity kFlow;
+
+}  // namespace
+
+std::vector<FidelityInfo> network_fidelities() {
+  return {{"analytic", "bottleneck link: max over links of load / capacity, plus latency and per-message terms"},
+          {"flow", "max-min fair sharing of link capacity along ECMP routes, re-solved as flows finish"}};
+}
+
+const NetworkFidelity& find_fidelity(std::string_view name) {
+  if (name == kAnalytic.name()) return kAnalytic;
+  if (name == kFlow.name()) return kFlow;
+  throw TopologyError("unknown network fidelity '" + std::string(name) + "' (valid: analytic, flow)");
+}
+
+CommResult run_schedule(const Cluster& cluster, const Schedule& schedule, const NetworkFidelity& fidelity) {
+  CommResult r;
+  r.link_bytes.assign(static_cast<std::size_t>(cluster.num_links()), 0.0);
+  std::vector<double> stage_bytes(r.link_bytes.size());
+  double worst_stage = -1;
+  const double message_ns = 1e9 / cluster.config().nic_messages_per_s;
+  for (const Stage& s : schedule) {
+    std::fill(stage_bytes.begin(), stage_bytes.end(), 0.0);
+    const double transfer = fidelity.transfer_ns(cluster, s.flows, stage_bytes);
+    double latency = 0;
+    std::unordered_map<int, double> messages;  // scale-out messages per sender
+    Routes route(cluster);
+    for (const Flow& f : s.flows) {
+      if (f.bytes <= 0 || f.src == f.dst) continue;
+      latency = std::max(latency, route(f.src, f.dst).latency_ns);
+      if (f.messages > 0 && !cluster.same_scaleup_domain(f.src, f.dst)) messages[f.src] += f.messages;
+    }
+    double msg = 0;
+    for (const auto& [device, count] : messages) msg = std::max(msg, count * message_ns);
+    r.transfer_ns += s.repeat * transfer;
+    r.latency_ns += s.repeat * latency * s.latency_hops;
+    r.message_ns += s.repeat * msg;
+    double top = 0;
+    int top_link = -1;
+    for (std::size_t l = 0; l < stage_bytes.size(); ++l) {
+      if (stage_bytes[l] <= 0) continue;
+      r.link_bytes[l] += s.repeat * stage_bytes[l];
+      const double u = stage_bytes[l] / cluster.link_capacity(static_cast<int>(l));
+      if (u > top) top = u, top_link = static_cast<int>(l);
+    }
+    if (top_link >= 0 && s.repeat * transfer > worst_stage) {
+      worst_stage = s.repeat * transfer;
+      r.bottleneck_link = top_link;
+    }
+  }
+  r.duration_ns = r.transfer_ns + r.latency_ns + r.message_ns;
+  summarise_links(cluster, r);
+  return r;
+}
+
+void summarise_links(const Cluster& cluster, CommResult& r) {
+  r.max_scaleup_bytes = r.max_scaleout_bytes = 0;
+  for (int l = 0; l < static_cast<int>(r.link_bytes.size()); ++l) {
+    const LinkClass c = cluster.link_props(l).cls;
+    if (c == LinkClass::kScaleUp) r.max_scaleup_bytes = std::max(r.max_scaleup_bytes, r.link_bytes[static_cast<std::size_t>(l)]);
+    if (c == LinkClass::kScaleOut) r.max_scaleout_bytes = std::max(r.max_scaleout_bytes, r.link_bytes[static_cast<std::size_t>(l)]);
+  }
+  r.bottleneck_device = -1;
+  if (r.bottleneck_link < 0) return;
+  const Graph& g = cluster.graph();
+  const Edge e = cluster.link(r.bottleneck_link);
+  // A device link, or a NIC link: the device behind the NIC (first device neighbour).
+  for (const Vertex v : {boost::source(e, g), boost::target(e, g)}) {
+    if (g[v].kind == VertexKind::kDevice) {
+      r.bottleneck_device = g[v].index;
+      return;
+    }
+  }
+  for (const Vertex v : {boost::source(e, g), boost::target(e, g)})
+    if (g[v].kind == VertexKind::kNic)
+      for (auto [it, end] = boost::out_edges(v, g); it != end; ++it)
+        if (g[boost::target(*it, g)].kind == VertexKind::kDevice) {
+          r.bottleneck_device = g[boost::target(*it, g)].index;
+          return;
+        }
+}
+
+}  // namespace moesim::topology

@@ -1,0 +1,65 @@
+#include "topology/graphviz.h"
+
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include <boost/graph/filtered_graph.hpp>
+#include <boost/graph/graphviz.hpp>
+
+namespace moesim::topology {
+namespace {
+
+std::string gbs(double bytes_per_s) {
+  std::ostringstream s;
+  s << std::setprecision(4) << bytes_per_s / 1e9 << " GB/s";
+  return s.str();
+}
+
+// One edge of each full-duplex pair (the lower id), so DOT shows cables, not directions.
+struct OneWay {
+  const Graph* g = nullptr;
+  bool operator()(const Edge& e) const {
+    const auto [back, found] = boost::edge(boost::target(e, *g), boost::source(e, *g), *g);
+    return !found || (*g)[e].id < (*g)[back].id;
+  }
+};
+
+}  // namespace
+
+std::string summary(const Cluster& c) {
+  const ClusterConfig& cfg = c.config();
+  const Graph& g = c.graph();
+  std::map<VertexKind, int> kinds;
+  for (auto [it, end] = boost::vertices(g); it != end; ++it) ++kinds[g[*it].kind];
+  std::ostringstream s;
+  s << "cluster " << cfg.preset << ": " << c.num_devices() << " devices in " << c.num_nodes()
+    << (c.num_nodes() == 1 ? " scale-up domain" : " scale-up domains") << " of " << cfg.devices_per_node << "\n";
+  s << "  vertices: " << kinds[VertexKind::kDevice] << " devices, " << kinds[VertexKind::kScaleUpSwitch]
+    << " scale-up switches, " << kinds[VertexKind::kNic] << " NICs, " << kinds[VertexKind::kLeafSwitch] << " leaves, "
+    << kinds[VertexKind::kSpineSwitch] << " spines; " << c.num_links() / 2 << " full-duplex links\n";
+  if (c.regular()) {
+    s << "  scale-up: " << gbs(cfg.scaleup_bytes_per_s) << " per device per direction x " << cfg.scaleup_efficiency
+      << " = " << gbs(c.effective_scaleup_bytes_per_s()) << ", latency " << cfg.scaleup_latency_ns / 1e3 << " us\n";
+    s << "  scale-out: " << gbs(cfg.nic_bytes_per_s) << " NIC per device x " << cfg.nic_efficiency << " = "
+      << gbs(c.effective_nic_bytes_per_s()) << ", latency " << cfg.nic_latency_ns / 1e3 << " us; "
+      << c.leaves().size() << (cfg.rails == 0 ? " top-of-rack leaves" : " rail leaves") << ", oversubscription "
+      << cfg.oversubscription << ":1\n";
+  }
+  return s.str();
+}
+
+void write_dot(const Cluster& c, std::ostream& out) {
+  const Graph& g = c.graph();
+  boost::filtered_graph<Graph, OneWay> view(g, OneWay{&g});
+  auto vertex_writer = [&](std::ostream& os, Vertex v) {
+    const char* shape = g[v].kind == VertexKind::kDevice ? "box" : g[v].kind == VertexKind::kNic ? "ellipse" : "diamond";
+    os << "[label=\"" << g[v].name << "\", shape=" << shape << "]";
+  };
+  auto edge_writer = [&](std::ostream& os, Edge e) {
+    os << "[label=\"" << gbs(g[e].bytes_per_s) << "\", dir=none, class=\"" << to_string(g[e].cls) << "\"]";
+  };
+  boost::write_graphviz(out, view, vertex_writer, edge_writer);
+}
+
+}  // namespace moesim::topology

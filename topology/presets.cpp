@@ -1,0 +1,201 @@
+// The preset fabrics. Sources for every figure are in docs/topology.md ("Presets").
+#include <algorithm>
+#include <string>
+
+#include "topology/cluster.h"
+#include "topology/fabric_builder.h"
+
+namespace moesim::topology {
+namespace {
+
+struct PresetEntry {
+  ClusterPresetInfo info;
+  ClusterConfig (*defaults)();
+};
+
+// HGX H800: 8 GPUs on NVSwitch (NVLink 400 GB/s bidirectional), one ConnectX-7 400 Gb/s NIC per
+// GPU, rail-optimised two-tier fat-tree (NIC i of every node on rail leaf i). Efficiencies are
+// the DeepEP fit of docs/topology.md.
+ClusterConfig hgx() {
+  ClusterConfig c;
+  c.preset = "hgx";
+  c.rails = 8;
+  return c;
+}
+
+// GB200 NVL72: 72 GPUs in one NVLink 5 domain (900 GB/s per direction per GPU through the rack's
+// NVLink switch trays), one 400 Gb/s ConnectX-7 per GPU on a rail-optimised fabric with one rail
+// per GPU slot of a 4-GPU compute tray. NVLink efficiency: the NCCL maintainers' 370/450 (notes).
+ClusterConfig nvl72() {
+  ClusterConfig c;
+  c.preset = "nvl72";
+  c.devices_per_node = 72;
+  c.scaleup_bytes_per_s = 900e9;
+  c.scaleup_efficiency = 370.0 / 450.0;
+  c.rails = 4;
+  return c;
+}
+
+// Huawei CloudMatrix384 (arXiv 2506.12708): 384 Ascend 910C NPUs on one Unified-Bus supernode,
+// 48 boards of 8 NPUs; each board's NPUs hang off its L1 UB switches, which connect
+// non-blocking to the L2 UB switches. UB: 392 GB/s unidirectional per NPU; RDMA plane (RoCE):
+// 400 Gb/s per NPU.
+ClusterConfig cloudmatrix384() {
+  ClusterConfig c;
+  c.preset = "cloudmatrix384";
+  c.devices_per_node = 384;
+  c.devices_per_board = 8;
+  c.scaleup_bytes_per_s = 392e9;
+  c.scaleup_efficiency = 370.0 / 450.0;
+  c.rails = 8;
+  return c;
+}
+
+// Generic: scale-up domains of devices_per_node devices on one switch, one NIC per device on a
+// top-of-rack leaf per domain, leaves under spines with the given oversubscription.
+ClusterConfig generic() {
+  ClusterConfig c;
+  c.preset = "generic";
+  c.rails = 0;
+  return c;
+}
+
+const std::vector<PresetEntry>& entries() {
+  static const std::vector<PresetEntry> kEntries = {
+      {{"hgx", "nodes of 8 GPUs on NVSwitch, one NIC per GPU, rail-optimised leaves under spines"}, &hgx},
+      {{"nvl72", "racks of 72 GPUs in one NVLink 5 domain, one scale-out NIC per GPU"}, &nvl72},
+      {{"cloudmatrix384", "384 Ascend NPUs on one UB supernode (boards of 8), RoCE scale-out"}, &cloudmatrix384},
+      {{"generic", "N devices per scale-up domain, top-of-rack leaves, oversubscribed spines"}, &generic},
+  };
+  return kEntries;
+}
+
+std::string preset_names() {
+  std::string s;
+  for (const auto& e : entries()) s += (s.empty() ? "" : ", ") + std::string(e.info.name);
+  return s;
+}
+
+}  // namespace
+
+std::vector<ClusterPresetInfo> cluster_presets() {
+  std::vector<ClusterPresetInfo> v;
+  for (const auto& e : entries()) v.push_back(e.info);
+  return v;
+}
+
+ClusterConfig cluster_preset_defaults(std::string_view preset) {
+  for (const auto& e : entries())
+    if (e.info.name == preset) return e.defaults();
+  throw TopologyError("unknown cluster preset '" + std::string(preset) + "' (valid: " + preset_names() + ")");
+}
+
+Vertex add_vertex(Graph& g, VertexKind kind, int node, int index, std::string name) {
+  return boost::add_vertex(VertexProps{kind, node, index, std::move(name)}, g);
+}
+
+int add_link(Graph& g, Vertex a, Vertex b, const LinkProps& props) {
+  LinkProps p = props;
+  p.id = static_cast<int>(boost::num_edges(g));
+  boost::add_edge(a, b, p, g);
+  ++p.id;
+  boost::add_edge(b, a, p, g);
+  return p.id - 1;
+}
+
+void FabricBuilder::build_preset() {
+  const ClusterConfig& cfg = c_.config_;
+  bool known = false;
+  for (const auto& e : entries()) known = known || e.info.name == cfg.preset;
+  if (!known)
+    throw TopologyError("unknown cluster preset '" + cfg.preset + "' (valid: " + preset_names() + ")");
+  const int rails = cfg.rails >= 0 ? cfg.rails : cluster_preset_defaults(cfg.preset).rails;
+  add_devices();
+  add_scaleup(cfg.devices_per_board > 0);
+  add_scaleout(rails);
+}
+
+void FabricBuilder::add_devices() {
+  const ClusterConfig& cfg = c_.config_;
+  const char* stem = cfg.preset == "cloudmatrix384" ? "npu" : "gpu";
+  c_.device_links_.assign(static_cast<std::size_t>(cfg.nodes) * cfg.devices_per_node, DeviceLinks{});
+  for (int n = 0; n < cfg.nodes; ++n)
+    for (int i = 0; i < cfg.devices_per_node; ++i) {
+      const int d = n * cfg.devices_per_node + i;
+      devices_.push_back(add_vertex(c_.graph_, VertexKind::kDevice, n, d, stem + std::to_string(d)));
+    }
+}
+
+// One scale-up switch per node (NVSwitch planes and NVLink switch trays aggregated into one
+// vertex), or with boards: an L1 switch per board under one non-blocking L2 switch per node.
+void FabricBuilder::add_scaleup(bool boards) {
+  const ClusterConfig& cfg = c_.config_;
+  Graph& g = c_.graph_;
+  const LinkProps up{cfg.scaleup_bytes_per_s, cfg.scaleup_latency_ns / 2, cfg.scaleup_efficiency, LinkClass::kScaleUp};
+  const std::string sw = cfg.preset == "cloudmatrix384" ? "ub" : cfg.preset == "nvl72" ? "nvlswitch" : "nvswitch";
+  for (int n = 0; n < cfg.nodes; ++n) {
+    const Vertex top = add_vertex(g, VertexKind::kScaleUpSwitch, n, n, sw + std::to_string(n) + (boards ? ".l2" : ""));
+    const int per_board = boards ? cfg.devices_per_board : cfg.devices_per_node;
+    for (int b = 0; b < cfg.devices_per_node / per_board; ++b) {
+      Vertex parent = top;
+      if (boards) {
+        parent = add_vertex(g, VertexKind::kScaleUpSwitch, n, b, sw + std::to_string(n) + ".l1." + std::to_string(b));
+        LinkProps trunk = up;
+        trunk.bytes_per_s *= per_board;  // non-blocking L1 -> L2
+        trunk.latency_ns = 0;
+        add_link(g, parent, top, trunk);
+      }
+      for (int i = b * per_board; i < (b + 1) * per_board; ++i) {
+        const int d = n * cfg.devices_per_node + i;
+        auto& dl = c_.device_links_[static_cast<std::size_t>(d)];
+        dl.scaleup_out = add_link(g, devices_[static_cast<std::size_t>(d)], parent, up);
+        dl.scaleup_in = dl.scaleup_out + 1;
+      }
+    }
+  }
+}
+
+// One NIC per device behind a host link (PCIe Gen5 x16, not the bottleneck: 2x the NIC), NICs on
+// leaves (rail i % rails, or the node's top-of-rack leaf), leaves under `spines` spines whose
+// up-links carry the leaf's NIC capacity divided by the oversubscription.
+void FabricBuilder::add_scaleout(int rails) {
+  const ClusterConfig& cfg = c_.config_;
+  Graph& g = c_.graph_;
+  const int num_leaves = rails > 0 ? std::min(rails, cfg.devices_per_node) : cfg.nodes;
+  std::vector<Vertex> leaves;
+  for (int l = 0; l < num_leaves; ++l)
+    leaves.push_back(add_vertex(g, VertexKind::kLeafSwitch, -1, l, (rails > 0 ? "rail" : "tor") + std::to_string(l)));
+  std::vector<int> ports(static_cast<std::size_t>(num_leaves), 0);
+  const LinkProps host{cfg.nic_bytes_per_s * 2, 0, 1.0, LinkClass::kHost};
+  const LinkProps wire{cfg.nic_bytes_per_s, cfg.nic_latency_ns / 2, cfg.nic_efficiency, LinkClass::kScaleOut};
+  for (int d = 0; d < static_cast<int>(devices_.size()); ++d) {
+    const int n = d / cfg.devices_per_node, i = d % cfg.devices_per_node;
+    const int leaf = rails > 0 ? i % num_leaves : n;
+    const Vertex nic = add_vertex(g, VertexKind::kNic, n, i, "node" + std::to_string(n) + ".nic" + std::to_string(i));
+    auto& dl = c_.device_links_[static_cast<std::size_t>(d)];
+    dl.host_out = add_link(g, devices_[static_cast<std::size_t>(d)], nic, host);
+    dl.host_in = dl.host_out + 1;
+    dl.nic_out = add_link(g, nic, leaves[static_cast<std::size_t>(leaf)], wire);
+    dl.nic_in = dl.nic_out + 1;
+    dl.leaf = leaf;
+    ++ports[static_cast<std::size_t>(leaf)];
+  }
+  c_.leaves_.assign(static_cast<std::size_t>(num_leaves), LeafLinks{});
+  if (num_leaves < 2) return;
+  std::vector<Vertex> spines;
+  for (int s = 0; s < cfg.spines; ++s)
+    spines.push_back(add_vertex(g, VertexKind::kSpineSwitch, -1, s, "spine" + std::to_string(s)));
+  for (int l = 0; l < num_leaves; ++l) {
+    LinkProps trunk = wire;
+    trunk.cls = LinkClass::kFabric;
+    trunk.latency_ns = 0;
+    trunk.bytes_per_s = cfg.nic_bytes_per_s * ports[static_cast<std::size_t>(l)] / (cfg.oversubscription * cfg.spines);
+    for (const Vertex s : spines) {
+      const int id = add_link(g, leaves[static_cast<std::size_t>(l)], s, trunk);
+      c_.leaves_[static_cast<std::size_t>(l)].up.push_back(id);
+      c_.leaves_[static_cast<std::size_t>(l)].down.push_back(id + 1);
+    }
+  }
+}
+
+}  // namespace moesim::topology

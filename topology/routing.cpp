@@ -1,0 +1,124 @@
+#include "topology/routing.h"
+
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/filtered_graph.hpp>
+
+namespace moesim::topology {
+namespace {
+
+enum class Scope { kScaleUp, kScaleOut, kAny };
+
+struct LinkFilter {
+  const Graph* g = nullptr;
+  Scope scope = Scope::kAny;
+  bool operator()(const Edge& e) const {
+    if (scope == Scope::kAny) return true;
+    return ((*g)[e].cls == LinkClass::kScaleUp) == (scope == Scope::kScaleUp);
+  }
+};
+
+// Hop distances and shortest-path counts from one source over the links `scope` allows.
+struct Tree {
+  std::vector<int> dist;
+  std::vector<double> paths;
+};
+
+struct Recorder : boost::default_bfs_visitor {
+  Tree* t;
+  explicit Recorder(Tree* tree) : t(tree) {}
+  template <class E, class G>
+  void tree_edge(const E& e, const G& g) const {
+    t->dist[boost::target(e, g)] = t->dist[boost::source(e, g)] + 1;
+  }
+};
+
+Tree bfs(const Graph& g, Vertex src, Scope scope) {
+  Tree t;
+  const std::size_t n = boost::num_vertices(g);
+  t.dist.assign(n, -1);
+  t.paths.assign(n, 0);
+  t.dist[src] = 0;
+  const LinkFilter filter{&g, scope};
+  boost::filtered_graph<Graph, LinkFilter> view(g, filter);
+  std::vector<boost::default_color_type> colors(n);
+  boost::breadth_first_search(view, src,
+                              boost::visitor(Recorder(&t)).color_map(boost::make_iterator_property_map(
+                                  colors.begin(), boost::get(boost::vertex_index, g))));
+  // Path counts in BFS (distance) order.
+  std::vector<std::vector<Vertex>> levels;
+  for (Vertex v = 0; v < n; ++v)
+    if (t.dist[v] >= 0) {
+      if (static_cast<std::size_t>(t.dist[v]) >= levels.size()) levels.resize(static_cast<std::size_t>(t.dist[v]) + 1);
+      levels[static_cast<std::size_t>(t.dist[v])].push_back(v);
+    }
+  t.paths[src] = 1;
+  for (std::size_t l = 1; l < levels.size(); ++l)
+    for (const Vertex v : levels[l])
+      for (auto [e, end] = boost::in_edges(v, g); e != end; ++e) {
+        const Vertex u = boost::source(*e, g);
+        if (filter(*e) && t.dist[u] == t.dist[v] - 1) t.paths[v] += t.paths[u];
+      }
+  return t;
+}
+
+// Walks the shortest-path DAG back from dst, splitting the flow in proportion to path counts.
+Route extract(const Graph& g, const Tree& t, Vertex dst, Scope scope, std::vector<double>& frac) {
+  Route r;
+  const LinkFilter filter{&g, scope};
+  std::vector<Vertex> level{dst}, next;
+  frac[dst] = 1;
+  std::vector<Vertex> touched{dst};
+  while (!level.empty()) {
+    next.clear();
+    for (const Vertex v : level) {
+      for (auto [e, end] = boost::in_edges(v, g); e != end; ++e) {
+        const Vertex u = boost::source(*e, g);
+        if (!filter(*e) || t.dist[u] != t.dist[v] - 1 || t.dist[u] < 0) continue;
+        const double w = frac[v] * t.paths[u] / t.paths[v];
+        r.hops.push_back({g[*e].id, w});
+        r.latency_ns += w * g[*e].latency_ns;
+        if (frac[u] == 0) next.push_back(u), touched.push_back(u);
+        frac[u] += w;
+      }
+    }
+    level.swap(next);
+  }
+  for (const Vertex v : touched) frac[v] = 0;
+  return r;
+}
+
+}  // namespace
+
+RouteCache::RouteCache(int num_devices) : table_(static_cast<std::size_t>(num_devices)) {}
+
+const Route& RouteCache::route(const Cluster& cluster, int src, int dst) const {
+  return routes_from(cluster, src)[static_cast<std::size_t>(dst)];
+}
+
+const std::vector<Route>& RouteCache::routes_from(const Cluster& cluster_, int src) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& slot = table_[static_cast<std::size_t>(src)];
+  if (slot) return *slot;
+  const Graph& g = cluster_.graph();
+  const Vertex s = cluster_.device_vertex(src);
+  auto routes = std::make_unique<std::vector<Route>>(static_cast<std::size_t>(cluster_.num_devices()));
+  Tree trees[3];
+  bool built[3] = {false, false, false};
+  auto tree = [&](Scope scope) -> const Tree& {
+    const auto i = static_cast<std::size_t>(scope);
+    if (!built[i]) trees[i] = bfs(g, s, scope), built[i] = true;
+    return trees[i];
+  };
+  std::vector<double> frac(boost::num_vertices(g), 0.0);
+  for (int d = 0; d < cluster_.num_devices(); ++d) {
+    if (d == src) continue;
+    const Vertex v = cluster_.device_vertex(d);
+    Scope scope = cluster_.same_scaleup_domain(src, d) ? Scope::kScaleUp : Scope::kScaleOut;
+    if (tree(scope).dist[v] < 0) scope = Scope::kAny;  // a custom fabric without separate planes
+    (*routes)[static_cast<std::size_t>(d)] = extract(g, tree(scope), v, scope, frac);
+  }
+  slot = std::move(routes);
+  return *slot;
+}
+
+}  // namespace moesim::topology

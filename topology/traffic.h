@@ -1,0 +1,71 @@
+// Traffic of an all-to-all-v: what the caller knows about who sends what to whom.
+//
+// MoE dispatch needs more than a rank -> rank byte matrix, because the three algorithms
+// deduplicate a token differently: `direct` sends a token once per destination rank, `hierarchical`
+// (DeepEP normal mode) sends it across the network once per destination node and lets NVLink
+// fan it out, `low-latency` (DeepEP LL) sends one message per token-expert pair. AllToAllTraffic
+// carries all three views; the optional ones default to the rank view (no deduplication).
+// Entries are bytes, or token counts scaled by AllToAllOptions::scale (bytes per token, e.g.
+// models::dispatch_bytes_per_token; see docs/topology.md). Orientation is always dispatch's
+// (token owner -> expert owner); combine reverses every flow (AllToAllOptions::direction).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace moesim::topology {
+
+class TrafficMatrix {
+ public:
+  TrafficMatrix() : TrafficMatrix(0) {}
+  explicit TrafficMatrix(int ranks) : ranks_(ranks), bytes_(static_cast<std::size_t>(ranks) * ranks, 0.0) {}
+  int ranks() const { return ranks_; }
+  double& at(int src, int dst) { return bytes_[static_cast<std::size_t>(src) * ranks_ + dst]; }
+  double at(int src, int dst) const { return bytes_[static_cast<std::size_t>(src) * ranks_ + dst]; }
+  const double* row(int src) const { return bytes_.data() + static_cast<std::size_t>(src) * ranks_; }
+  double total_bytes() const;
+
+ private:
+  int ranks_;
+  std::vector<double> bytes_;
+};
+
+// Bytes from a rank to a cluster node (scale-up domain), each token counted once per node.
+class NodeTrafficMatrix {
+ public:
+  NodeTrafficMatrix() : NodeTrafficMatrix(0, 0) {}
+  NodeTrafficMatrix(int ranks, int nodes)
+      : ranks_(ranks), nodes_(nodes), bytes_(static_cast<std::size_t>(ranks) * nodes, 0.0) {}
+  int ranks() const { return ranks_; }
+  int nodes() const { return nodes_; }
+  bool empty() const { return bytes_.empty(); }
+  double& at(int src, int node) { return bytes_[static_cast<std::size_t>(src) * nodes_ + node]; }
+  double at(int src, int node) const { return bytes_[static_cast<std::size_t>(src) * nodes_ + node]; }
+
+ private:
+  int ranks_, nodes_;
+  std::vector<double> bytes_;
+};
+
+struct AllToAllTraffic {
+  TrafficMatrix pair_bytes;       // [src rank][dst rank]: each token once per destination rank
+  NodeTrafficMatrix node_bytes;   // [src rank][dst node]: once per node; empty = sum of pair_bytes
+  TrafficMatrix expert_bytes;     // [src rank][dst rank]: once per token-expert pair; empty = pair_bytes
+  double message_bytes = 0;       // low-latency message size (one token); 0 = one message per pair
+};
+
+// Non-owning view of the same (lets a bare rank matrix be costed without a copy).
+struct TrafficView {
+  const TrafficMatrix* pair = nullptr;
+  const NodeTrafficMatrix* node = nullptr;    // null or empty: derive from pair
+  const TrafficMatrix* expert = nullptr;      // null or empty: use pair
+  double message_bytes = 0;
+  TrafficView() = default;
+  TrafficView(const AllToAllTraffic& t)  // NOLINT: implicit on purpose
+      : pair(&t.pair_bytes), node(&t.node_bytes), expert(&t.expert_bytes), message_bytes(t.message_bytes) {}
+  explicit TrafficView(const TrafficMatrix& m) : pair(&m) {}
+  bool has_node() const { return node && !node->empty(); }
+  const TrafficMatrix& expert_or_pair() const { return expert && expert->ranks() > 0 ? *expert : *pair; }
+};
+
+}  // namespace moesim::topology
