@@ -52,6 +52,7 @@ void read_pool(const MapReader& m, const topology::ClusterConfig& cluster, const
                sim::PoolConfig& p) {
   const Field ranks = m.require("ranks");
   p.ranks = as_int(ranks, 1);
+  if (auto f = m.get("instances")) p.instances = as_int(*f, 1);
 
   const MapReader attention = m.map("attention", {"dp", "tp"});
   const auto dp = attention.get("dp");
@@ -76,13 +77,15 @@ void read_pool(const MapReader& m, const topology::ClusterConfig& cluster, const
     p.overlap.comm_sm_share = share;
   }
 
-  const MapReader batch = m.map("batch", {"max_running_per_rank", "token_budget_per_rank"});
+  const MapReader batch = m.map("batch", {"max_running_per_rank", "token_budget_per_rank", "kv_block_tokens"});
   if (auto f = batch.get("max_running_per_rank")) p.batch.max_running_per_rank = as_int(*f, 1);
   if (auto f = batch.get("token_budget_per_rank")) p.batch.token_budget_per_rank = as_int64(*f, 1);
+  if (auto f = batch.get("kv_block_tokens")) p.batch.kv_block_tokens = as_int(*f, 1, 1 << 20);
 
   const std::int64_t devices = std::int64_t{cluster.nodes} * cluster.devices_per_node;
-  if (p.ranks > devices)
-    ranks.fail_at_key(std::to_string(p.ranks) + " ranks do not fit on a cluster of " + std::to_string(devices) +
+  if (std::int64_t{p.ranks} * p.instances > devices)
+    ranks.fail_at_key(std::to_string(std::int64_t{p.ranks} * p.instances) + " ranks do not fit on a cluster of " +
+                      std::to_string(devices) +
                       " devices (" + std::to_string(cluster.nodes) + (cluster.nodes == 1 ? " node x " : " nodes x ") +
                       std::to_string(cluster.devices_per_node) + ")");
   const std::int64_t dp_tp = std::int64_t{p.attention_dp} * p.attention_tp;
@@ -142,9 +145,28 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
                        true),
                s.hardware, s.cluster);
 
-  const MapReader deployment = top.map("deployment", {"colocated"}, true);
-  read_pool(deployment.map("colocated", {"ranks", "attention", "moe", "overlap", "batch"}, true), s.cluster, s.model,
-            s.deployment.colocated);
+  const MapReader deployment = top.map("deployment", {"colocated", "prefill", "decode"}, true);
+  const std::vector<std::string_view> pool_keys = {"instances", "ranks", "attention", "moe", "overlap", "batch"};
+  const bool has_colocated = deployment.get("colocated").has_value();
+  const bool has_prefill = deployment.get("prefill").has_value();
+  const bool has_decode = deployment.get("decode").has_value();
+  if (has_colocated == (has_prefill || has_decode) || has_prefill != has_decode)
+    fail_at(deployment.loc(), "deployment",
+            "give either 'colocated', or both 'prefill' and 'decode' (disaggregated)");
+  if (has_colocated) {
+    read_pool(deployment.map("colocated", pool_keys, true), s.cluster, s.model, s.deployment.colocated);
+  } else {
+    s.deployment.disaggregated = true;
+    read_pool(deployment.map("prefill", pool_keys, true), s.cluster, s.model, s.deployment.prefill);
+    read_pool(deployment.map("decode", pool_keys, true), s.cluster, s.model, s.deployment.decode);
+    const std::int64_t need = std::int64_t{s.deployment.prefill.ranks} * s.deployment.prefill.instances +
+                              std::int64_t{s.deployment.decode.ranks} * s.deployment.decode.instances;
+    const std::int64_t devices = std::int64_t{s.cluster.nodes} * s.cluster.devices_per_node;
+    if (need > devices)
+      fail_at(deployment.loc(), "deployment",
+              "the prefill and decode pools need " + std::to_string(need) + " devices; the cluster has " +
+                  std::to_string(devices));
+  }
 
   const MapReader routing = top.map("routing", {"model"});
   if (auto f = routing.get("model"))

@@ -55,6 +55,7 @@ inline sim::SimulationConfig simulation_config(const Scenario& s) {
   c.routing = s.routing;
   c.workload = s.workload;
   c.cost_model = s.cost_model;
+  c.slo = {s.slo.ttft_p90_s, s.slo.tpot_p90_s};
   c.seed = s.seed;
   return c;
 }

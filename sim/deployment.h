@@ -1,13 +1,16 @@
-// Deployment: one colocated pool of one model instance laid out on the cluster.
+// Deployment: the pools of a deployment laid out on the cluster.
 //
-// Rank r runs on device r. Attention is data-parallel on every rank (each rank serves its own
-// requests); the routed experts of every MoE layer are split contiguously over the EP ranks
-// (expert e on rank e / (experts / ep)). Construction checks that the degrees are consistent,
-// that the pool fits the cluster and that each rank's memory holds weights, buffers and some KV
-// cache; a violation throws DeploymentError with the reason (and the memory table for OOM).
+// Pools take consecutive devices in order (prefill, then decode; or the colocated pool);
+// within a pool, instance i takes ranks [i·ranks, (i+1)·ranks) of the pool's devices, rank r of
+// an instance on the r-th of them. The routed experts of every MoE layer are split contiguously
+// over an instance's EP ranks (expert e on rank e / (experts / ep)). Construction checks that
+// the degrees are consistent, that the pools fit the cluster and that each rank's memory holds
+// weights, buffers and some KV cache; a violation throws DeploymentError with the reason (and
+// the memory table for an out-of-memory pool).
 #pragma once
 
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "calibration/hardware_profile.h"
@@ -23,24 +26,43 @@ class DeploymentError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-class Deployment {
- public:
-  Deployment(const DeploymentConfig& config, const models::ModelSpec& model,
-             const calibration::HardwareProfile& hw, const topology::Cluster& cluster);
+struct PoolLayout {
+  PoolConfig config;
+  int experts_per_rank = 0;
+  models::MemoryPlan memory;
+  std::vector<std::vector<int>> instance_devices;  // [instance][rank] -> cluster device
+};
 
-  const PoolConfig& pool() const { return pool_; }
-  int ranks() const { return pool_.ranks; }
-  int ep() const { return pool_.moe_ep; }
-  int experts_per_rank() const { return experts_per_rank_; }
-  int expert_rank(int expert) const { return expert / experts_per_rank_; }
-  const std::vector<int>& rank_devices() const { return rank_devices_; }
-  const models::MemoryPlan& memory() const { return memory_; }
+// One instance of a pool, as the step model sees it.
+class InstanceLayout {
+ public:
+  InstanceLayout(const PoolLayout& pool, int instance) : pool_(&pool), instance_(instance) {}
+  const PoolConfig& config() const { return pool_->config; }
+  int instance() const { return instance_; }
+  int ranks() const { return pool_->config.ranks; }
+  int ep() const { return pool_->config.moe_ep; }
+  int experts_per_rank() const { return pool_->experts_per_rank; }
+  int expert_rank(int expert) const { return expert / pool_->experts_per_rank; }
+  const std::vector<int>& rank_devices() const { return pool_->instance_devices[static_cast<std::size_t>(instance_)]; }
+  const models::MemoryPlan& memory() const { return pool_->memory; }
 
  private:
-  PoolConfig pool_;
-  int experts_per_rank_ = 0;
-  std::vector<int> rank_devices_;
-  models::MemoryPlan memory_;
+  const PoolLayout* pool_;
+  int instance_;
+};
+
+class Deployment {
+ public:
+  Deployment(const DeploymentConfig& config, const models::ModelSpec& model, const calibration::HardwareProfile& hw,
+             const topology::Cluster& cluster);
+
+  const std::vector<PoolLayout>& pools() const { return pools_; }
+  bool disaggregated() const { return disaggregated_; }
+  int total_ranks() const;
+
+ private:
+  std::vector<PoolLayout> pools_;
+  bool disaggregated_ = false;
 };
 
 }  // namespace moesim::sim

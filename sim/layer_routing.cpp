@@ -4,7 +4,7 @@
 
 namespace moesim::sim {
 
-LayerRouting::LayerRouting(const models::ModelSpec& model, const Deployment& deployment,
+LayerRouting::LayerRouting(const models::ModelSpec& model, const InstanceLayout& deployment,
                            const workloads::RoutingModel& routing)
     : model_(model), deployment_(deployment), routing_(routing), ranks_(deployment.ranks()) {
   const auto n = static_cast<std::size_t>(ranks_);

@@ -20,7 +20,7 @@ namespace moesim::sim {
 
 class LayerRouting {
  public:
-  LayerRouting(const models::ModelSpec& model, const Deployment& deployment, const workloads::RoutingModel& routing);
+  LayerRouting(const models::ModelSpec& model, const InstanceLayout& deployment, const workloads::RoutingModel& routing);
 
   // Draws layer `moe_layer` of step `step` for tokens[r] tokens on each rank r.
   void draw(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens, workloads::Rng& rng);
@@ -40,7 +40,7 @@ class LayerRouting {
 
  private:
   const models::ModelSpec& model_;
-  const Deployment& deployment_;
+  InstanceLayout deployment_;
   const workloads::RoutingModel& routing_;
   int ranks_;
   std::vector<double> probs_, rank_mass_;

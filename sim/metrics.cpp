@@ -32,14 +32,13 @@ LatencyStats latency_stats(std::vector<std::pair<std::int64_t, std::int64_t>> sa
   return s;
 }
 
-Summary summarize(const std::vector<RequestRecord>& requests, const std::vector<StepRecord>& steps,
-                  const std::vector<std::pair<std::int64_t, std::int64_t>>& itl_samples,
-                  const LayerBreakdown& breakdown, int gpus) {
+Summary summarize(const std::vector<RequestRecord>& requests,
+                  const std::vector<std::pair<std::int64_t, std::int64_t>>& itl_samples, int gpus, SloTargets slo) {
   Summary s;
   s.requests = static_cast<std::int64_t>(requests.size());
   s.gpus = gpus;
   std::vector<std::pair<std::int64_t, std::int64_t>> ttft, tpot, e2e;
-  std::int64_t first_arrival = -1, last_finish = 0;
+  std::int64_t first_arrival = -1, last_finish = 0, good = 0;
   for (const auto& r : requests) {
     if (!r.rejected.empty()) {
       ++s.rejected;
@@ -48,15 +47,21 @@ Summary summarize(const std::vector<RequestRecord>& requests, const std::vector<
     if (first_arrival < 0 || r.arrival_ns < first_arrival) first_arrival = r.arrival_ns;
     if (!r.finished()) continue;
     ++s.completed;
+    s.preempted += r.preemptions > 0 ? 1 : 0;
     s.input_tokens += r.input_tokens;
     s.output_tokens += r.output_tokens;
     last_finish = std::max(last_finish, r.finish_ns);
-    ttft.emplace_back(r.first_token_ns - r.arrival_ns, 1);
+    const std::int64_t t_first = r.first_token_ns - r.arrival_ns;
+    ttft.emplace_back(t_first, 1);
     e2e.emplace_back(r.finish_ns - r.arrival_ns, 1);
-    if (r.output_tokens > 1)
-      tpot.emplace_back(std::llround(static_cast<double>(r.finish_ns - r.first_token_ns) /
-                                     static_cast<double>(r.output_tokens - 1)),
-                        1);
+    double per_token = 0;
+    if (r.output_tokens > 1) {
+      per_token = static_cast<double>(r.finish_ns - r.first_token_ns) / static_cast<double>(r.output_tokens - 1);
+      tpot.emplace_back(std::llround(per_token), 1);
+    }
+    const bool ttft_ok = slo.ttft_s <= 0 || static_cast<double>(t_first) * 1e-9 <= slo.ttft_s;
+    const bool tpot_ok = slo.tpot_s <= 0 || per_token * 1e-9 <= slo.tpot_s;
+    good += ttft_ok && tpot_ok ? 1 : 0;
   }
   s.ttft = latency_stats(std::move(ttft));
   s.tpot = latency_stats(std::move(tpot));
@@ -66,24 +71,28 @@ Summary summarize(const std::vector<RequestRecord>& requests, const std::vector<
     s.makespan_s = static_cast<double>(last_finish - first_arrival) * 1e-9;
     s.output_tokens_per_gpu_s = static_cast<double>(s.output_tokens) / s.makespan_s / gpus;
     s.input_tokens_per_gpu_s = static_cast<double>(s.input_tokens) / s.makespan_s / gpus;
+    s.goodput_requests_per_s = static_cast<double>(good) / s.makespan_s;
   }
-  s.steps = static_cast<std::int64_t>(steps.size());
-  if (!steps.empty()) {
-    double dur = 0, tok = 0;
-    for (const auto& st : steps) {
-      dur += static_cast<double>(st.duration_ns);
-      tok += static_cast<double>(st.decode_tokens + st.prefill_tokens);
-    }
-    s.mean_step_ms = dur / static_cast<double>(steps.size()) * 1e-6;
-    s.mean_tokens_per_step = tok / static_cast<double>(steps.size());
-    for (const auto& layer : breakdown.layer_ns)
-      for (int p = 0; p < kNumPhases; ++p) s.phase_ns_per_step[static_cast<std::size_t>(p)] += layer[static_cast<std::size_t>(p)];
-    for (auto& v : s.phase_ns_per_step) v /= static_cast<double>(steps.size());
-    s.lm_head_ns_per_step = breakdown.lm_head_ns / static_cast<double>(steps.size());
-    for (double e : breakdown.exposed_comm_ns) s.exposed_comm_ns_per_step += e;
-    s.exposed_comm_ns_per_step /= static_cast<double>(steps.size());
-  }
+  if (s.requests > 0) s.slo_attainment = static_cast<double>(good) / static_cast<double>(s.requests);
   return s;
+}
+
+void summarize_pool(const std::vector<StepRecord>& steps, int pool_index, PoolResult& pool) {
+  double dur = 0, tok = 0;
+  for (const auto& st : steps) {
+    if (st.pool != pool_index) continue;
+    ++pool.steps;
+    dur += static_cast<double>(st.duration_ns);
+    tok += static_cast<double>(st.decode_tokens + st.prefill_tokens);
+  }
+  if (pool.steps == 0) return;
+  const auto n = static_cast<double>(pool.steps);
+  pool.mean_step_ms = dur / n * 1e-6;
+  pool.mean_tokens_per_step = tok / n;
+  for (const auto& layer : pool.breakdown.layer_ns)
+    for (std::size_t p = 0; p < layer.size(); ++p) pool.phase_ns_per_step[p] += layer[p] / n;
+  pool.lm_head_ns_per_step = pool.breakdown.lm_head_ns / n;
+  for (double e : pool.breakdown.exposed_comm_ns) pool.exposed_comm_ns_per_step += e / n;
 }
 
 }  // namespace moesim::sim

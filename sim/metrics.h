@@ -1,5 +1,6 @@
 // Metrics: what users judge a deployment by (DESIGN.md §1): per-request TTFT, TPOT, ITL and
-// end-to-end latency with mean/p50/p90/p99, per-GPU throughput, and the per-layer breakdown.
+// end-to-end latency with mean/p50/p90/p99, per-GPU throughput, goodput under the SLO, and per
+// pool the step statistics and per-layer breakdown.
 //
 // Percentiles use the nearest-rank definition on the exact samples (ITL samples are weighted:
 // every decode token of a step that waited the same gap is one sample of weight 1).
@@ -10,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "models/memory.h"
+#include "sim/deployment_config.h"
 #include "sim/step_model.h"
 #include "sim/time.h"
 
@@ -17,22 +20,27 @@ namespace moesim::sim {
 
 struct RequestRecord {
   std::int64_t id = 0;
+  int instance = -1;                 // colocated or decode instance that served it
   int rank = -1;
   std::int64_t arrival_ns = 0;
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
   std::int64_t first_token_ns = -1;  // -1: never produced
   std::int64_t finish_ns = -1;       // -1: did not finish
+  std::int64_t prefill_done_ns = -1; // disaggregated: when the prefill instance finished the prompt
+  std::int64_t preemptions = 0;      // times its KV was dropped and recomputed
   std::string rejected;              // non-empty: why it was never admitted
   bool finished() const { return finish_ns >= 0; }
 };
 
 struct StepRecord {
+  int pool = 0;
+  int instance = 0;
   std::int64_t start_ns = 0;
   std::int64_t duration_ns = 0;
   std::int64_t decode_tokens = 0;
   std::int64_t prefill_tokens = 0;
-  std::int64_t running = 0;  // requests admitted on all ranks
+  std::int64_t running = 0;  // requests admitted on all ranks of the instance
 };
 
 struct LatencyStats {
@@ -43,22 +51,41 @@ struct LatencyStats {
 // Weighted nearest-rank percentiles over (value_ns, weight) samples.
 LatencyStats latency_stats(std::vector<std::pair<std::int64_t, std::int64_t>> samples);
 
-struct Summary {
-  std::int64_t requests = 0, completed = 0, rejected = 0;
-  std::int64_t input_tokens = 0, output_tokens = 0;
-  int gpus = 0;
-  double makespan_s = 0;  // first arrival to last completion
-  LatencyStats ttft, tpot, itl, e2e;
-  double output_tokens_per_gpu_s = 0, input_tokens_per_gpu_s = 0;
+struct SloTargets {
+  double ttft_s = 0;  // 0: no target
+  double tpot_s = 0;  // 0: no target
+};
+
+// One pool's steps, summed over its instances.
+struct PoolResult {
+  PoolRole role = PoolRole::kColocated;
+  int instances = 0;
+  int ranks = 0;  // per instance
+  LayerBreakdown breakdown;
+  models::MemoryPlan memory;
   std::int64_t steps = 0;
   double mean_step_ms = 0, mean_tokens_per_step = 0;
   PhaseTimes phase_ns_per_step{};  // per-layer slowest-rank phase times summed over layers, per step
   double lm_head_ns_per_step = 0;
   double exposed_comm_ns_per_step = 0;  // compute idle on the busiest rank, summed over layers
+  double kv_peak_utilisation = 0;       // highest fraction of a rank's KV blocks ever in use
+  std::int64_t preemptions = 0;
 };
 
-Summary summarize(const std::vector<RequestRecord>& requests, const std::vector<StepRecord>& steps,
-                  const std::vector<std::pair<std::int64_t, std::int64_t>>& itl_samples,
-                  const LayerBreakdown& breakdown, int gpus);
+struct Summary {
+  std::int64_t requests = 0, completed = 0, rejected = 0, preempted = 0;
+  std::int64_t input_tokens = 0, output_tokens = 0;
+  int gpus = 0;
+  double makespan_s = 0;  // first arrival to last completion
+  LatencyStats ttft, tpot, itl, e2e;
+  double output_tokens_per_gpu_s = 0, input_tokens_per_gpu_s = 0;
+  // Requests meeting every SLO target, per second of makespan (goodput), and their share.
+  double goodput_requests_per_s = 0, slo_attainment = 0;
+};
+
+Summary summarize(const std::vector<RequestRecord>& requests,
+                  const std::vector<std::pair<std::int64_t, std::int64_t>>& itl_samples, int gpus, SloTargets slo);
+// Fills the per-step statistics of `pool` from its steps.
+void summarize_pool(const std::vector<StepRecord>& steps, int pool_index, PoolResult& pool);
 
 }  // namespace moesim::sim

@@ -9,30 +9,21 @@
 namespace moesim::sim {
 
 Scheduler::Scheduler(const PoolConfig& pool, std::int64_t kv_capacity_tokens_per_rank,
-                     const std::vector<workloads::Request>& requests)
-    : pool_(pool), kv_capacity_(kv_capacity_tokens_per_rank), requests_(requests) {
-  records_.resize(requests.size());
+                     const std::vector<workloads::Request>& requests, std::vector<RequestRecord>& records)
+    : pool_(pool), kv_capacity_tokens_(kv_capacity_tokens_per_rank), requests_(requests), records_(records) {
   live_.resize(requests.size());
-  ranks_.resize(static_cast<std::size_t>(pool.ranks));
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    const auto& q = requests[i];
-    auto& r = records_[i];
-    r.id = q.id;
-    r.arrival_ns = q.arrival_ns;
-    r.input_tokens = q.input_tokens;
-    r.output_tokens = q.output_tokens;
-  }
+  for (int r = 0; r < pool.ranks; ++r) ranks_.emplace_back(kv_capacity_tokens_per_rank, pool.batch.kv_block_tokens);
 }
 
-void Scheduler::on_arrival(std::size_t index, Time /*now*/) {
+int Scheduler::enqueue(std::size_t index) {
   auto& rec = records_[index];
-  const std::int64_t need = rec.input_tokens + rec.output_tokens;
-  if (need > kv_capacity_) {
-    rec.rejected = "needs " + std::to_string(need) + " KV tokens, a rank holds " + std::to_string(kv_capacity_);
-    return;
+  // A prefill instance holds only the prompt; the others eventually hold prompt and output.
+  const std::int64_t need = rec.input_tokens + (pool_.role == PoolRole::kPrefill ? 0 : rec.output_tokens);
+  if (ranks_.front().kv.blocks_for(need) > ranks_.front().kv.capacity_blocks()) {
+    rec.rejected = "needs " + std::to_string(need) + " KV tokens, a rank holds " + std::to_string(kv_capacity_tokens_);
+    return -1;
   }
-  std::size_t best = 0;
-  std::size_t best_load = SIZE_MAX;
+  std::size_t best = 0, best_load = SIZE_MAX;
   for (std::size_t r = 0; r < ranks_.size(); ++r) {
     const std::size_t load = ranks_[r].waiting.size() + ranks_[r].running.size();
     if (load < best_load) {
@@ -40,51 +31,91 @@ void Scheduler::on_arrival(std::size_t index, Time /*now*/) {
       best_load = load;
     }
   }
-  rec.rank = static_cast<int>(best);
+  Live l;
+  l.target = rec.input_tokens;
+  if (pool_.role == PoolRole::kDecode) {
+    l.generated = 1;  // the prefill instance sampled the first token
+    l.last_token_ns = rec.first_token_ns;
+  } else {
+    l.cached = requests_[index].cached_tokens();  // prefix-cache hit: no compute for these
+  }
+  live_[index] = l;
   ranks_[best].waiting.push_back(index);
   ++outstanding_;
+  return static_cast<int>(best);
 }
 
-bool Scheduler::has_work() const { return outstanding_ > 0; }
+bool Scheduler::preempt_one(RankState& rank, std::size_t position) {
+  if (rank.running.size() <= position + 1) return false;  // only requests not yet scheduled this step
+  const std::size_t victim = rank.running.back();
+  rank.running.pop_back();
+  auto& l = live_[victim];
+  rank.kv.release(l.blocks);
+  l.cached = 0;
+  l.target = records_[victim].input_tokens + std::max<std::int64_t>(l.generated - 1, 0);  // recompute
+  l.chunk = 0;
+  l.decoding = false;
+  rank.waiting.push_front(victim);
+  ++records_[victim].preemptions;
+  ++preemptions_;
+  return true;
+}
 
 void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record) {
   std::int64_t budget = pool_.batch.token_budget_per_rank;
-  // Decode tokens first: one per request whose prompt is done.
   for (std::size_t idx : rank.running) {
+    live_[idx].chunk = 0;
+    live_[idx].decoding = false;
+  }
+  auto decode = [&](std::size_t idx, std::size_t position) {
     auto& l = live_[idx];
-    l.chunk = 0;
-    l.decoding = false;
-    if (l.prefilled < records_[idx].input_tokens || budget == 0) continue;
+    const std::int64_t kv_len = records_[idx].input_tokens + l.generated;  // cached + the token fed now
+    while (!rank.kv.grow(l.blocks, kv_len))
+      if (!preempt_one(rank, position)) return;  // no room even after preempting later requests
     l.decoding = true;
     --budget;
-    batch.decode_kv_lengths.push_back(records_[idx].input_tokens + l.generated);
+    batch.decode_kv_lengths.push_back(kv_len);
     ++batch.sampled_tokens;
     ++record.decode_tokens;
-  }
-  auto schedule_chunk = [&](std::size_t idx) {
-    auto& l = live_[idx];
-    const std::int64_t left = records_[idx].input_tokens - l.prefilled;
-    l.chunk = std::min(left, budget);
-    if (l.chunk == 0) return;
-    budget -= l.chunk;
-    batch.prefill_chunks.push_back({l.prefilled, l.chunk});
-    if (l.chunk == left) ++batch.sampled_tokens;
-    record.prefill_tokens += l.chunk;
   };
-  // Then continue prompts already being prefilled, oldest first.
+  auto prefill = [&](std::size_t idx) {
+    auto& l = live_[idx];
+    const std::int64_t chunk = std::min(l.target - l.cached, budget);
+    if (chunk <= 0 || !rank.kv.grow(l.blocks, l.cached + chunk)) return false;
+    l.chunk = chunk;
+    budget -= chunk;
+    batch.prefill_chunks.push_back({l.cached, chunk});
+    if (l.cached + chunk == l.target && l.generated == 0) ++batch.sampled_tokens;
+    record.prefill_tokens += chunk;
+    return true;
+  };
+  // Decode tokens first, one per request whose prompt is cached.
+  if (decodes())
+    for (std::size_t i = 0; i < rank.running.size() && budget > 0; ++i) {
+      const std::size_t idx = rank.running[i];
+      if (live_[idx].cached >= live_[idx].target) decode(idx, i);
+    }
+  // Then the next chunks of prompts being prefilled, oldest first.
   for (std::size_t idx : rank.running)
-    if (!live_[idx].decoding && live_[idx].prefilled < records_[idx].input_tokens && budget > 0) schedule_chunk(idx);
-  // Then admit new requests, first come first served.
+    if (budget > 0 && !live_[idx].decoding && live_[idx].cached < live_[idx].target) prefill(idx);
+  // Then admit waiting requests, first come first served.
   while (!rank.waiting.empty() && budget > 0 &&
          static_cast<int>(rank.running.size()) < pool_.batch.max_running_per_rank) {
     const std::size_t idx = rank.waiting.front();
-    const std::int64_t need = records_[idx].input_tokens + records_[idx].output_tokens;
-    if (rank.kv_reserved + need > kv_capacity_) break;
+    auto& l = live_[idx];
+    const bool transferred = pool_.role == PoolRole::kDecode && l.generated == 1 && l.cached == 0;
+    // Room for what the request holds once admitted: a transferred prompt's whole KV, or the
+    // prefix-cache hit plus the first chunk.
+    const std::int64_t first = transferred ? l.target : l.cached + std::min(l.target - l.cached, budget);
+    if (!rank.kv.grow(l.blocks, first)) break;
+    if (transferred) l.cached = l.target;
     rank.waiting.pop_front();
-    rank.kv_reserved += need;
     rank.running.push_back(idx);
-    live_[idx] = Live{};
-    schedule_chunk(idx);
+    if (l.cached >= l.target) {
+      if (decodes()) decode(idx, rank.running.size() - 1);
+    } else if (!prefill(idx)) {
+      break;
+    }
   }
 }
 
@@ -98,40 +129,64 @@ std::int64_t Scheduler::form_batches(std::vector<RankBatch>& batches, StepRecord
   return record.decode_tokens + record.prefill_tokens;
 }
 
-void Scheduler::complete_step(Time end, std::vector<std::pair<std::int64_t, std::int64_t>>& itl_samples) {
+void Scheduler::retire(RankState& rank, std::size_t idx) {
+  rank.kv.release(live_[idx].blocks);
+  --outstanding_;
+}
+
+void Scheduler::complete_step(Time end, ItlSamples& itl, std::vector<std::size_t>& finished,
+                              std::vector<std::size_t>& handed_over) {
   const std::int64_t now = end.count_ns();
   std::map<std::int64_t, std::int64_t> gaps;  // ITL of this step's decode tokens, by gap
   for (auto& rank : ranks_) {
+    std::size_t kept = 0;
     for (std::size_t idx : rank.running) {
       auto& l = live_[idx];
       auto& rec = records_[idx];
+      bool leaves = false;
       if (l.decoding) {
         MOESIM_CHECK(now >= l.last_token_ns, "token emitted before the previous one");
         ++gaps[now - l.last_token_ns];
         l.last_token_ns = now;
         ++l.generated;
       } else if (l.chunk > 0) {
-        l.prefilled += l.chunk;
-        if (l.prefilled == rec.input_tokens) {  // the last chunk samples the first token
+        l.cached += l.chunk;
+        if (l.cached == l.target && l.generated == 0) {  // the last chunk samples the first token
           l.generated = 1;
           l.last_token_ns = now;
-          rec.first_token_ns = now;
+          if (pool_.role == PoolRole::kPrefill) {
+            rec.prefill_done_ns = now;
+            handed_over.push_back(idx);
+            leaves = true;
+          } else {
+            rec.first_token_ns = now;
+          }
         }
       }
       l.chunk = 0;
       l.decoding = false;
-      if (l.generated == rec.output_tokens) rec.finish_ns = now;
+      if (!leaves && l.generated == rec.output_tokens && l.cached >= l.target) {
+        rec.finish_ns = now;
+        finished.push_back(idx);
+        leaves = true;
+      }
+      if (leaves) {
+        retire(rank, idx);
+      } else {
+        rank.running[kept++] = idx;
+      }
     }
-    auto done = std::remove_if(rank.running.begin(), rank.running.end(), [&](std::size_t idx) {
-      if (!records_[idx].finished()) return false;
-      rank.kv_reserved -= records_[idx].input_tokens + records_[idx].output_tokens;
-      --outstanding_;
-      return true;
-    });
-    rank.running.erase(done, rank.running.end());
-    MOESIM_CHECK(rank.kv_reserved >= 0, "KV reservation went negative");
+    rank.running.resize(kept);
   }
-  for (const auto& g : gaps) itl_samples.push_back(g);
+  for (const auto& g : gaps) itl.push_back(g);
+}
+
+double Scheduler::kv_peak_utilisation() const {
+  double u = 0;
+  for (const auto& r : ranks_)
+    if (r.kv.capacity_blocks() > 0)
+      u = std::max(u, static_cast<double>(r.kv.peak_blocks()) / static_cast<double>(r.kv.capacity_blocks()));
+  return u;
 }
 
 }  // namespace moesim::sim

@@ -1,12 +1,18 @@
-// Scheduler: continuous batching per attention-DP rank (DESIGN.md §4).
+// Scheduler: continuous batching on one instance, per attention-DP rank (DESIGN.md §4).
 //
-// An arriving request goes to the rank with the fewest outstanding requests (lowest index on a
-// tie). Each step, a rank fills its token budget with one decode token per running request,
-// then the next chunks of prompts being prefilled (chunked prefill), then admits waiting
-// requests first-come-first-served while it has fewer than max_running requests and KV room.
-// Admission reserves KV for the whole request (prompt + output), so a running request never
-// needs preemption; a request that can never fit on a rank is rejected with the reason.
-// The last prefill chunk of a prompt samples the request's first token.
+// A request queued on the instance goes to the rank with the fewest outstanding requests (lowest
+// index on a tie). Each step a rank fills its token budget with one decode token per running
+// request, then the next chunks of prompts being prefilled (chunked prefill), then admits
+// waiting requests first-come-first-served while it runs fewer than max_running requests and
+// its paged KV cache has blocks for the first chunk. KV grows a block at a time; when a decode
+// token finds no free block, the most recently admitted request is preempted (recompute: its
+// blocks are freed and it goes back to the head of the queue to prefill its prompt and the
+// tokens it generated again). A request whose prompt and output can never fit one rank's cache
+// is rejected with the reason.
+//
+// Roles: a colocated instance prefills and decodes; a prefill instance hands a request over as
+// soon as its prompt is cached (its last chunk samples the first token); a decode instance
+// receives requests whose prompt KV has been transferred and only decodes.
 #pragma once
 
 #include <cstdint>
@@ -15,50 +21,65 @@
 #include <vector>
 
 #include "sim/deployment_config.h"
+#include "sim/kv_blocks.h"
 #include "sim/metrics.h"
-#include "sim/step_model.h"
+#include "sim/step_batch.h"
 #include "workloads/arrivals.h"
 
 namespace moesim::sim {
 
+using ItlSamples = std::vector<std::pair<std::int64_t, std::int64_t>>;  // (gap ns, tokens)
+
 class Scheduler {
  public:
   Scheduler(const PoolConfig& pool, std::int64_t kv_capacity_tokens_per_rank,
-            const std::vector<workloads::Request>& requests);
+            const std::vector<workloads::Request>& requests, std::vector<RequestRecord>& records);
 
-  void on_arrival(std::size_t index, Time now);
-  bool has_work() const;
+  // Queues request `index` (whose record is already filled in) and returns the chosen rank, or
+  // -1 if the request can never fit (its record then says why).
+  int enqueue(std::size_t index);
+  bool has_work() const { return outstanding_ > 0; }
+  std::int64_t outstanding() const { return outstanding_; }
   // Fills one RankBatch per rank for the next step; returns the tokens scheduled.
   std::int64_t form_batches(std::vector<RankBatch>& batches, StepRecord& record);
-  // Applies the step that just ended at `end`: advances prompts, emits tokens, retires requests.
-  void complete_step(Time end, std::vector<std::pair<std::int64_t, std::int64_t>>& itl_samples);
+  // Applies the step that ended at `end`. Finished requests are appended to `finished`; on a
+  // prefill instance, requests whose prompt is now cached are appended to `handed_over`.
+  void complete_step(Time end, ItlSamples& itl, std::vector<std::size_t>& finished,
+                     std::vector<std::size_t>& handed_over);
 
-  const std::vector<RequestRecord>& records() const { return records_; }
-  std::int64_t kv_in_use(int rank) const { return ranks_[static_cast<std::size_t>(rank)].kv_reserved; }
-  std::int64_t outstanding() const { return outstanding_; }
+  std::int64_t kv_blocks_in_use(int rank) const { return ranks_[static_cast<std::size_t>(rank)].kv.used_blocks(); }
+  double kv_peak_utilisation() const;
+  std::int64_t preemptions() const { return preemptions_; }
 
  private:
   struct Live {
-    std::int64_t prefilled = 0;
-    std::int64_t generated = 0;
-    std::int64_t chunk = 0;  // prompt tokens in the current step
-    bool decoding = false;   // decodes in the current step
+    std::int64_t cached = 0;      // tokens whose K/V is in the cache
+    std::int64_t target = 0;      // tokens to prefill before decoding
+    std::int64_t generated = 0;   // output tokens emitted so far
+    std::int64_t chunk = 0;       // prompt tokens in the current step
+    std::int64_t blocks = 0;      // KV blocks held
     std::int64_t last_token_ns = 0;
+    bool decoding = false;        // decodes in the current step
   };
   struct RankState {
+    explicit RankState(std::int64_t capacity, int block) : kv(capacity, block) {}
     std::deque<std::size_t> waiting;
     std::vector<std::size_t> running;  // admission order
-    std::int64_t kv_reserved = 0;
+    KvBlocks kv;
   };
+  bool decodes() const { return pool_.role != PoolRole::kPrefill; }
   void fill_rank(RankState& rank, RankBatch& batch, StepRecord& record);
+  bool preempt_one(RankState& rank, std::size_t keep);
+  void retire(RankState& rank, std::size_t idx);
 
   PoolConfig pool_;
-  std::int64_t kv_capacity_;
+  std::int64_t kv_capacity_tokens_;
   const std::vector<workloads::Request>& requests_;
-  std::vector<RequestRecord> records_;
+  std::vector<RequestRecord>& records_;
   std::vector<Live> live_;
   std::vector<RankState> ranks_;
   std::int64_t outstanding_ = 0;
+  std::int64_t preemptions_ = 0;
 };
 
 }  // namespace moesim::sim

@@ -1,20 +1,45 @@
 #include "sim/simulation.h"
 
+#include <memory>
+#include <string>
+
 #include "calibration/cost_model.h"
 #include "sim/check.h"
 #include "sim/deployment.h"
 #include "sim/event_queue.h"
+#include "sim/kv_transfer.h"
 #include "sim/scheduler.h"
+#include "sim/step_model.h"
 #include "workloads/arrivals.h"
 #include "workloads/routing_model.h"
 
 namespace moesim::sim {
 namespace {
 
-// Arrivals run before a step end at the same instant, so a request arriving exactly at a step
-// boundary joins the next step.
+// At one instant: arrivals and KV arrivals join before a step end starts the next step.
 constexpr int kArrivalPriority = 0;
-constexpr int kStepEndPriority = 1;
+constexpr int kKvArrivalPriority = 1;
+constexpr int kStepEndPriority = 2;
+
+struct Instance {
+  Instance(const SimulationConfig& c, const PoolLayout& pool, int pool_index, int index, const topology::Cluster& cluster,
+           const calibration::CostModel& cost, const workloads::RoutingModel& routing,
+           const std::vector<workloads::Request>& requests, std::vector<RequestRecord>& records)
+      : layout(pool, index),
+        pool_index(pool_index),
+        scheduler(pool.config, pool.memory.kv_capacity_tokens, requests, records),
+        step_model(c.model, layout, cluster, cost, routing, pool.config.overlap),
+        rng(workloads::make_stream(c.seed, std::string("routing.") + to_string(pool.config.role) + "." +
+                                               std::to_string(index))) {}
+  InstanceLayout layout;
+  int pool_index;
+  Scheduler scheduler;
+  StepModel step_model;
+  workloads::Rng rng;
+  std::vector<RankBatch> batches;
+  bool busy = false;
+  std::int64_t steps = 0;
+};
 
 class ServingRun {
  public:
@@ -24,58 +49,131 @@ class ServingRun {
         deployment_(c.deployment, c.model, c.hardware, cluster_),
         cost_(calibration::make_cost_model(c.cost_model, c.hardware)),
         routing_(workloads::make_routing_model(c.routing, std::max(1, c.model.routed_experts))),
-        step_model_(c.model, deployment_, cluster_, *cost_, *routing_, c.deployment.colocated.overlap),
         arrival_rng_(workloads::make_stream(c.seed, "arrivals")),
-        routing_rng_(workloads::make_stream(c.seed, "routing")),
         requests_(workloads::generate_requests(c.workload, arrival_rng_)),
-        scheduler_(deployment_.pool(), deployment_.memory().kv_capacity_tokens, requests_) {}
+        kv_bytes_per_token_(c.model.kv_bytes_per_token()) {
+    records_.resize(requests_.size());
+    for (std::size_t i = 0; i < requests_.size(); ++i) {
+      const auto& q = requests_[i];
+      auto& r = records_[i];
+      r.id = q.id;
+      r.arrival_ns = q.arrival_ns;
+      r.input_tokens = q.input_tokens;
+      r.output_tokens = q.output_tokens;
+    }
+    const auto& pools = deployment_.pools();
+    pool_results_.resize(pools.size());
+    for (std::size_t p = 0; p < pools.size(); ++p) {
+      pool_results_[p].role = pools[p].config.role;
+      pool_results_[p].instances = pools[p].config.instances;
+      pool_results_[p].ranks = pools[p].config.ranks;
+      pool_results_[p].memory = pools[p].memory;
+      pool_first_.push_back(instances_.size());
+      for (int i = 0; i < pools[p].config.instances; ++i)
+        instances_.push_back(std::make_unique<Instance>(c, pools[p], static_cast<int>(p), i, cluster_, *cost_,
+                                                        *routing_, requests_, records_));
+    }
+    pool_first_.push_back(instances_.size());
+  }
 
   SimulationResult run() {
     if (!requests_.empty()) schedule_arrival(0);
     events_.run();
     SimulationResult r;
-    r.requests = scheduler_.records();
-    for (const auto& rec : r.requests)
+    for (const auto& rec : records_)
       MOESIM_CHECK(rec.finished() || !rec.rejected.empty(), "a request neither finished nor was rejected");
-    MOESIM_CHECK(breakdown_.tokens_routed == breakdown_.tokens_combined, "dispatched != combined tokens");
-    r.summary = summarize(r.requests, steps_, itl_samples_, breakdown_, deployment_.ranks());
+    for (std::size_t p = 0; p < pool_results_.size(); ++p) {
+      auto& pr = pool_results_[p];
+      MOESIM_CHECK(pr.breakdown.tokens_routed == pr.breakdown.tokens_combined, "dispatched != combined tokens");
+      for (std::size_t i = pool_first_[p]; i < pool_first_[p + 1]; ++i) {
+        pr.kv_peak_utilisation = std::max(pr.kv_peak_utilisation, instances_[i]->scheduler.kv_peak_utilisation());
+        pr.preemptions += instances_[i]->scheduler.preemptions();
+      }
+      summarize_pool(steps_, static_cast<int>(p), pr);
+    }
+    r.summary = summarize(records_, itl_samples_, deployment_.total_ranks(), config_.slo);
+    r.requests = std::move(records_);
     r.steps = std::move(steps_);
-    r.breakdown = std::move(breakdown_);
-    r.memory = deployment_.memory();
+    r.pools = std::move(pool_results_);
     r.events = events_.dispatched();
     return r;
   }
 
  private:
+  // The least-loaded instance of pool `p` (lowest index on a tie).
+  Instance& pick(std::size_t p) {
+    Instance* best = instances_[pool_first_[p]].get();
+    for (std::size_t i = pool_first_[p] + 1; i < pool_first_[p + 1]; ++i)
+      if (instances_[i]->scheduler.outstanding() < best->scheduler.outstanding()) best = instances_[i].get();
+    return *best;
+  }
+
   void schedule_arrival(std::size_t index) {
-    events_.schedule(Time::from_ns(requests_[index].arrival_ns), kArrivalPriority, &ServingRun::on_arrival, this,
-                     index);
+    events_.schedule(Time::from_ns(requests_[index].arrival_ns), kArrivalPriority, &ServingRun::on_arrival, this, index);
   }
 
   static void on_arrival(void* self, std::uint64_t index) {
     auto& s = *static_cast<ServingRun*>(self);
-    s.scheduler_.on_arrival(index, s.events_.now());
+    Instance& inst = s.pick(0);
+    const int rank = inst.scheduler.enqueue(index);
+    s.records_[index].rank = rank;
+    s.records_[index].instance = inst.layout.instance();
     if (index + 1 < s.requests_.size()) s.schedule_arrival(index + 1);
-    if (!s.busy_) s.start_step();
+    if (rank >= 0 && !inst.busy) s.start_step(inst);
   }
 
-  static void on_step_end(void* self, std::uint64_t) {
+  static void on_kv_arrival(void* self, std::uint64_t index) {
     auto& s = *static_cast<ServingRun*>(self);
-    s.busy_ = false;
-    s.scheduler_.complete_step(s.events_.now(), s.itl_samples_);
-    s.start_step();
+    auto& rec = s.records_[index];
+    rec.first_token_ns = s.events_.now().count_ns();  // the first token streams once decode has the KV
+    if (rec.output_tokens == 1) {
+      rec.finish_ns = rec.first_token_ns;
+      return;
+    }
+    Instance& inst = s.pick(1);
+    rec.instance = inst.layout.instance();
+    rec.rank = inst.scheduler.enqueue(index);
+    if (rec.rank >= 0 && !inst.busy) s.start_step(inst);
   }
 
-  void start_step() {
-    if (!scheduler_.has_work()) return;
+  static void on_step_end(void* self, std::uint64_t instance) {
+    auto& s = *static_cast<ServingRun*>(self);
+    Instance& inst = *s.instances_[instance];
+    inst.busy = false;
+    s.finished_.clear();
+    s.handed_over_.clear();
+    inst.scheduler.complete_step(s.events_.now(), s.itl_samples_, s.finished_, s.handed_over_);
+    for (std::size_t index : s.handed_over_) s.send_kv(inst, index);
+    s.start_step(inst);
+  }
+
+  // Sends a finished prompt's KV cache from its prefill rank to the decode instance that will
+  // take it (the least-loaded one now; its rank is chosen on arrival, costed as rank 0's node).
+  void send_kv(const Instance& from, std::size_t index) {
+    const auto& rec = records_[index];
+    const int src = from.layout.rank_devices()[static_cast<std::size_t>(std::max(0, rec.rank))];
+    const Instance& to = pick(1);
+    const int dst = to.layout.rank_devices()[static_cast<std::size_t>(src) % to.layout.rank_devices().size()];
+    const double bytes = static_cast<double>(rec.input_tokens) * kv_bytes_per_token_;
+    const Duration d = Duration::from_ns_rounded(kv_transfer_ns(cluster_, src, dst, bytes));
+    events_.schedule(events_.now() + d, kKvArrivalPriority, &ServingRun::on_kv_arrival, this, index);
+  }
+
+  void start_step(Instance& inst) {
+    if (!inst.scheduler.has_work()) return;
     StepRecord rec;
+    rec.pool = inst.pool_index;
+    rec.instance = inst.layout.instance();
     rec.start_ns = events_.now().count_ns();
-    if (scheduler_.form_batches(batches_, rec) == 0) return;  // nothing admissible until work finishes
-    const Duration d = step_model_.run(batches_, static_cast<std::int64_t>(steps_.size()), routing_rng_, breakdown_);
+    if (inst.scheduler.form_batches(inst.batches, rec) == 0) return;  // nothing admissible until work finishes
+    auto& breakdown = pool_results_[static_cast<std::size_t>(inst.pool_index)].breakdown;
+    const Duration d = inst.step_model.run(inst.batches, inst.steps++, inst.rng, breakdown);
     rec.duration_ns = d.count_ns();
     steps_.push_back(rec);
-    busy_ = true;
-    events_.schedule(events_.now() + d, kStepEndPriority, &ServingRun::on_step_end, this, 0);
+    inst.busy = true;
+    const auto id = static_cast<std::uint64_t>(pool_first_[static_cast<std::size_t>(inst.pool_index)] +
+                                               static_cast<std::size_t>(inst.layout.instance()));
+    events_.schedule(events_.now() + d, kStepEndPriority, &ServingRun::on_step_end, this, id);
   }
 
   const SimulationConfig& config_;
@@ -83,17 +181,17 @@ class ServingRun {
   Deployment deployment_;
   std::unique_ptr<calibration::CostModel> cost_;
   std::unique_ptr<workloads::RoutingModel> routing_;
-  StepModel step_model_;
   workloads::Rng arrival_rng_;
-  workloads::Rng routing_rng_;
   std::vector<workloads::Request> requests_;
-  Scheduler scheduler_;
+  double kv_bytes_per_token_;
+  std::vector<RequestRecord> records_;
+  std::vector<std::unique_ptr<Instance>> instances_;
+  std::vector<std::size_t> pool_first_;  // instances_ index of each pool's first instance, plus the end
+  std::vector<PoolResult> pool_results_;
   EventQueue events_;
-  std::vector<RankBatch> batches_;
   std::vector<StepRecord> steps_;
-  std::vector<std::pair<std::int64_t, std::int64_t>> itl_samples_;
-  LayerBreakdown breakdown_;
-  bool busy_ = false;
+  ItlSamples itl_samples_;
+  std::vector<std::size_t> finished_, handed_over_;
 };
 
 }  // namespace

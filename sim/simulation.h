@@ -1,9 +1,12 @@
 // Simulation: one scenario's serving run, from request arrivals to the last token (DESIGN.md §4).
 //
-// The event engine carries two kinds of events: a request's arrival and the end of an instance
-// step. When a step ends the scheduler applies it and, if any rank has work, the next step
-// starts at once (continuous batching); otherwise the instance idles until the next arrival.
-// All randomness comes from streams derived from `seed`, so a run is reproducible bit for bit.
+// The event engine carries three kinds of events: a request's arrival, the end of an instance's
+// step, and (disaggregated) the arrival of a prompt's KV cache at a decode instance. When a step
+// ends the instance's scheduler applies it and, if any rank has work, the next step starts at
+// once (continuous batching); otherwise the instance idles until work arrives. Arrivals go to
+// the entry pool's least-loaded instance; prompts finished by a prefill instance are sent to the
+// least-loaded decode instance. All randomness comes from streams derived from `seed`, so a run
+// is reproducible bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -12,11 +15,9 @@
 #include <vector>
 
 #include "calibration/hardware_profile.h"
-#include "models/memory.h"
 #include "models/model_spec.h"
 #include "sim/deployment_config.h"
 #include "sim/metrics.h"
-#include "sim/step_model.h"
 #include "topology/cluster.h"
 #include "workloads/workload_config.h"
 
@@ -29,6 +30,7 @@ struct SimulationConfig {
   DeploymentConfig deployment;
   workloads::RoutingConfig routing;
   workloads::WorkloadConfig workload;
+  SloTargets slo;
   std::string cost_model = "fitted";
   std::uint64_t seed = 1;
 };
@@ -37,8 +39,7 @@ struct SimulationResult {
   Summary summary;
   std::vector<RequestRecord> requests;
   std::vector<StepRecord> steps;
-  LayerBreakdown breakdown;
-  models::MemoryPlan memory;
+  std::vector<PoolResult> pools;  // in deployment order
   std::uint64_t events = 0;
 };
 

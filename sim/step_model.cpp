@@ -25,7 +25,7 @@ const char* phase_name(Phase p) {
   return "?";
 }
 
-StepModel::StepModel(const models::ModelSpec& model, const Deployment& deployment, const topology::Cluster& cluster,
+StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deployment, const topology::Cluster& cluster,
                      const calibration::CostModel& cost, const workloads::RoutingModel& routing, OverlapConfig overlap)
     : model_(model),
       deployment_(deployment),

@@ -55,7 +55,7 @@ struct LayerBreakdown {
 
 class StepModel {
  public:
-  StepModel(const models::ModelSpec& model, const Deployment& deployment, const topology::Cluster& cluster,
+  StepModel(const models::ModelSpec& model, const InstanceLayout& deployment, const topology::Cluster& cluster,
             const calibration::CostModel& cost, const workloads::RoutingModel& routing, OverlapConfig overlap);
 
   // Duration of one step; adds each layer's phases to `breakdown`.
@@ -82,7 +82,7 @@ class StepModel {
   double slow(double compute_ns) const { return compute_ns * compute_slowdown_; }
 
   const models::ModelSpec& model_;
-  const Deployment& deployment_;
+  InstanceLayout deployment_;
   const topology::Cluster& cluster_;
   const calibration::CostModel& cost_;
   OverlapConfig overlap_;

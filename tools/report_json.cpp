@@ -12,6 +12,46 @@ Json latency(const sim::LatencyStats& s) {
               {"p90_s", s.p90_s}, {"p99_s", s.p99_s},   {"max_s", s.max_s}};
 }
 
+Json pool_json(const models::ModelSpec& model, const sim::PoolResult& p) {
+  Json j;
+  j["role"] = sim::to_string(p.role);
+  j["instances"] = p.instances;
+  j["ranks_per_instance"] = p.ranks;
+  j["steps"] = {{"count", p.steps}, {"mean_ms", p.mean_step_ms}, {"mean_tokens", p.mean_tokens_per_step}};
+  Json per_step;
+  for (int i = 0; i < sim::kNumPhases; ++i)
+    per_step[sim::phase_name(static_cast<sim::Phase>(i))] = p.phase_ns_per_step[static_cast<std::size_t>(i)] * 1e-6;
+  per_step["lm_head"] = p.lm_head_ns_per_step * 1e-6;
+  per_step["exposed_comm"] = p.exposed_comm_ns_per_step * 1e-6;
+  j["breakdown_ms_per_step"] = per_step;
+  Json layers = Json::array();
+  const double steps = p.steps > 0 ? static_cast<double>(p.steps) : 1.0;
+  const auto& b = p.breakdown;
+  for (std::size_t l = 0; l < b.layer_ns.size(); ++l) {
+    Json row;
+    row["layer"] = l;
+    row["moe"] = model.is_moe_layer(static_cast<int>(l));
+    for (int i = 0; i < sim::kNumPhases; ++i)
+      row[std::string(sim::phase_name(static_cast<sim::Phase>(i))) + "_us"] =
+          b.layer_ns[l][static_cast<std::size_t>(i)] / steps * 1e-3;
+    row["wall_us"] = b.wall_ns[l] / steps * 1e-3;
+    row["exposed_comm_us"] = b.exposed_comm_ns[l] / steps * 1e-3;
+    layers.push_back(row);
+  }
+  j["layers_us_per_step"] = layers;
+  const auto& m = p.memory;
+  j["memory_per_rank_bytes"] = {{"capacity", m.capacity_bytes},         {"weights", m.weight_bytes},
+                                {"routed_experts", m.routed_expert_bytes}, {"activations", m.activation_bytes},
+                                {"comm_buffers", m.comm_buffer_bytes},   {"runtime_reserve", m.runtime_reserve_bytes},
+                                {"kv_cache", m.kv_bytes},                {"kv_capacity_tokens", m.kv_capacity_tokens}};
+  j["kv_peak_utilisation"] = p.kv_peak_utilisation;
+  j["preemptions"] = p.preemptions;
+  j["communication"] = {{"dispatch_bytes", b.dispatch_bytes},
+                        {"combine_bytes", b.combine_bytes},
+                        {"token_expert_pairs", b.tokens_routed}};
+  return j;
+}
+
 }  // namespace
 
 std::string summary_json(const scenarios::Scenario& scenario, const sim::SimulationResult& result) {
@@ -22,42 +62,21 @@ std::string summary_json(const scenarios::Scenario& scenario, const sim::Simulat
   j["model"] = scenario.model.name;
   j["hardware"] = scenario.hardware.name;
   j["gpus"] = s.gpus;
-  j["requests"] = {{"total", s.requests}, {"completed", s.completed}, {"rejected", s.rejected}};
+  j["requests"] = {{"total", s.requests}, {"completed", s.completed}, {"rejected", s.rejected},
+                   {"preempted", s.preempted}};
   j["tokens"] = {{"input", s.input_tokens}, {"output", s.output_tokens}};
   j["makespan_s"] = s.makespan_s;
   j["throughput"] = {{"output_tokens_per_gpu_s", s.output_tokens_per_gpu_s},
                      {"input_tokens_per_gpu_s", s.input_tokens_per_gpu_s}};
   j["latency"] = {{"ttft", latency(s.ttft)}, {"tpot", latency(s.tpot)}, {"itl", latency(s.itl)},
                   {"e2e", latency(s.e2e)}};
-  j["steps"] = {{"count", s.steps}, {"mean_ms", s.mean_step_ms}, {"mean_tokens", s.mean_tokens_per_step}};
-  Json per_step;
-  for (int p = 0; p < sim::kNumPhases; ++p)
-    per_step[sim::phase_name(static_cast<sim::Phase>(p))] = s.phase_ns_per_step[static_cast<std::size_t>(p)] * 1e-6;
-  per_step["lm_head"] = s.lm_head_ns_per_step * 1e-6;
-  per_step["exposed_comm"] = s.exposed_comm_ns_per_step * 1e-6;
-  j["breakdown_ms_per_step"] = per_step;
-  Json layers = Json::array();
-  const double steps = s.steps > 0 ? static_cast<double>(s.steps) : 1.0;
-  for (std::size_t l = 0; l < result.breakdown.layer_ns.size(); ++l) {
-    Json row;
-    row["layer"] = l;
-    row["moe"] = scenario.model.is_moe_layer(static_cast<int>(l));
-    for (int p = 0; p < sim::kNumPhases; ++p)
-      row[std::string(sim::phase_name(static_cast<sim::Phase>(p))) + "_us"] =
-          result.breakdown.layer_ns[l][static_cast<std::size_t>(p)] / steps * 1e-3;
-    row["wall_us"] = result.breakdown.wall_ns[l] / steps * 1e-3;
-    row["exposed_comm_us"] = result.breakdown.exposed_comm_ns[l] / steps * 1e-3;
-    layers.push_back(row);
-  }
-  j["layers_us_per_step"] = layers;
-  const auto& m = result.memory;
-  j["memory_per_rank_bytes"] = {{"capacity", m.capacity_bytes},         {"weights", m.weight_bytes},
-                                {"routed_experts", m.routed_expert_bytes}, {"activations", m.activation_bytes},
-                                {"comm_buffers", m.comm_buffer_bytes},   {"runtime_reserve", m.runtime_reserve_bytes},
-                                {"kv_cache", m.kv_bytes},                {"kv_capacity_tokens", m.kv_capacity_tokens}};
-  j["communication"] = {{"dispatch_bytes", result.breakdown.dispatch_bytes},
-                        {"combine_bytes", result.breakdown.combine_bytes},
-                        {"token_expert_pairs", result.breakdown.tokens_routed}};
+  j["slo"] = {{"ttft_p90_s", scenario.slo.ttft_p90_s},
+              {"tpot_p90_s", scenario.slo.tpot_p90_s},
+              {"attainment", s.slo_attainment},
+              {"goodput_requests_per_s", s.goodput_requests_per_s}};
+  Json pools = Json::array();
+  for (const auto& p : result.pools) pools.push_back(pool_json(scenario.model, p));
+  j["pools"] = pools;
   j["events"] = result.events;
   return j.dump(2) + "\n";
 }

@@ -155,3 +155,39 @@ TEST(ScenarioLoader, OverlapSchemeAndCommSmShare) {
 
 }  // namespace
 }  // namespace moesim::scenarios
+
+namespace moesim::scenarios {
+namespace {
+
+constexpr std::string_view kDisaggregated =
+    "model: deepseek-v3\n"
+    "hardware: h800\n"
+    "cluster: {nodes: 8}\n"
+    "deployment:\n"
+    "  prefill: {ranks: 16, instances: 2}\n"
+    "  decode: {ranks: 32, batch: {max_running_per_rank: 128, kv_block_tokens: 32}}\n";
+
+TEST(ScenarioLoader, DisaggregatedPoolsWithInstances) {
+  const auto s = load_scenario_string(kDisaggregated, "scn.yaml");
+  EXPECT_TRUE(s.deployment.disaggregated);
+  EXPECT_EQ(s.deployment.prefill.role, sim::PoolRole::kPrefill);
+  EXPECT_EQ(s.deployment.prefill.instances, 2);
+  EXPECT_EQ(s.deployment.prefill.ranks, 16);
+  EXPECT_EQ(s.deployment.decode.role, sim::PoolRole::kDecode);
+  EXPECT_EQ(s.deployment.decode.moe_ep, 32);
+  EXPECT_EQ(s.deployment.decode.batch.max_running_per_rank, 128);
+  EXPECT_EQ(s.deployment.decode.batch.kv_block_tokens, 32);
+  ASSERT_EQ(s.deployment.pools().size(), 2u);
+}
+
+TEST(ScenarioLoader, DeploymentNeedsColocatedOrBothPools) {
+  EXPECT_EQ(testing::load_error("model: tiny-moe\nhardware: h800\ncluster: {nodes: 1}\n"
+                                "deployment:\n  prefill: {ranks: 8}\n"),
+            "scn.yaml:5:3: deployment: give either 'colocated', or both 'prefill' and 'decode' (disaggregated)");
+  EXPECT_EQ(testing::load_error("model: deepseek-v3\nhardware: h800\ncluster: {nodes: 4}\n"
+                                "deployment:\n  prefill: {ranks: 16}\n  decode: {ranks: 32}\n"),
+            "scn.yaml:5:3: deployment: the prefill and decode pools need 48 devices; the cluster has 32");
+}
+
+}  // namespace
+}  // namespace moesim::scenarios

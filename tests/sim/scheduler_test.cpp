@@ -7,100 +7,174 @@ namespace {
 
 std::vector<workloads::Request> requests(int n, std::int64_t input, std::int64_t output) {
   std::vector<workloads::Request> out;
-  for (int i = 0; i < n; ++i) out.push_back({i, 0, input, output});
+  for (int i = 0; i < n; ++i) {
+    workloads::Request r;
+    r.id = i;
+    r.input_tokens = input;
+    r.output_tokens = output;
+    out.push_back(r);
+  }
   return out;
 }
 
-PoolConfig pool(int ranks, int max_running, std::int64_t budget) {
+std::vector<RequestRecord> records_for(const std::vector<workloads::Request>& reqs) {
+  std::vector<RequestRecord> out(reqs.size());
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    out[i].id = reqs[i].id;
+    out[i].input_tokens = reqs[i].input_tokens;
+    out[i].output_tokens = reqs[i].output_tokens;
+  }
+  return out;
+}
+
+PoolConfig pool(int ranks, int max_running, std::int64_t budget, PoolRole role = PoolRole::kColocated) {
   PoolConfig p;
+  p.role = role;
   p.ranks = p.attention_dp = p.moe_ep = ranks;
   p.batch.max_running_per_rank = max_running;
   p.batch.token_budget_per_rank = budget;
+  p.batch.kv_block_tokens = 16;
   return p;
 }
 
+struct Harness {
+  Harness(PoolConfig p, std::int64_t kv_tokens, std::vector<workloads::Request> r)
+      : reqs(std::move(r)), recs(records_for(reqs)), s(p, kv_tokens, reqs, recs) {}
+  StepRecord step(std::int64_t end_ns) {
+    StepRecord rec;
+    s.form_batches(batches, rec);
+    finished.clear();
+    handed.clear();
+    s.complete_step(Time::from_ns(end_ns), itl, finished, handed);
+    return rec;
+  }
+  std::vector<workloads::Request> reqs;
+  std::vector<RequestRecord> recs;
+  Scheduler s;
+  std::vector<RankBatch> batches;
+  ItlSamples itl;
+  std::vector<std::size_t> finished, handed;
+};
+
 TEST(Scheduler, SpreadsArrivalsOverLeastLoadedRanks) {
-  const auto reqs = requests(6, 10, 5);
-  Scheduler s(pool(3, 8, 100), 1'000'000, reqs);
-  for (std::size_t i = 0; i < reqs.size(); ++i) s.on_arrival(i, Time::zero());
-  EXPECT_EQ(s.records()[0].rank, 0);
-  EXPECT_EQ(s.records()[1].rank, 1);
-  EXPECT_EQ(s.records()[2].rank, 2);
-  EXPECT_EQ(s.records()[3].rank, 0);
+  Harness h(pool(3, 8, 100), 1'000'000, requests(6, 10, 5));
+  std::vector<int> ranks;
+  for (std::size_t i = 0; i < 6; ++i) ranks.push_back(h.s.enqueue(i));
+  EXPECT_EQ(ranks, (std::vector<int>{0, 1, 2, 0, 1, 2}));
 }
 
 TEST(Scheduler, ChunksLongPromptsToTheTokenBudget) {
-  const auto reqs = requests(1, 2500, 3);
-  Scheduler s(pool(1, 8, 1000), 1'000'000, reqs);
-  s.on_arrival(0, Time::zero());
-  std::vector<RankBatch> batches;
-  std::vector<std::pair<std::int64_t, std::int64_t>> itl;
+  Harness h(pool(1, 8, 1000), 1'000'000, requests(1, 2500, 3));
+  h.s.enqueue(0);
   std::vector<std::int64_t> chunks;
   std::int64_t t = 0;
   for (int step = 0; step < 3; ++step) {
     StepRecord rec;
-    s.form_batches(batches, rec);
-    ASSERT_EQ(batches[0].prefill_chunks.size(), 1u);
-    EXPECT_EQ(batches[0].prefill_chunks[0].past, step * 1000);
-    chunks.push_back(batches[0].prefill_chunks[0].tokens);
-    EXPECT_EQ(batches[0].sampled_tokens, step == 2 ? 1 : 0);  // only the last chunk samples
+    h.s.form_batches(h.batches, rec);
+    ASSERT_EQ(h.batches[0].prefill_chunks.size(), 1u);
+    EXPECT_EQ(h.batches[0].prefill_chunks[0].past, step * 1000);
+    chunks.push_back(h.batches[0].prefill_chunks[0].tokens);
+    EXPECT_EQ(h.batches[0].sampled_tokens, step == 2 ? 1 : 0);  // only the last chunk samples
     t += 1000;
-    s.complete_step(Time::from_ns(t), itl);
+    h.s.complete_step(Time::from_ns(t), h.itl, h.finished, h.handed);
   }
   EXPECT_EQ(chunks, (std::vector<std::int64_t>{1000, 1000, 500}));
-  EXPECT_EQ(s.records()[0].first_token_ns, 3000);
-  // Two more decode steps finish the 3-token request.
-  for (int step = 0; step < 2; ++step) {
+  EXPECT_EQ(h.recs[0].first_token_ns, 3000);
+  for (int step = 0; step < 2; ++step) {  // two decode steps finish the 3-token request
     StepRecord rec;
-    s.form_batches(batches, rec);
-    ASSERT_EQ(batches[0].decode_kv_lengths.size(), 1u);
-    EXPECT_EQ(batches[0].decode_kv_lengths[0], 2500 + 1 + step);
+    h.s.form_batches(h.batches, rec);
+    ASSERT_EQ(h.batches[0].decode_kv_lengths.size(), 1u);
+    EXPECT_EQ(h.batches[0].decode_kv_lengths[0], 2500 + 1 + step);
     t += 10;
-    s.complete_step(Time::from_ns(t), itl);
+    h.s.complete_step(Time::from_ns(t), h.itl, h.finished, h.handed);
   }
-  EXPECT_EQ(s.records()[0].finish_ns, 3020);
-  EXPECT_FALSE(s.has_work());
-  EXPECT_EQ(s.kv_in_use(0), 0);
-  ASSERT_EQ(itl.size(), 2u);
-  EXPECT_EQ(itl[0], (std::pair<std::int64_t, std::int64_t>{10, 1}));
+  EXPECT_EQ(h.recs[0].finish_ns, 3020);
+  EXPECT_FALSE(h.s.has_work());
+  EXPECT_EQ(h.s.kv_blocks_in_use(0), 0);
+  ASSERT_EQ(h.itl.size(), 2u);
+  EXPECT_EQ(h.itl[0], (std::pair<std::int64_t, std::int64_t>{10, 1}));
 }
 
 TEST(Scheduler, CapsRunningRequestsPerRank) {
-  const auto reqs = requests(10, 4, 100);
-  Scheduler s(pool(1, 3, 1000), 1'000'000, reqs);
-  for (std::size_t i = 0; i < reqs.size(); ++i) s.on_arrival(i, Time::zero());
-  std::vector<RankBatch> batches;
+  Harness h(pool(1, 3, 1000), 1'000'000, requests(10, 4, 100));
+  for (std::size_t i = 0; i < 10; ++i) h.s.enqueue(i);
   StepRecord rec;
-  s.form_batches(batches, rec);
+  h.s.form_batches(h.batches, rec);
   EXPECT_EQ(rec.running, 3);
-  EXPECT_EQ(batches[0].prefill_chunks.size(), 3u);
+  EXPECT_EQ(h.batches[0].prefill_chunks.size(), 3u);
 }
 
-TEST(Scheduler, AdmissionWaitsForKvRoom) {
-  const auto reqs = requests(3, 60, 40);  // 100 KV tokens each
-  Scheduler s(pool(1, 8, 1000), 250, reqs);
-  for (std::size_t i = 0; i < reqs.size(); ++i) s.on_arrival(i, Time::zero());
-  std::vector<RankBatch> batches;
-  StepRecord rec;
-  s.form_batches(batches, rec);
+TEST(Scheduler, KvGrowsByBlocksAndAdmissionWaitsForRoom) {
+  // 16-token blocks, 96 tokens = 6 blocks. Each prompt of 40 tokens takes 3 blocks.
+  Harness h(pool(1, 8, 1000), 96, requests(3, 40, 8));
+  for (std::size_t i = 0; i < 3; ++i) h.s.enqueue(i);
+  const StepRecord rec = h.step(100);
   EXPECT_EQ(rec.running, 2);
-  EXPECT_EQ(s.kv_in_use(0), 200);
+  EXPECT_EQ(h.s.kv_blocks_in_use(0), 6);
+}
+
+TEST(Scheduler, PreemptsTheLatestRequestWhenDecodeRunsOutOfBlocks) {
+  // Two 30-token prompts fit in 4 blocks of 16 (2 each); decoding past 32 tokens needs a third
+  // block each, so the second request is preempted and recomputed later. Both still finish.
+  Harness h(pool(1, 8, 1000), 64, requests(2, 30, 10));
+  h.s.enqueue(0);
+  h.s.enqueue(1);
+  std::int64_t t = 0;
+  int guard = 0;
+  while (h.s.has_work() && guard++ < 200) h.step(t += 100);
+  EXPECT_FALSE(h.s.has_work());
+  EXPECT_TRUE(h.recs[0].finished());
+  EXPECT_TRUE(h.recs[1].finished());
+  EXPECT_GE(h.s.preemptions(), 1);
+  EXPECT_EQ(h.recs[0].preemptions, 0);
+  EXPECT_GE(h.recs[1].preemptions, 1);
+  EXPECT_EQ(h.s.kv_blocks_in_use(0), 0);
+  EXPECT_LE(h.s.kv_peak_utilisation(), 1.0);
+}
+
+TEST(Scheduler, RejectsRequestsLargerThanARanksCache) {
+  Harness h(pool(1, 8, 1000), 64, requests(1, 100, 10));
+  EXPECT_EQ(h.s.enqueue(0), -1);
+  EXPECT_EQ(h.recs[0].rejected, "needs 110 KV tokens, a rank holds 64");
+  EXPECT_FALSE(h.s.has_work());
 }
 
 TEST(Scheduler, DecodeTokensComeBeforePrefillInTheBudget) {
-  const auto reqs = requests(2, 8, 50);
-  Scheduler s(pool(1, 8, 8), 1'000'000, reqs);
-  std::vector<RankBatch> batches;
-  std::vector<std::pair<std::int64_t, std::int64_t>> itl;
-  s.on_arrival(0, Time::zero());
+  Harness h(pool(1, 8, 8), 1'000'000, requests(2, 8, 50));
+  h.s.enqueue(0);
+  h.step(100);  // request 0 prefills its 8 tokens
+  h.s.enqueue(1);
   StepRecord rec;
-  s.form_batches(batches, rec);  // request 0 prefills its 8 tokens
-  s.complete_step(Time::from_ns(100), itl);
-  s.on_arrival(1, Time::from_ns(100));
-  StepRecord rec2;
-  s.form_batches(batches, rec2);
-  EXPECT_EQ(rec2.decode_tokens, 1);
-  EXPECT_EQ(rec2.prefill_tokens, 7);  // the budget left after the decode token
+  h.s.form_batches(h.batches, rec);
+  EXPECT_EQ(rec.decode_tokens, 1);
+  EXPECT_EQ(rec.prefill_tokens, 7);  // the budget left after the decode token
+}
+
+TEST(Scheduler, PrefillInstanceHandsOverFinishedPrompts) {
+  Harness h(pool(1, 8, 1000, PoolRole::kPrefill), 1'000'000, requests(2, 300, 20));
+  h.s.enqueue(0);
+  h.s.enqueue(1);
+  const StepRecord rec = h.step(500);
+  EXPECT_EQ(rec.prefill_tokens, 600);
+  EXPECT_EQ(h.handed, (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(h.recs[0].prefill_done_ns, 500);
+  EXPECT_EQ(h.recs[0].first_token_ns, -1);  // set when the decode side has the KV
+  EXPECT_FALSE(h.s.has_work());
+  EXPECT_EQ(h.s.kv_blocks_in_use(0), 0);
+}
+
+TEST(Scheduler, DecodeInstanceOnlyDecodesTransferredPrompts) {
+  Harness h(pool(1, 8, 1000, PoolRole::kDecode), 1'000'000, requests(1, 300, 3));
+  h.recs[0].first_token_ns = 1000;
+  h.s.enqueue(0);
+  const StepRecord a = h.step(1100);
+  EXPECT_EQ(a.prefill_tokens, 0);
+  EXPECT_EQ(a.decode_tokens, 1);
+  ASSERT_EQ(h.batches[0].decode_kv_lengths.size(), 1u);
+  EXPECT_EQ(h.batches[0].decode_kv_lengths[0], 301);
+  h.step(1200);
+  EXPECT_EQ(h.recs[0].finish_ns, 1200);
+  EXPECT_EQ(h.itl.front().first, 100);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "models/memory.h"
 #include "sim/deployment.h"
 #include "tests/sim/sim_test_util.h"
 
@@ -33,8 +34,9 @@ TEST(Simulation, EveryRequestCompletesAndTokensAreConserved) {
   }
   EXPECT_EQ(prefill, 120 * 1000);
   EXPECT_EQ(decode, 120 * 63);
-  EXPECT_EQ(r.breakdown.tokens_routed, r.breakdown.tokens_combined);
-  EXPECT_EQ(r.breakdown.tokens_routed, (prefill + decode) * config.model.top_k * config.model.num_moe_layers());
+  const auto& b = r.pools.at(0).breakdown;
+  EXPECT_EQ(b.tokens_routed, b.tokens_combined);
+  EXPECT_EQ(b.tokens_routed, (prefill + decode) * config.model.top_k * config.model.num_moe_layers());
 }
 
 TEST(Simulation, LatencyMetricsAreConsistent) {
@@ -77,7 +79,7 @@ TEST(Simulation, HeavierLoadRaisesLatency) {
   const auto light = simulate(testing::dsv3_config(2, 150, 5, 1000, 50));
   const auto heavy = simulate(testing::dsv3_config(2, 150, 200, 1000, 50));
   EXPECT_GT(heavy.summary.ttft.p90_s, light.summary.ttft.p90_s);
-  EXPECT_GT(heavy.summary.mean_tokens_per_step, light.summary.mean_tokens_per_step);
+  EXPECT_GT(heavy.pools[0].mean_tokens_per_step, light.pools[0].mean_tokens_per_step);
 }
 
 TEST(Simulation, RequestLargerThanKvCacheIsRejectedWithReason) {
@@ -106,6 +108,95 @@ TEST(Simulation, TinyModelRunsFast) {
   const auto r = simulate(testing::tiny_config(200));
   EXPECT_EQ(r.summary.completed, 200);
   EXPECT_EQ(r.summary.output_tokens, 200 * 20);
+}
+
+SimulationConfig disaggregated(int prefill_instances, int decode_instances) {
+  auto c = testing::dsv3_config(8, 80, 20, 2000, 40);
+  c.deployment.disaggregated = true;
+  for (PoolConfig* p : {&c.deployment.prefill, &c.deployment.decode}) {
+    p->ranks = p->attention_dp = p->moe_ep = 16;
+  }
+  c.deployment.prefill.instances = prefill_instances;
+  c.deployment.decode.instances = decode_instances;
+  return c;
+}
+
+TEST(Disaggregation, KvTransferAppearsInTtft) {
+  const auto r = simulate(disaggregated(1, 1));
+  ASSERT_EQ(r.pools.size(), 2u);
+  EXPECT_EQ(r.pools[0].role, PoolRole::kPrefill);
+  EXPECT_EQ(r.pools[1].role, PoolRole::kDecode);
+  EXPECT_EQ(r.summary.completed, 80);
+  // A 2000-token DeepSeek-V3 prompt carries 2000 x 61 x 1152 B = 140.5 MB of KV; between
+  // nodes at ~48.5 GB/s that is ~2.9 ms after the prefill instance finished it.
+  const double kv_bytes = 2000.0 * 61 * (512 + 64) * 2;
+  for (const auto& q : r.requests) {
+    ASSERT_GE(q.prefill_done_ns, q.arrival_ns);
+    const double gap_s = (q.first_token_ns - q.prefill_done_ns) * 1e-9;
+    EXPECT_GT(gap_s, kv_bytes / 50e9) << q.id;
+    EXPECT_LT(gap_s, kv_bytes / 40e9 + 1e-4) << q.id;
+  }
+  // Prefill steps carry only prompt tokens and decode steps only decode tokens.
+  for (const auto& s : r.steps) {
+    if (s.pool == 0) {
+      EXPECT_EQ(s.decode_tokens, 0);
+    } else {
+      EXPECT_EQ(s.prefill_tokens, 0);
+    }
+  }
+}
+
+TEST(Disaggregation, DecodeStepsAreFasterThanColocatedOnesWithPrefillMixedIn) {
+  const auto pd = simulate(disaggregated(1, 1));
+  auto colocated = testing::dsv3_config(4, 80, 20, 2000, 40);
+  const auto co = simulate(colocated);
+  EXPECT_LT(pd.summary.itl.p99_s, co.summary.itl.p99_s);
+}
+
+TEST(Instances, ArrivalsSpreadOverInstances) {
+  auto c = testing::dsv3_config(4, 100, 50, 500, 20);
+  c.cluster.nodes = 8;
+  c.deployment.colocated.instances = 2;
+  const auto r = simulate(c);
+  int seen[2] = {0, 0};
+  for (const auto& q : r.requests) ++seen[q.instance];
+  EXPECT_GT(seen[0], 30);
+  EXPECT_GT(seen[1], 30);
+  EXPECT_EQ(r.summary.gpus, 64);
+  EXPECT_EQ(r.pools[0].instances, 2);
+}
+
+TEST(Simulation, KvPressureCausesPreemptionsButEveryRequestFinishes) {
+  auto c = testing::tiny_config(120);
+  c.workload.input_tokens = {"fixed", 2000};
+  c.workload.output_tokens = {"fixed", 400};
+  c.workload.arrivals.rate_per_s = 1000;
+  c.deployment.colocated.batch.max_running_per_rank = 512;
+  // A device with room for 20,000 KV tokens per rank besides weights and buffers, while the
+  // 15 requests per rank eventually need 36,000.
+  models::MemoryOptions mem;
+  mem.ep = c.deployment.colocated.moe_ep;
+  mem.token_budget_per_rank = c.deployment.colocated.batch.token_budget_per_rank;
+  mem.capacity_bytes = 0;
+  const double others = -models::plan_rank_memory(c.model, mem).kv_bytes;
+  c.hardware.hbm_bytes = others + 20000 * c.model.kv_bytes_per_token();
+  const auto r = simulate(c);
+  EXPECT_EQ(r.summary.completed, 120);
+  EXPECT_GT(r.pools[0].preemptions, 0);
+  EXPECT_GT(r.summary.preempted, 0);
+  EXPECT_LE(r.pools[0].kv_peak_utilisation, 1.0);
+  EXPECT_GT(r.pools[0].kv_peak_utilisation, 0.9);
+}
+
+TEST(Simulation, GoodputCountsRequestsMeetingTheSlo) {
+  auto c = testing::dsv3_config(2, 100, 30, 800, 40);
+  c.slo = {10.0, 10.0};
+  const auto loose = simulate(c);
+  EXPECT_DOUBLE_EQ(loose.summary.slo_attainment, 1.0);
+  c.slo = {1e-6, 0};
+  const auto impossible = simulate(c);
+  EXPECT_DOUBLE_EQ(impossible.summary.slo_attainment, 0.0);
+  EXPECT_DOUBLE_EQ(impossible.summary.goodput_requests_per_s, 0.0);
 }
 
 }  // namespace

@@ -18,11 +18,12 @@ struct Fixture {
     DeploymentConfig d;
     d.colocated.ranks = d.colocated.attention_dp = d.colocated.moe_ep = nodes * 8;
     deployment = std::make_unique<Deployment>(d, model, hw, cluster);
+    layout = std::make_unique<InstanceLayout>(deployment->pools()[0], 0);
     cost = calibration::make_cost_model("roofline", hw);
     workloads::RoutingConfig rc;
     rc.model = "uniform";
     routing = workloads::make_routing_model(rc, model.routed_experts);
-    step = std::make_unique<StepModel>(model, *deployment, cluster, *cost, *routing, overlap);
+    step = std::make_unique<StepModel>(model, *layout, cluster, *cost, *routing, overlap);
   }
   static topology::Cluster make_cluster(int nodes) {
     topology::ClusterConfig c;
@@ -30,7 +31,7 @@ struct Fixture {
     return topology::Cluster(c);
   }
   std::vector<RankBatch> decode_batches(int per_rank, std::int64_t kv) const {
-    std::vector<RankBatch> b(static_cast<std::size_t>(deployment->ranks()));
+    std::vector<RankBatch> b(static_cast<std::size_t>(layout->ranks()));
     for (auto& r : b) {
       r.decode_kv_lengths.assign(static_cast<std::size_t>(per_rank), kv);
       r.sampled_tokens = per_rank;
@@ -46,6 +47,7 @@ struct Fixture {
   calibration::HardwareProfile hw;
   topology::Cluster cluster;
   std::unique_ptr<Deployment> deployment;
+  std::unique_ptr<InstanceLayout> layout;
   std::unique_ptr<calibration::CostModel> cost;
   std::unique_ptr<workloads::RoutingModel> routing;
   std::unique_ptr<StepModel> step;
@@ -83,13 +85,13 @@ TEST(StepModel, RoutesEveryTokenToTopKExpertsInEveryMoeLayer) {
   LayerBreakdown lb;
   const auto batches = f.decode_batches(16, 500);
   f.run(batches, lb);
-  const std::int64_t tokens = 16 * f.deployment->ranks();
+  const std::int64_t tokens = 16 * f.layout->ranks();
   EXPECT_EQ(lb.tokens_routed, tokens * f.model.top_k * f.model.num_moe_layers());
   EXPECT_EQ(lb.tokens_combined, lb.tokens_routed);
   // Dispatch bytes: every pair that leaves its rank carries dispatch_bytes_per_token; about
   // (ranks-1)/ranks of the pairs leave under uniform routing.
   const double per_pair = models::dispatch_bytes_per_token(f.model);
-  const double expected = static_cast<double>(lb.tokens_routed) * per_pair * (f.deployment->ranks() - 1) / f.deployment->ranks();
+  const double expected = static_cast<double>(lb.tokens_routed) * per_pair * (f.layout->ranks() - 1) / f.layout->ranks();
   EXPECT_NEAR(lb.dispatch_bytes, expected, 0.02 * expected);
 }
 

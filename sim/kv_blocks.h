@@ -1,0 +1,35 @@
+// KvBlocks: one rank's paged KV cache (vLLM/SGLang style).
+//
+// The KV capacity left by the memory plan is cut into blocks of `block_tokens` tokens; a
+// request holds ceil(tokens / block_tokens) blocks for the tokens whose K/V it has cached and
+// grows one block at a time. Blocks are never shared (prefix-cache hits are allocated per
+// request, which is conservative).
+#pragma once
+
+#include <cstdint>
+
+namespace moesim::sim {
+
+class KvBlocks {
+ public:
+  KvBlocks(std::int64_t capacity_tokens, int block_tokens);
+
+  std::int64_t blocks_for(std::int64_t tokens) const { return (tokens + block_tokens_ - 1) / block_tokens_; }
+  // Grows a holding of `held` blocks to cover `tokens`; false (and no change) if the pool is short.
+  bool grow(std::int64_t& held, std::int64_t tokens);
+  bool can_hold(std::int64_t extra_blocks) const { return used_ + extra_blocks <= capacity_; }
+  void release(std::int64_t& held);
+
+  std::int64_t capacity_blocks() const { return capacity_; }
+  std::int64_t used_blocks() const { return used_; }
+  std::int64_t peak_blocks() const { return peak_; }
+  int block_tokens() const { return block_tokens_; }
+
+ private:
+  std::int64_t capacity_;
+  int block_tokens_;
+  std::int64_t used_ = 0;
+  std::int64_t peak_ = 0;
+};
+
+}  // namespace moesim::sim
