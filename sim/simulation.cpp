@@ -1,6 +1,7 @@
 #include "sim/simulation.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "calibration/cost_model.h"
@@ -74,6 +75,10 @@ class ServingRun {
                                                         *routing_, requests_, records_));
     }
     pool_first_.push_back(instances_.size());
+    if (c.trace) {
+      recorder_.emplace(*c.trace);
+      for (auto& inst : instances_) inst->step_model.set_trace(&*recorder_, inst->pool_index, inst->layout.instance());
+    }
   }
 
   SimulationResult run() {
@@ -96,6 +101,10 @@ class ServingRun {
     r.steps = std::move(steps_);
     r.pools = std::move(pool_results_);
     r.events = events_.dispatched();
+    if (recorder_) {
+      r.trace_truncated = recorder_->truncated();
+      r.trace = recorder_->events();
+    }
     return r;
   }
 
@@ -167,7 +176,7 @@ class ServingRun {
     rec.start_ns = events_.now().count_ns();
     if (inst.scheduler.form_batches(inst.batches, rec) == 0) return;  // nothing admissible until work finishes
     auto& breakdown = pool_results_[static_cast<std::size_t>(inst.pool_index)].breakdown;
-    const Duration d = inst.step_model.run(inst.batches, inst.steps++, inst.rng, breakdown);
+    const Duration d = inst.step_model.run(inst.batches, inst.steps++, inst.rng, breakdown, events_.now());
     rec.duration_ns = d.count_ns();
     steps_.push_back(rec);
     inst.busy = true;
@@ -192,6 +201,7 @@ class ServingRun {
   std::vector<StepRecord> steps_;
   ItlSamples itl_samples_;
   std::vector<std::size_t> finished_, handed_over_;
+  std::optional<TraceRecorder> recorder_;
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "models/model_spec.h"
 #include "sim/deployment_config.h"
 #include "sim/metrics.h"
+#include "sim/trace.h"
 #include "topology/cluster.h"
 #include "workloads/workload_config.h"
 
@@ -33,6 +35,7 @@ struct SimulationConfig {
   SloTargets slo;
   std::string cost_model = "fitted";
   std::uint64_t seed = 1;
+  std::optional<TraceOptions> trace;  // record op-level events for Perfetto
 };
 
 struct SimulationResult {
@@ -41,6 +44,8 @@ struct SimulationResult {
   std::vector<StepRecord> steps;
   std::vector<PoolResult> pools;  // in deployment order
   std::uint64_t events = 0;
+  std::vector<TraceEvent> trace;  // empty unless SimulationConfig::trace
+  bool trace_truncated = false;   // the event cap was reached
 };
 
 // Throws DeploymentError or topology::TopologyError for a deployment that cannot run.

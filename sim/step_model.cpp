@@ -80,13 +80,18 @@ void StepModel::split(std::span<const RankBatch> batches) {
 }
 
 void StepModel::run_dense_layer(MicroBatch& mb, PhaseTimes& phases) {
+  const int m = static_cast<int>(&mb - micro_.data());
   double attn = 0, mlp = 0;
   for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
-    mb.scratch[r] = slow(mb.costs[r].attention + mb.costs[r].dense_mlp);
+    mb.scratch[r] = slow(mb.costs[r].attention);
     attn = std::max(attn, mb.costs[r].attention);
+  }
+  timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention", layer_, m});
+  for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
+    mb.scratch[r] = slow(mb.costs[r].dense_mlp);
     mlp = std::max(mlp, mb.costs[r].dense_mlp);
   }
-  timeline_.compute(mb.ready, mb.scratch, mb.ready);
+  timeline_.compute(mb.ready, mb.scratch, mb.ready, {"dense_mlp", layer_, m});
   phases[static_cast<int>(Phase::kAttention)] += attn;
   phases[static_cast<int>(Phase::kDenseMlp)] += mlp;
 }
@@ -94,15 +99,19 @@ void StepModel::run_dense_layer(MicroBatch& mb, PhaseTimes& phases) {
 double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng,
                             PhaseTimes& phases, LayerBreakdown& breakdown) {
   const bool shared_in_front = overlap_.scheme == OverlapScheme::kNone;
+  const int m = static_cast<int>(&mb - micro_.data());
   double attn = 0, router = 0, shared = 0;
   for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
     const auto& c = mb.costs[r];
-    mb.scratch[r] = slow(c.attention + c.router + (shared_in_front ? c.shared : 0.0));
+    mb.scratch[r] = slow(c.attention);
     attn = std::max(attn, c.attention);
     router = std::max(router, c.router);
     shared = std::max(shared, c.shared);
   }
-  timeline_.compute(mb.ready, mb.scratch, mb.ready);
+  timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention", layer_, m});
+  for (std::size_t r = 0; r < mb.scratch.size(); ++r)
+    mb.scratch[r] = slow(mb.costs[r].router + (shared_in_front ? mb.costs[r].shared : 0.0));
+  timeline_.compute(mb.ready, mb.scratch, mb.ready, {shared_in_front ? "router+shared_expert" : "router", layer_, m});
 
   routing_.draw(moe_layer, step, mb.tokens, rng);
   MOESIM_CHECK(routing_.total_pairs() == routing_.total_received(),
@@ -114,11 +123,11 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
     mb.gemm_ns[static_cast<std::size_t>(r)] = expert_gemm_ns(model_, cost_, routing_.local_counts(r));
   mb.combine_ns = combine_ns;
 
-  const double dispatch_end = timeline_.collective(mb.ready, dispatch_ns);
+  const double dispatch_end = timeline_.collective(mb.ready, dispatch_ns, {"dispatch", layer_, m});
   if (!shared_in_front && model_.shared_experts > 0) {
     // The shared expert runs on the compute stream while the dispatch is in flight.
     for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = slow(mb.costs[r].shared);
-    timeline_.compute(mb.ready, mb.scratch, mb.scratch);
+    timeline_.compute(mb.ready, mb.scratch, mb.scratch, {"shared_expert", layer_, m});
   }
 
   phases[static_cast<int>(Phase::kAttention)] += attn;
@@ -133,17 +142,24 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
 }
 
 void StepModel::moe_back(MicroBatch& mb, double dispatch_end, PhaseTimes& phases) {
+  const int m = static_cast<int>(&mb - micro_.data());
   std::fill(mb.ready.begin(), mb.ready.end(), dispatch_end);
   for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = slow(mb.gemm_ns[r]);
-  timeline_.compute(mb.ready, mb.scratch, mb.ready);
-  const double combine_end = timeline_.collective(mb.ready, mb.combine_ns);
+  timeline_.compute(mb.ready, mb.scratch, mb.ready, {"expert_gemm", layer_, m});
+  const double combine_end = timeline_.collective(mb.ready, mb.combine_ns, {"combine", layer_, m});
   std::fill(mb.ready.begin(), mb.ready.end(), combine_end);
   phases[static_cast<int>(Phase::kExpertGemm)] += max_of(mb.gemm_ns);
   phases[static_cast<int>(Phase::kCombine)] += mb.combine_ns;
 }
 
+void StepModel::set_trace(TraceRecorder* recorder, int pool, int instance) {
+  recorder_ = recorder;
+  trace_pool_ = pool;
+  trace_instance_ = instance;
+}
+
 Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
-                        LayerBreakdown& breakdown) {
+                        LayerBreakdown& breakdown, Time start) {
   const auto layers = static_cast<std::size_t>(model_.num_layers);
   if (breakdown.layer_ns.size() != layers) {
     breakdown.layer_ns.assign(layers, PhaseTimes{});
@@ -152,6 +168,8 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
   }
   split(batches);
   timeline_.reset();
+  timeline_.trace_into(recorder_ && recorder_->wants_step(step) ? recorder_ : nullptr, trace_pool_, trace_instance_,
+                       start.count_ns());
   for (auto& mb : micro_) std::fill(mb.ready.begin(), mb.ready.end(), 0.0);
 
   const int ranks = deployment_.ranks();
@@ -159,6 +177,7 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
   double layer_start = 0;
   int moe_index = 0;
   for (std::size_t layer = 0; layer < layers; ++layer) {
+    layer_ = static_cast<int>(layer);
     for (int r = 0; r < ranks; ++r) busy_before_[static_cast<std::size_t>(r)] = timeline_.compute_busy(r);
     auto& phases = breakdown.layer_ns[layer];
     if (!model_.is_moe_layer(static_cast<int>(layer))) {
@@ -185,7 +204,7 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
       mb.scratch[r] = slow(mb.costs[r].lm_head);
       lm = std::max(lm, mb.costs[r].lm_head);
     }
-    timeline_.compute(mb.ready, mb.scratch, mb.ready);
+    timeline_.compute(mb.ready, mb.scratch, mb.ready, {"lm_head", -1, static_cast<int>(&mb - micro_.data())});
   }
   breakdown.lm_head_ns += lm;
   return Duration::from_ns_rounded(timeline_.finish());

@@ -26,6 +26,7 @@
 #include "sim/step_batch.h"
 #include "sim/stream_timeline.h"
 #include "sim/time.h"
+#include "sim/trace.h"
 #include "topology/all_to_all.h"
 #include "topology/cluster.h"
 #include "workloads/rng.h"
@@ -58,9 +59,11 @@ class StepModel {
   StepModel(const models::ModelSpec& model, const InstanceLayout& deployment, const topology::Cluster& cluster,
             const calibration::CostModel& cost, const workloads::RoutingModel& routing, OverlapConfig overlap);
 
-  // Duration of one step; adds each layer's phases to `breakdown`.
+  // Duration of one step starting at `start`; adds each layer's phases to `breakdown`.
   Duration run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
-               LayerBreakdown& breakdown);
+               LayerBreakdown& breakdown, Time start = Time::zero());
+  // Reports the ops of the steps `recorder` wants (null: none).
+  void set_trace(TraceRecorder* recorder, int pool, int instance);
 
  private:
   struct MicroBatch {
@@ -95,6 +98,9 @@ class StepModel {
   std::vector<RankBatch> halves_;
   topology::TrafficMatrix dispatch_, combine_;
   std::vector<double> busy_before_, dispatch_end_;
+  int layer_ = 0;
+  TraceRecorder* recorder_ = nullptr;
+  int trace_pool_ = 0, trace_instance_ = 0;
 };
 
 }  // namespace moesim::sim

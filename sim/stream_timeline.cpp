@@ -15,29 +15,45 @@ void StreamTimeline::reset() {
   std::fill(busy_.begin(), busy_.end(), 0.0);
 }
 
-void StreamTimeline::compute(std::span<const double> ready, std::span<const double> duration, std::span<double> end) {
+void StreamTimeline::trace_into(TraceRecorder* recorder, int pool, int instance, std::int64_t step_start_ns) {
+  recorder_ = recorder;
+  base_ = TraceEvent{};
+  base_.pool = static_cast<std::int16_t>(pool);
+  base_.instance = static_cast<std::int16_t>(instance);
+  offset_ns_ = step_start_ns;
+}
+
+void StreamTimeline::record(int rank, bool comm, OpLabel label, double start, double duration) {
+  if (duration <= 0 || !recorder_->wants_rank(rank)) return;
+  TraceEvent e = base_;
+  e.rank = rank;
+  e.comm = comm;
+  e.name = label.name;
+  e.layer = label.layer;
+  e.micro_batch = static_cast<std::int8_t>(label.micro_batch);
+  e.start_ns = offset_ns_ + static_cast<std::int64_t>(start);
+  e.duration_ns = static_cast<std::int64_t>(duration);
+  recorder_->add(e);
+}
+
+void StreamTimeline::compute(std::span<const double> ready, std::span<const double> duration, std::span<double> end,
+                             OpLabel label) {
   for (std::size_t r = 0; r < compute_free_.size(); ++r) {
     const double start = std::max(compute_free_[r], ready[r]);
     compute_free_[r] = start + duration[r];
     busy_[r] += duration[r];
     end[r] = compute_free_[r];
+    if (recorder_) record(static_cast<int>(r), false, label, start, duration[r]);
   }
 }
 
-void StreamTimeline::compute_uniform(std::span<const double> ready, double duration, std::span<double> end) {
-  for (std::size_t r = 0; r < compute_free_.size(); ++r) {
-    const double start = std::max(compute_free_[r], ready[r]);
-    compute_free_[r] = start + duration;
-    busy_[r] += duration;
-    end[r] = compute_free_[r];
-  }
-}
-
-double StreamTimeline::collective(std::span<const double> ready, double duration) {
+double StreamTimeline::collective(std::span<const double> ready, double duration, OpLabel label) {
   double start = 0;
   for (std::size_t r = 0; r < comm_free_.size(); ++r) start = std::max({start, comm_free_[r], ready[r]});
   const double end = start + duration;
   std::fill(comm_free_.begin(), comm_free_.end(), end);
+  if (recorder_)
+    for (std::size_t r = 0; r < comm_free_.size(); ++r) record(static_cast<int>(r), true, label, start, duration);
   return end;
 }
 

@@ -8,29 +8,44 @@
 // event-per-op formulation would compute, at a fraction of the cost.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
+#include "sim/trace.h"
+
 namespace moesim::sim {
+
+struct OpLabel {
+  const char* name = "";  // static string
+  int layer = -1;
+  int micro_batch = 0;
+};
 
 class StreamTimeline {
  public:
   explicit StreamTimeline(int ranks);
   void reset();
+  // Reports the ops of this step to `recorder` (null: none), shifted by `step_start_ns`.
+  void trace_into(TraceRecorder* recorder, int pool, int instance, std::int64_t step_start_ns);
 
   // Per rank r: start = max(compute_free[r], ready[r]); end[r] = start + duration[r].
   // `end` may alias `ready`.
-  void compute(std::span<const double> ready, std::span<const double> duration, std::span<double> end);
-  // Same duration on every rank.
-  void compute_uniform(std::span<const double> ready, double duration, std::span<double> end);
+  void compute(std::span<const double> ready, std::span<const double> duration, std::span<double> end,
+               OpLabel label = {});
   // Returns the common end time of a collective lasting `duration` once all ranks are ready.
-  double collective(std::span<const double> ready, double duration);
+  double collective(std::span<const double> ready, double duration, OpLabel label = {});
 
   double compute_busy(int rank) const { return busy_[static_cast<std::size_t>(rank)]; }
   double finish() const;  // latest end over all streams
 
  private:
+  void record(int rank, bool comm, OpLabel label, double start, double duration);
+
   std::vector<double> compute_free_, comm_free_, busy_;
+  TraceRecorder* recorder_ = nullptr;
+  TraceEvent base_;
+  std::int64_t offset_ns_ = 0;
 };
 
 }  // namespace moesim::sim

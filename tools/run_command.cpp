@@ -12,6 +12,7 @@
 #include "scenarios/loader.h"
 #include "tools/commands.h"
 #include "tools/report.h"
+#include "tools/trace_writer.h"
 
 namespace moesim::tools {
 namespace {
@@ -22,7 +23,31 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::optional<std::uint64_t> seed;
   bool quiet = false;
+  std::string trace_file;        // empty: no trace
+  std::string trace_steps = "0:20";
+  int trace_ranks = 8;
 };
+
+// "A:B" -> steps A..B inclusive.
+sim::TraceOptions trace_options(const RunOptions& o) {
+  sim::TraceOptions t;
+  const auto colon = o.trace_steps.find(':');
+  try {
+    if (colon == std::string::npos) throw std::invalid_argument("no colon");
+    std::size_t used = 0;
+    t.first_step = std::stoll(o.trace_steps.substr(0, colon), &used);
+    if (used != colon) throw std::invalid_argument("trailing");
+    const std::string last = o.trace_steps.substr(colon + 1);
+    t.last_step = std::stoll(last, &used);
+    if (used != last.size()) throw std::invalid_argument("trailing");
+  } catch (const std::exception&) {
+    throw UsageError("--trace-steps: expected FIRST:LAST step numbers, got '" + o.trace_steps + "'");
+  }
+  if (t.first_step < 0 || t.last_step < t.first_step)
+    throw UsageError("--trace-steps: expected 0 <= FIRST <= LAST, got '" + o.trace_steps + "'");
+  t.max_ranks = o.trace_ranks;
+  return t;
+}
 
 int run_scenario(const RunOptions& o) {
   auto overrides = o.overrides;
@@ -30,7 +55,9 @@ int run_scenario(const RunOptions& o) {
   const scenarios::Scenario scenario = scenarios::load_scenario_file(o.scenario, overrides);
 
   const auto t0 = std::chrono::steady_clock::now();
-  const sim::SimulationResult result = sim::simulate(scenarios::simulation_config(scenario));
+  auto config = scenarios::simulation_config(scenario);
+  if (!o.trace_file.empty()) config.trace = trace_options(o);
+  const sim::SimulationResult result = sim::simulate(config);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   const std::filesystem::path dir = o.output_dir.empty() ? std::filesystem::path("out") / scenario.name
@@ -45,6 +72,11 @@ int run_scenario(const RunOptions& o) {
   }
   if (scenario.outputs.requests_csv) write_requests_csv(dir / "requests.csv", result);
   write_steps_csv(dir / "steps.csv", result);
+  if (!o.trace_file.empty()) {
+    std::ofstream trace(o.trace_file);
+    if (!trace) throw std::runtime_error("cannot write '" + o.trace_file + "'");
+    write_chrome_trace(trace, result);
+  }
 
   if (!o.quiet) {
     print_summary(std::cout, scenario, result);
@@ -64,6 +96,10 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--set", options->overrides, "Override a scenario key: --set a.b.c=value (repeatable)");
   cmd->add_option("--seed", options->seed, "Override the scenario's random seed");
   cmd->add_flag("-q,--quiet", options->quiet, "Write the outputs but print nothing");
+  cmd->add_option("--trace", options->trace_file, "Write a Perfetto-loadable Chrome trace of the ops to FILE");
+  cmd->add_option("--trace-steps", options->trace_steps, "Steps of each instance to trace, FIRST:LAST (default 0:20)");
+  cmd->add_option("--trace-ranks", options->trace_ranks, "Trace ranks 0..N-1 of each instance (default 8)")
+      ->check(CLI::Range(1, 1 << 20));
   return {cmd, [options] { return run_scenario(*options); }};
 }
 

@@ -1,0 +1,60 @@
+#include "sim/stream_timeline.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace moesim::sim {
+namespace {
+
+TEST(StreamTimeline, ComputeWaitsForItsStreamAndItsInput) {
+  StreamTimeline t(2);
+  std::vector<double> ready{0, 5}, dur{10, 10}, end(2);
+  t.compute(ready, dur, end);
+  EXPECT_EQ(end, (std::vector<double>{10, 15}));
+  std::vector<double> ready2{0, 0};
+  t.compute(ready2, dur, end);  // the stream is busy until 10 / 15
+  EXPECT_EQ(end, (std::vector<double>{20, 25}));
+  EXPECT_DOUBLE_EQ(t.compute_busy(0), 20);
+}
+
+TEST(StreamTimeline, CollectiveStartsWhenEveryRankIsReady) {
+  StreamTimeline t(3);
+  std::vector<double> ready{1, 7, 3};
+  EXPECT_DOUBLE_EQ(t.collective(ready, 4), 11);
+  // The communication stream is serial: the next collective waits for this one.
+  std::vector<double> early{0, 0, 0};
+  EXPECT_DOUBLE_EQ(t.collective(early, 2), 13);
+  EXPECT_DOUBLE_EQ(t.finish(), 13);
+}
+
+TEST(StreamTimeline, CommunicationOverlapsComputeOfAnotherMicroBatch) {
+  StreamTimeline t(1);
+  std::vector<double> a{0}, b{0}, dur{10};
+  t.compute(a, dur, a);                     // A attention: 0-10
+  const double a_sent = t.collective(a, 8);  // A dispatch: 10-18
+  t.compute(b, dur, b);                     // B attention: 10-20, overlapping A's dispatch
+  EXPECT_DOUBLE_EQ(a_sent, 18);
+  EXPECT_DOUBLE_EQ(b[0], 20);
+  EXPECT_DOUBLE_EQ(t.finish(), 20);
+}
+
+TEST(StreamTimeline, RecordsOnlyTheRanksTheTraceWants) {
+  TraceOptions o;
+  o.max_ranks = 1;
+  TraceRecorder rec(o);
+  StreamTimeline t(2);
+  t.trace_into(&rec, 0, 0, 1000);
+  std::vector<double> ready{0, 0}, dur{5, 5}, end(2);
+  t.compute(ready, dur, end, {"attention", 3, 0});
+  t.collective(end, 2, {"dispatch", 3, 0});
+  ASSERT_EQ(rec.events().size(), 2u);
+  EXPECT_EQ(rec.events()[0].start_ns, 1000);
+  EXPECT_FALSE(rec.events()[0].comm);
+  EXPECT_TRUE(rec.events()[1].comm);
+  EXPECT_EQ(rec.events()[1].start_ns, 1005);
+  EXPECT_EQ(rec.events()[1].layer, 3);
+}
+
+}  // namespace
+}  // namespace moesim::sim
