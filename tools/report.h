@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "scenarios/scenario.h"
 #include "sim/simulation.h"
@@ -16,5 +17,8 @@ void print_summary(std::ostream& out, const scenarios::Scenario& scenario, const
 std::string summary_json(const scenarios::Scenario& scenario, const sim::SimulationResult& result);
 void write_requests_csv(const std::filesystem::path& path, const sim::SimulationResult& result);
 void write_steps_csv(const std::filesystem::path& path, const sim::SimulationResult& result);
+// Across-seed replications (`--seeds N`): the metrics of each seed and their 95 % intervals.
+std::string seeds_json(std::uint64_t first_seed, const std::vector<sim::Summary>& replicas);
+void print_seed_table(std::ostream& out, std::uint64_t first_seed, const std::vector<sim::Summary>& replicas);
 
 }  // namespace moesim::tools

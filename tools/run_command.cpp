@@ -6,6 +6,7 @@
 #include <vector>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <stdexcept>
 
@@ -26,6 +27,7 @@ struct RunOptions {
   std::string trace_file;        // empty: no trace
   std::string trace_steps = "0:20";
   int trace_ranks = 8;
+  int seeds = 1;  // > 1: replicate with seeds seed, seed+1, ... and report 95 % confidence intervals
 };
 
 // "A:B" -> steps A..B inclusive.
@@ -58,6 +60,20 @@ int run_scenario(const RunOptions& o) {
   auto config = scenarios::simulation_config(scenario);
   if (!o.trace_file.empty()) config.trace = trace_options(o);
   const sim::SimulationResult result = sim::simulate(config);
+  std::vector<sim::Summary> replicas{result.summary};
+  if (o.seeds > 1) {
+    // Further replications run in parallel; each is independent and keeps its index, so the
+    // report does not depend on thread timing.
+    replicas.resize(static_cast<std::size_t>(o.seeds));
+    std::vector<std::future<sim::Summary>> pending;
+    for (int i = 1; i < o.seeds; ++i) {
+      auto c = config;
+      c.trace.reset();
+      c.seed = config.seed + static_cast<std::uint64_t>(i);
+      pending.push_back(std::async(std::launch::async, [c] { return sim::simulate(c).summary; }));
+    }
+    for (std::size_t i = 0; i < pending.size(); ++i) replicas[i + 1] = pending[i].get();
+  }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   const std::filesystem::path dir = o.output_dir.empty() ? std::filesystem::path("out") / scenario.name
@@ -72,6 +88,11 @@ int run_scenario(const RunOptions& o) {
   }
   if (scenario.outputs.requests_csv) write_requests_csv(dir / "requests.csv", result);
   write_steps_csv(dir / "steps.csv", result);
+  if (o.seeds > 1) {
+    std::ofstream seeds(dir / "seeds.json");
+    if (!seeds) throw std::runtime_error("cannot write '" + (dir / "seeds.json").string() + "'");
+    seeds << seeds_json(scenario.seed, replicas);
+  }
   if (!o.trace_file.empty()) {
     std::ofstream trace(o.trace_file);
     if (!trace) throw std::runtime_error("cannot write '" + o.trace_file + "'");
@@ -80,6 +101,7 @@ int run_scenario(const RunOptions& o) {
 
   if (!o.quiet) {
     print_summary(std::cout, scenario, result);
+    if (o.seeds > 1) print_seed_table(std::cout, scenario.seed, replicas);
     std::cout << "\n  simulated " << result.events << " events in " << wall_s << " s wall; outputs in "
               << dir.string() << "/\n";
   }
@@ -96,6 +118,8 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--set", options->overrides, "Override a scenario key: --set a.b.c=value (repeatable)");
   cmd->add_option("--seed", options->seed, "Override the scenario's random seed");
   cmd->add_flag("-q,--quiet", options->quiet, "Write the outputs but print nothing");
+  cmd->add_option("--seeds", options->seeds, "Replicate over N seeds and report 95 % confidence intervals")
+      ->check(CLI::Range(1, 1000));
   cmd->add_option("--trace", options->trace_file, "Write a Perfetto-loadable Chrome trace of the ops to FILE");
   cmd->add_option("--trace-steps", options->trace_steps, "Steps of each instance to trace, FIRST:LAST (default 0:20)");
   cmd->add_option("--trace-ranks", options->trace_ranks, "Trace ranks 0..N-1 of each instance (default 8)")
