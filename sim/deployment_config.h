@@ -8,9 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/overlap.h"
+#include "sim/placement.h"
 
 namespace moesim::sim {
 
@@ -23,6 +25,12 @@ struct BatchConfig {
   int kv_block_tokens = 64;                   // paged KV cache: tokens per block
 };
 
+// How dispatch and combine travel (topology/all_to_all.h registries).
+struct MoeCommConfig {
+  std::string algorithm = "direct";  // direct, hierarchical (DeepEP normal), low-latency (DeepEP LL)
+  std::string fidelity = "analytic";  // analytic or flow
+};
+
 struct PoolConfig {
   PoolRole role = PoolRole::kColocated;
   int instances = 1;
@@ -32,6 +40,8 @@ struct PoolConfig {
   int moe_ep = 8;
   BatchConfig batch;
   OverlapConfig overlap;
+  PlacementConfig placement;  // expert placement, redundant slots, rebalancing
+  MoeCommConfig comm;
 };
 
 inline PoolConfig with_role(PoolRole role) {
