@@ -32,7 +32,7 @@ MemoryPlan plan_rank_memory(const ModelSpec& m, const MemoryOptions& o) {
   const double ab = bytes_per_element(m.activation_dtype);
   MemoryPlan plan;
   plan.capacity_bytes = o.capacity_bytes;
-  const std::int64_t experts_per_rank = m.routed_experts == 0 ? 0 : (m.routed_experts + o.ep - 1) / o.ep;
+  const std::int64_t experts_per_rank = m.routed_experts == 0 ? 0 : (m.routed_experts + o.redundant_experts + o.ep - 1) / o.ep;
   // A loaded MTP module is one more MoE layer: its routed experts split over EP like the others,
   // the rest of it (attention, shared experts, router, projection) is replicated.
   const int mtp = o.load_mtp ? m.mtp_layers : 0;

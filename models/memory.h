@@ -24,6 +24,7 @@ namespace moesim::models {
 
 struct MemoryOptions {
   int ep = 1;
+  int redundant_experts = 0;  // extra expert slots per MoE layer over the EP group (EPLB)
   int attention_tp = 1;
   std::int64_t token_budget_per_rank = 4096;
   double capacity_bytes = 0;

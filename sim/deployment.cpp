@@ -1,5 +1,7 @@
 #include "sim/deployment.h"
 
+#include <algorithm>
+
 namespace moesim::sim {
 
 const char* to_string(PoolRole role) {
@@ -24,13 +26,26 @@ PoolLayout layout_pool(const PoolConfig& p, const models::ModelSpec& model, cons
   PoolLayout pool;
   pool.config = p;
   if (model.routed_experts > 0) {
-    if (model.routed_experts % p.moe_ep != 0)
-      throw DeploymentError(name + std::to_string(model.routed_experts) + " routed experts do not divide over ep " +
+    PlacementShape shape;
+    shape.experts = model.routed_experts;
+    shape.ep = p.moe_ep;
+    shape.redundant = p.placement.redundant;
+    shape.expert_groups = std::max(1, model.expert_groups);
+    const int slots = model.routed_experts + p.placement.redundant;
+    if (slots % p.moe_ep != 0)
+      throw DeploymentError(name + std::to_string(slots) + " expert slots (" + std::to_string(model.routed_experts) +
+                            " + " + std::to_string(p.placement.redundant) + " redundant) do not divide over ep " +
                             std::to_string(p.moe_ep));
-    pool.experts_per_rank = model.routed_experts / p.moe_ep;
+    try {
+      validate_placement(p.placement, shape);
+    } catch (const std::invalid_argument& e) {
+      throw DeploymentError(name + e.what());
+    }
+    pool.slots_per_rank = slots / p.moe_ep;
   }
   models::MemoryOptions mem;
   mem.ep = p.moe_ep;
+  mem.redundant_experts = p.placement.redundant;
   mem.attention_tp = p.attention_tp;
   mem.token_budget_per_rank = p.batch.token_budget_per_rank;
   mem.capacity_bytes = hw.hbm_bytes;

@@ -2,8 +2,8 @@
 //
 // Pools take consecutive devices in order (prefill, then decode; or the colocated pool);
 // within a pool, instance i takes ranks [i·ranks, (i+1)·ranks) of the pool's devices, rank r of
-// an instance on the r-th of them. The routed experts of every MoE layer are split contiguously
-// over an instance's EP ranks (expert e on rank e / (experts / ep)). Construction checks that
+// an instance on the r-th of them. The routed experts of every MoE layer (plus redundant slots)
+// are placed over an instance's EP ranks by the pool's placement policy. Construction checks that
 // the degrees are consistent, that the pools fit the cluster and that each rank's memory holds
 // weights, buffers and some KV cache; a violation throws DeploymentError with the reason (and
 // the memory table for an out-of-memory pool).
@@ -28,7 +28,7 @@ class DeploymentError : public std::runtime_error {
 
 struct PoolLayout {
   PoolConfig config;
-  int experts_per_rank = 0;
+  int slots_per_rank = 0;  // expert slots (routed + redundant) per rank of every MoE layer
   models::MemoryPlan memory;
   std::vector<std::vector<int>> instance_devices;  // [instance][rank] -> cluster device
 };
@@ -41,8 +41,7 @@ class InstanceLayout {
   int instance() const { return instance_; }
   int ranks() const { return pool_->config.ranks; }
   int ep() const { return pool_->config.moe_ep; }
-  int experts_per_rank() const { return pool_->experts_per_rank; }
-  int expert_rank(int expert) const { return expert / pool_->experts_per_rank; }
+  int slots_per_rank() const { return pool_->slots_per_rank; }
   const std::vector<int>& rank_devices() const { return pool_->instance_devices[static_cast<std::size_t>(instance_)]; }
   const models::MemoryPlan& memory() const { return pool_->memory; }
 

@@ -1,9 +1,17 @@
-// LayerRouting: one MoE layer's routing for one (micro-)batch, drawn as counts (DESIGN.md §4).
+// LayerRouting: where one MoE layer's token-expert pairs go, for one (micro-)batch of an
+// instance (DESIGN.md §4: counts, never per-token choices).
 //
-// For each source rank, its tokens × top-k assignments are split over the EP ranks by the
-// ranks' share of the layer's expert popularity (a multinomial); each destination rank then
-// splits what it received over its local experts. Exact in distribution for any per-expert
-// popularity (multinomial aggregation), drawn without per-token loops.
+// The experts of every MoE layer sit in slots placed by the pool's placement policy
+// (sim/placement.h: contiguous, striped, EPLB with redundant slots); the placement starts from
+// the routing model's expected popularity (as if profiled) and, with a rebalance interval, is
+// redone from the load observed since the last rebalance. Each draw gives the pairs from every
+// source rank to every destination rank and to every slot (workloads/routing_sampler.h).
+//
+// Traffic for the all-to-all is expressed in tokens: once per token-expert pair (low-latency
+// kernels), once per destination rank and once per destination node (a token reaching several
+// experts on one rank or node crosses once). Counts do not say which pairs share a token, so the
+// distinct tokens are estimated from the pairs: with a share q of a source's pairs going to a
+// destination, a token reaches it with probability 1 - (1 - q)^k while sending k·q pairs there.
 #pragma once
 
 #include <cstdint>
@@ -12,41 +20,51 @@
 
 #include "models/model_spec.h"
 #include "sim/deployment.h"
-#include "topology/all_to_all.h"
+#include "sim/placement.h"
+#include "topology/cluster.h"
+#include "topology/traffic.h"
 #include "workloads/rng.h"
 #include "workloads/routing_model.h"
+#include "workloads/routing_sampler.h"
 
 namespace moesim::sim {
 
 class LayerRouting {
  public:
-  LayerRouting(const models::ModelSpec& model, const InstanceLayout& deployment, const workloads::RoutingModel& routing);
+  LayerRouting(const models::ModelSpec& model, const InstanceLayout& layout, const workloads::RoutingModel& routing,
+               const topology::Cluster& cluster);
 
   // Draws layer `moe_layer` of step `step` for tokens[r] tokens on each rank r.
   void draw(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens, workloads::Rng& rng);
 
-  // Token-expert pairs sent from rank `src` to rank `dst` in the last draw.
-  std::int64_t pairs(int src, int dst) const {
-    return pairs_[static_cast<std::size_t>(src) * static_cast<std::size_t>(ranks_) + static_cast<std::size_t>(dst)];
-  }
-  // Tokens received by each local expert of `rank`.
+  std::int64_t pairs(int src, int dst) const { return counts_.pair(src, dst); }
+  // Pairs received by each slot of `rank` (its grouped GEMM's per-group rows).
   std::span<const std::int64_t> local_counts(int rank) const;
   std::int64_t total_pairs() const { return total_pairs_; }
   std::int64_t total_received() const { return total_received_; }
+  int slots_per_rank() const { return shape_.slots_per_rank(); }
 
-  // Bytes on the fabric (pairs that leave their rank) for dispatch and, reversed, combine.
-  void traffic(double dispatch_bytes_per_pair, double combine_bytes_per_pair, topology::TrafficMatrix& dispatch,
-               topology::TrafficMatrix& combine) const;
+  // The last draw's traffic in tokens (scale by bytes per token for dispatch or combine).
+  void traffic(topology::AllToAllTraffic& out) const;
+
+  // Re-places every layer from the expert load observed since the last call; returns the
+  // experts each rank must fetch (summed over layers).
+  std::vector<std::int64_t> rebalance();
+  const ExpertPlacement& placement(int moe_layer) const { return placement_[static_cast<std::size_t>(moe_layer)]; }
 
  private:
   const models::ModelSpec& model_;
-  InstanceLayout deployment_;
-  const workloads::RoutingModel& routing_;
-  int ranks_;
-  std::vector<double> probs_, rank_mass_;
-  std::vector<std::int64_t> pairs_, expert_counts_;
+  InstanceLayout layout_;
+  PlacementShape shape_;
+  PlacementConfig config_;
+  std::vector<ExpertPlacement> placement_;          // per MoE layer
+  std::vector<workloads::RoutingTargets> targets_;  // per MoE layer
+  std::vector<std::vector<double>> observed_;       // per MoE layer, per expert, since last rebalance
+  workloads::RoutingSampler sampler_;
+  workloads::LayerCounts counts_;
   std::int64_t total_pairs_ = 0, total_received_ = 0;
-  bool cached_ = false;
+  int nodes_ = 1;               // cluster nodes (the node matrix is ranks x cluster nodes)
+  std::vector<int> rank_node_;  // [rank] cluster node of its device
 };
 
 }  // namespace moesim::sim

@@ -70,6 +70,8 @@ struct PoolResult {
   double exposed_comm_ns_per_step = 0;  // compute idle on the busiest rank, summed over layers
   double kv_peak_utilisation = 0;       // highest fraction of a rank's KV blocks ever in use
   std::int64_t preemptions = 0;
+  std::int64_t rebalances = 0;          // EPLB re-placements
+  double migration_s = 0;               // time the instances spent moving expert weights
 };
 
 struct Summary {

@@ -1,8 +1,28 @@
 #include "sim/rank_costs.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "models/layer_ops.h"
 
 namespace moesim::sim {
+namespace {
+
+double core_ns(const models::ModelSpec& m, const calibration::CostModel& cost, std::span<const std::int64_t> kv,
+               std::span<const calibration::PrefillChunk> chunks) {
+  double t = 0;
+  if (!kv.empty()) t += cost.attention_decode(m, kv).time_ns;
+  if (!chunks.empty()) t += cost.attention_prefill(m, chunks).time_ns;
+  return t;
+}
+
+}  // namespace
+
+int first_local_layer(const models::ModelSpec& m) {
+  for (int l = 0; l < m.num_layers; ++l)
+    if (m.attention_window(l) > 0) return l;
+  return -1;
+}
 
 RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& cost, const RankBatch& b) {
   RankCosts c;
@@ -13,10 +33,19 @@ RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& c
   const double act_bytes = models::bytes_per_element(act);
   // Two RMSNorms and the residual adds per layer stream the hidden state a few times.
   const double norm_bytes = 4.0 * static_cast<double>(t) * m.hidden * act_bytes;
-  c.attention = cost.memory_op(norm_bytes).time_ns;
-  for (const auto& op : models::attention_projections(m)) c.attention += cost.gemm(t, op.n, op.k, w).time_ns;
-  if (!b.decode_kv_lengths.empty()) c.attention += cost.attention_decode(m, b.decode_kv_lengths).time_ns;
-  if (!b.prefill_chunks.empty()) c.attention += cost.attention_prefill(m, b.prefill_chunks).time_ns;
+  double base = cost.memory_op(norm_bytes).time_ns;
+  for (const auto& op : models::attention_projections(m)) base += cost.gemm(t, op.n, op.k, w).time_ns;
+  c.attention = base + core_ns(m, cost, b.decode_kv_lengths, b.prefill_chunks);
+  const int local = first_local_layer(m);
+  if (local >= 0) {
+    // A local layer attends to at most its window (or the current chunk) of the context.
+    std::vector<std::int64_t> kv(b.decode_kv_lengths.size());
+    for (std::size_t i = 0; i < kv.size(); ++i) kv[i] = models::effective_kv_len(m, local, b.decode_kv_lengths[i]);
+    std::vector<calibration::PrefillChunk> chunks = b.prefill_chunks;
+    for (auto& ch : chunks)
+      ch.past = std::clamp<std::int64_t>(models::effective_kv_len(m, local, ch.past + ch.tokens) - ch.tokens, 0, ch.past);
+    c.attention_local = base + core_ns(m, cost, kv, chunks);
+  }
 
   auto mlp = [&](std::int64_t inter) {
     const auto gu = models::mlp_gate_up(m, inter);
@@ -45,8 +74,8 @@ double expert_gemm_ns(const models::ModelSpec& m, const calibration::CostModel& 
   const auto gu = models::mlp_gate_up(m, m.moe_intermediate);
   const auto dn = models::mlp_down(m, m.moe_intermediate);
   const double act_bytes = models::bytes_per_element(m.activation_dtype);
-  return cost.grouped_gemm(counts, gu.n, gu.k, m.weight_dtype).time_ns +
-         cost.grouped_gemm(counts, dn.n, dn.k, m.weight_dtype).time_ns +
+  return cost.grouped_gemm(counts, gu.n, gu.k, m.expert_dtype()).time_ns +
+         cost.grouped_gemm(counts, dn.n, dn.k, m.expert_dtype()).time_ns +
          cost.memory_op(3.0 * static_cast<double>(rows) * m.moe_intermediate * act_bytes).time_ns;
 }
 

@@ -14,12 +14,16 @@
 namespace moesim::sim {
 
 struct RankCosts {
-  double attention = 0;  // ns, one layer
+  double attention = 0;        // ns, one full-attention layer
+  double attention_local = 0;  // ns, one local-attention (sliding/chunked window) layer, if any
   double dense_mlp = 0;
   double shared = 0;
   double router = 0;
   double lm_head = 0;
 };
+
+// The first layer with local attention, or -1 if every layer attends to the full context.
+int first_local_layer(const models::ModelSpec& model);
 
 RankCosts rank_costs(const models::ModelSpec& model, const calibration::CostModel& cost, const RankBatch& batch);
 

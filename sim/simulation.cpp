@@ -8,7 +8,7 @@
 #include "sim/check.h"
 #include "sim/deployment.h"
 #include "sim/event_queue.h"
-#include "sim/kv_transfer.h"
+#include "topology/collectives.h"
 #include "sim/scheduler.h"
 #include "sim/step_model.h"
 #include "workloads/arrivals.h"
@@ -31,7 +31,8 @@ struct Instance {
         scheduler(pool.config, pool.memory.kv_capacity_tokens, requests, records),
         step_model(c.model, layout, cluster, cost, routing, pool.config.overlap),
         rng(workloads::make_stream(c.seed, std::string("routing.") + to_string(pool.config.role) + "." +
-                                               std::to_string(index))) {}
+                                               std::to_string(index))),
+        next_rebalance_s(pool.config.placement.rebalance_interval_s) {}
   InstanceLayout layout;
   int pool_index;
   Scheduler scheduler;
@@ -40,6 +41,7 @@ struct Instance {
   std::vector<RankBatch> batches;
   bool busy = false;
   std::int64_t steps = 0;
+  double next_rebalance_s;
 };
 
 class ServingRun {
@@ -49,10 +51,10 @@ class ServingRun {
         cluster_(c.cluster),
         deployment_(c.deployment, c.model, c.hardware, cluster_),
         cost_(calibration::make_cost_model(c.cost_model, c.hardware)),
-        routing_(workloads::make_routing_model(c.routing, std::max(1, c.model.routed_experts))),
+        routing_(workloads::make_routing_model(c.routing, workloads::routing_shape(c.model),
+                                               workloads::make_stream(c.seed, "routing-model")())),
         arrival_rng_(workloads::make_stream(c.seed, "arrivals")),
-        requests_(workloads::generate_requests(c.workload, arrival_rng_)),
-        kv_bytes_per_token_(c.model.kv_bytes_per_token()) {
+        requests_(workloads::generate_requests(c.workload, arrival_rng_)) {
     records_.resize(requests_.size());
     for (std::size_t i = 0; i < requests_.size(); ++i) {
       const auto& q = requests_[i];
@@ -82,7 +84,12 @@ class ServingRun {
   }
 
   SimulationResult run() {
-    if (!requests_.empty()) schedule_arrival(0);
+    if (config_.workload.arrivals.process == "closed-loop") {
+      closed_loop_.emplace(requests_, config_.workload.arrivals);
+      for (std::size_t index : closed_loop_->initial()) release(index);
+    } else if (!requests_.empty()) {
+      schedule_arrival(0);
+    }
     events_.run();
     SimulationResult r;
     for (const auto& rec : records_)
@@ -121,13 +128,28 @@ class ServingRun {
     events_.schedule(Time::from_ns(requests_[index].arrival_ns), kArrivalPriority, &ServingRun::on_arrival, this, index);
   }
 
+  // Closed loop: a released request arrives at the arrival time the release gave it.
+  void release(std::size_t index) {
+    records_[index].arrival_ns = requests_[index].arrival_ns;
+    events_.schedule(Time::from_ns(requests_[index].arrival_ns), kArrivalPriority, &ServingRun::on_arrival, this,
+                     index);
+  }
+
+  // A request is done (finished or rejected): in a closed loop its user sends the next one.
+  void on_done() {
+    if (!closed_loop_) return;
+    const std::int64_t next = closed_loop_->on_finish(events_.now().count_ns());
+    if (next >= 0) release(static_cast<std::size_t>(next));
+  }
+
   static void on_arrival(void* self, std::uint64_t index) {
     auto& s = *static_cast<ServingRun*>(self);
     Instance& inst = s.pick(0);
     const int rank = inst.scheduler.enqueue(index);
     s.records_[index].rank = rank;
     s.records_[index].instance = inst.layout.instance();
-    if (index + 1 < s.requests_.size()) s.schedule_arrival(index + 1);
+    if (!s.closed_loop_ && index + 1 < s.requests_.size()) s.schedule_arrival(index + 1);
+    if (rank < 0) s.on_done();
     if (rank >= 0 && !inst.busy) s.start_step(inst);
   }
 
@@ -137,11 +159,13 @@ class ServingRun {
     rec.first_token_ns = s.events_.now().count_ns();  // the first token streams once decode has the KV
     if (rec.output_tokens == 1) {
       rec.finish_ns = rec.first_token_ns;
+      s.on_done();
       return;
     }
     Instance& inst = s.pick(1);
     rec.instance = inst.layout.instance();
     rec.rank = inst.scheduler.enqueue(index);
+    if (rec.rank < 0) s.on_done();
     if (rec.rank >= 0 && !inst.busy) s.start_step(inst);
   }
 
@@ -153,6 +177,7 @@ class ServingRun {
     s.handed_over_.clear();
     inst.scheduler.complete_step(s.events_.now(), s.itl_samples_, s.finished_, s.handed_over_);
     for (std::size_t index : s.handed_over_) s.send_kv(inst, index);
+    for (std::size_t i = 0; i < s.finished_.size(); ++i) s.on_done();
     s.start_step(inst);
   }
 
@@ -163,8 +188,9 @@ class ServingRun {
     const int src = from.layout.rank_devices()[static_cast<std::size_t>(std::max(0, rec.rank))];
     const Instance& to = pick(1);
     const int dst = to.layout.rank_devices()[static_cast<std::size_t>(src) % to.layout.rank_devices().size()];
-    const double bytes = static_cast<double>(rec.input_tokens) * kv_bytes_per_token_;
-    const Duration d = Duration::from_ns_rounded(kv_transfer_ns(cluster_, src, dst, bytes));
+    const double bytes = config_.model.kv_bytes_for_context(rec.input_tokens);
+    const auto& fidelity = deployment_.pools().back().config.comm.fidelity;
+    const Duration d = Duration::from_ns_rounded(topology::point_to_point(cluster_, {{src, dst, bytes}}, fidelity).duration_ns);
     events_.schedule(events_.now() + d, kKvArrivalPriority, &ServingRun::on_kv_arrival, this, index);
   }
 
@@ -175,8 +201,17 @@ class ServingRun {
     rec.instance = inst.layout.instance();
     rec.start_ns = events_.now().count_ns();
     if (inst.scheduler.form_batches(inst.batches, rec) == 0) return;  // nothing admissible until work finishes
-    auto& breakdown = pool_results_[static_cast<std::size_t>(inst.pool_index)].breakdown;
-    const Duration d = inst.step_model.run(inst.batches, inst.steps++, inst.rng, breakdown, events_.now());
+    auto& pool = pool_results_[static_cast<std::size_t>(inst.pool_index)];
+    Duration d = inst.step_model.run(inst.batches, inst.steps++, inst.rng, pool.breakdown, events_.now());
+    const double interval = inst.layout.config().placement.rebalance_interval_s;
+    if (interval > 0 && events_.now().seconds() >= inst.next_rebalance_s) {
+      // EPLB rebalancing from the load seen since the last one; the weight migration blocks.
+      const Duration migration = inst.step_model.rebalance();
+      pool.rebalances += 1;
+      pool.migration_s += migration.seconds();
+      d += migration;
+      inst.next_rebalance_s = events_.now().seconds() + interval;
+    }
     rec.duration_ns = d.count_ns();
     steps_.push_back(rec);
     inst.busy = true;
@@ -192,7 +227,6 @@ class ServingRun {
   std::unique_ptr<workloads::RoutingModel> routing_;
   workloads::Rng arrival_rng_;
   std::vector<workloads::Request> requests_;
-  double kv_bytes_per_token_;
   std::vector<RequestRecord> records_;
   std::vector<std::unique_ptr<Instance>> instances_;
   std::vector<std::size_t> pool_first_;  // instances_ index of each pool's first instance, plus the end
@@ -202,6 +236,7 @@ class ServingRun {
   ItlSamples itl_samples_;
   std::vector<std::size_t> finished_, handed_over_;
   std::optional<TraceRecorder> recorder_;
+  std::optional<workloads::ClosedLoop> closed_loop_;
 };
 
 }  // namespace

@@ -34,10 +34,14 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
       overlap_(overlap),
       dispatch_bytes_per_token_(models::dispatch_bytes_per_token(model)),
       combine_bytes_per_token_(models::combine_bytes_per_token(model)),
-      routing_(model, deployment, routing),
-      timeline_(deployment.ranks()),
-      dispatch_(deployment.ranks()),
-      combine_(deployment.ranks()) {
+      routing_(model, deployment, routing, cluster),
+      timeline_(deployment.ranks()) {
+  dispatch_options_.algorithm = combine_options_.algorithm = deployment.config().comm.algorithm;
+  dispatch_options_.fidelity = combine_options_.fidelity = deployment.config().comm.fidelity;
+  dispatch_options_.direction = topology::Direction::kDispatch;
+  dispatch_options_.scale = dispatch_bytes_per_token_;
+  combine_options_.direction = topology::Direction::kCombine;
+  combine_options_.scale = combine_bytes_per_token_;
   MOESIM_CHECK(overlap.comm_sm_share >= 0 && overlap.comm_sm_share < 1, "comm_sm_share must lie in [0, 1)");
   if (overlap.scheme != OverlapScheme::kNone) compute_slowdown_ = 1.0 / (1.0 - overlap.comm_sm_share);
   const int count = overlap.scheme == OverlapScheme::kTwoBatch ? 2 : 1;
@@ -83,8 +87,8 @@ void StepModel::run_dense_layer(MicroBatch& mb, PhaseTimes& phases) {
   const int m = static_cast<int>(&mb - micro_.data());
   double attn = 0, mlp = 0;
   for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
-    mb.scratch[r] = slow(mb.costs[r].attention);
-    attn = std::max(attn, mb.costs[r].attention);
+    mb.scratch[r] = slow(attention_of(mb.costs[r]));
+    attn = std::max(attn, attention_of(mb.costs[r]));
   }
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention", layer_, m});
   for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
@@ -103,8 +107,8 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   double attn = 0, router = 0, shared = 0;
   for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
     const auto& c = mb.costs[r];
-    mb.scratch[r] = slow(c.attention);
-    attn = std::max(attn, c.attention);
+    mb.scratch[r] = slow(attention_of(c));
+    attn = std::max(attn, attention_of(c));
     router = std::max(router, c.router);
     shared = std::max(shared, c.shared);
   }
@@ -116,9 +120,12 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   routing_.draw(moe_layer, step, mb.tokens, rng);
   MOESIM_CHECK(routing_.total_pairs() == routing_.total_received(),
                "token-expert pairs dispatched != pairs received by experts");
-  routing_.traffic(dispatch_bytes_per_token_, combine_bytes_per_token_, dispatch_, combine_);
-  const double dispatch_ns = topology::all_to_all_v_analytic(cluster_, deployment_.rank_devices(), dispatch_).duration_ns;
-  const double combine_ns = topology::all_to_all_v_analytic(cluster_, deployment_.rank_devices(), combine_).duration_ns;
+  routing_.traffic(traffic_);
+  const auto& devices = deployment_.rank_devices();
+  const auto dispatch = topology::all_to_all(cluster_, devices, traffic_, dispatch_options_);
+  const auto combine = topology::all_to_all(cluster_, devices, traffic_, combine_options_);
+  const double dispatch_ns = dispatch.duration_ns;
+  const double combine_ns = combine.duration_ns;
   for (int r = 0; r < deployment_.ranks(); ++r)
     mb.gemm_ns[static_cast<std::size_t>(r)] = expert_gemm_ns(model_, cost_, routing_.local_counts(r));
   mb.combine_ns = combine_ns;
@@ -134,11 +141,30 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   phases[static_cast<int>(Phase::kRouter)] += router;
   phases[static_cast<int>(Phase::kSharedExpert)] += shared;
   phases[static_cast<int>(Phase::kDispatch)] += dispatch_ns;
-  breakdown.dispatch_bytes += dispatch_.total_bytes();
-  breakdown.combine_bytes += combine_.total_bytes();
+  const double fabric_tokens = fabric_token_count();
+  breakdown.dispatch_bytes += fabric_tokens * dispatch_bytes_per_token_;
+  breakdown.combine_bytes += fabric_tokens * combine_bytes_per_token_;
   breakdown.tokens_routed += routing_.total_pairs();
   breakdown.tokens_combined += routing_.total_received();
   return dispatch_end;
+}
+
+// Tokens the chosen algorithm puts on the fabric in the last draw: one per token-expert pair for
+// low-latency kernels, one per destination rank otherwise (hierarchical forwarding over NVLink
+// is not counted twice).
+double StepModel::fabric_token_count() const {
+  const auto& m = dispatch_options_.algorithm == "low-latency" ? traffic_.expert_bytes : traffic_.pair_bytes;
+  return m.total_bytes();
+}
+
+Duration StepModel::rebalance() {
+  const auto moved = routing_.rebalance();
+  std::int64_t worst = 0;
+  for (auto m : moved) worst = std::max(worst, m);
+  // Each rank fetches its new experts' weights from peers over its NIC before the next step.
+  const double bytes = static_cast<double>(worst) * static_cast<double>(models::expert_params(model_)) *
+                       models::bytes_per_element(model_.expert_dtype());
+  return Duration::from_ns_rounded(bytes / cluster_.effective_nic_bytes_per_s() * 1e9);
 }
 
 void StepModel::moe_back(MicroBatch& mb, double dispatch_end, PhaseTimes& phases) {
@@ -178,6 +204,7 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
   int moe_index = 0;
   for (std::size_t layer = 0; layer < layers; ++layer) {
     layer_ = static_cast<int>(layer);
+    layer_local_ = model_.attention_window(layer_) > 0;
     for (int r = 0; r < ranks; ++r) busy_before_[static_cast<std::size_t>(r)] = timeline_.compute_busy(r);
     auto& phases = breakdown.layer_ns[layer];
     if (!model_.is_moe_layer(static_cast<int>(layer))) {

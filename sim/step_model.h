@@ -28,6 +28,7 @@
 #include "sim/time.h"
 #include "sim/trace.h"
 #include "topology/all_to_all.h"
+#include "topology/traffic.h"
 #include "topology/cluster.h"
 #include "workloads/rng.h"
 #include "workloads/routing_model.h"
@@ -62,6 +63,9 @@ class StepModel {
   // Duration of one step starting at `start`; adds each layer's phases to `breakdown`.
   Duration run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
                LayerBreakdown& breakdown, Time start = Time::zero());
+  // Re-places the experts from the load seen since the last call (EPLB rebalancing); returns
+  // how long the weight migration blocks the instance.
+  Duration rebalance();
   // Reports the ops of the steps `recorder` wants (null: none).
   void set_trace(TraceRecorder* recorder, int pool, int instance);
 
@@ -83,6 +87,8 @@ class StepModel {
   // The expert half: (shared expert), grouped GEMM, combine.
   void moe_back(MicroBatch& mb, double dispatch_end, PhaseTimes& phases);
   double slow(double compute_ns) const { return compute_ns * compute_slowdown_; }
+  double fabric_token_count() const;
+  double attention_of(const RankCosts& c) const { return layer_local_ ? c.attention_local : c.attention; }
 
   const models::ModelSpec& model_;
   InstanceLayout deployment_;
@@ -96,9 +102,11 @@ class StepModel {
   StreamTimeline timeline_;
   std::vector<MicroBatch> micro_;
   std::vector<RankBatch> halves_;
-  topology::TrafficMatrix dispatch_, combine_;
+  topology::AllToAllTraffic traffic_;
+  topology::AllToAllOptions dispatch_options_, combine_options_;
   std::vector<double> busy_before_, dispatch_end_;
   int layer_ = 0;
+  bool layer_local_ = false;  // the current layer has local (windowed) attention
   TraceRecorder* recorder_ = nullptr;
   int trace_pool_ = 0, trace_instance_ = 0;
 };

@@ -5,7 +5,12 @@
 #include "calibration/hardware_profile.h"
 #include "models/presets.h"
 #include "sim/overlap.h"
+#include "sim/placement.h"
 #include "tools/commands.h"
+#include "topology/all_to_all.h"
+#include "topology/collectives.h"
+#include "topology/fidelity.h"
+#include "workloads/prefix_hit.h"
 #include "topology/cluster.h"
 #include "workloads/arrivals.h"
 #include "workloads/routing_model.h"
@@ -15,7 +20,7 @@ namespace {
 
 void heading(const char* title) { std::printf("%s:\n", title); }
 void item(std::string_view name, std::string_view description) {
-  std::printf("  %-14.*s %.*s\n", static_cast<int>(name.size()), name.data(), static_cast<int>(description.size()),
+  std::printf("  %-16.*s %.*s\n", static_cast<int>(name.size()), name.data(), static_cast<int>(description.size()),
               description.data());
 }
 
@@ -36,6 +41,18 @@ int list_registries() {
   for (const auto& a : workloads::arrival_processes()) item(a.name, a.description);
   heading("length distributions");
   for (const auto& l : workloads::length_distributions()) item(l.name, l.description);
+  heading("prefix-hit distributions");
+  for (const auto& p : workloads::prefix_hit_distributions()) item(p.name, p.description);
+  heading("expert placement policies");
+  for (const auto& p : sim::placement_policies()) item(p.name, p.description);
+  heading("replica splits");
+  for (const auto& p : sim::replica_splits()) item(p.name, p.description);
+  heading("all-to-all algorithms");
+  for (const auto& a : topology::all_to_all_algorithms()) item(a.name, a.description);
+  heading("collective algorithms");
+  for (const auto& a : topology::collective_algorithms()) item(a.name, a.description);
+  heading("network fidelities");
+  for (const auto& f : topology::network_fidelities()) item(f.name, f.description);
   return 0;
 }
 

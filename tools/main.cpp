@@ -6,11 +6,14 @@
 #include <iostream>
 #include <vector>
 
+#include "calibration/hardware_yaml.h"
+#include "models/model_error.h"
 #include "scenarios/scenario_error.h"
 #include "sim/check.h"
 #include "sim/deployment.h"
 #include "tools/commands.h"
 #include "topology/cluster.h"
+#include "workloads/workload_error.h"
 
 namespace {
 
@@ -57,6 +60,12 @@ int main(int argc, char** argv) {
   } catch (const tools::UsageError& e) {
     return fail(e.what(), kBadInput);
   } catch (const scenarios::ScenarioError& e) {
+    return fail(e.what(), kBadInput);
+  } catch (const workloads::WorkloadError& e) {
+    return fail(e.what(), kBadInput);
+  } catch (const models::ModelError& e) {
+    return fail(e.what(), kBadInput);
+  } catch (const calibration::HardwareError& e) {
     return fail(e.what(), kBadInput);
   } catch (const sim::DeploymentError& e) {
     return fail(std::string("deployment: ") + e.what(), kBadInput);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 
 #include "calibration/cost_model.h"
@@ -12,11 +13,13 @@ namespace moesim::sim {
 namespace {
 
 struct Fixture {
-  explicit Fixture(int nodes, OverlapConfig overlap = {}) : cluster(make_cluster(nodes)) {
+  explicit Fixture(int nodes, OverlapConfig overlap = {}, const char* algorithm = "direct")
+      : cluster(make_cluster(nodes)) {
     model = *models::find_model_preset("deepseek-v3");
     hw = *calibration::find_hardware_preset("h800");
     DeploymentConfig d;
     d.colocated.ranks = d.colocated.attention_dp = d.colocated.moe_ep = nodes * 8;
+    d.colocated.comm.algorithm = algorithm;
     deployment = std::make_unique<Deployment>(d, model, hw, cluster);
     layout = std::make_unique<InstanceLayout>(deployment->pools()[0], 0);
     cost = calibration::make_cost_model("roofline", hw);
@@ -81,18 +84,27 @@ TEST(StepModel, DenseLayersHaveNoCommunication) {
 }
 
 TEST(StepModel, RoutesEveryTokenToTopKExpertsInEveryMoeLayer) {
-  Fixture f(2);
-  LayerBreakdown lb;
-  const auto batches = f.decode_batches(16, 500);
-  f.run(batches, lb);
-  const std::int64_t tokens = 16 * f.layout->ranks();
-  EXPECT_EQ(lb.tokens_routed, tokens * f.model.top_k * f.model.num_moe_layers());
-  EXPECT_EQ(lb.tokens_combined, lb.tokens_routed);
-  // Dispatch bytes: every pair that leaves its rank carries dispatch_bytes_per_token; about
-  // (ranks-1)/ranks of the pairs leave under uniform routing.
-  const double per_pair = models::dispatch_bytes_per_token(f.model);
-  const double expected = static_cast<double>(lb.tokens_routed) * per_pair * (f.layout->ranks() - 1) / f.layout->ranks();
-  EXPECT_NEAR(lb.dispatch_bytes, expected, 0.02 * expected);
+  OverlapConfig none;
+  Fixture ll(2, none, "low-latency"), direct(2, none, "direct");
+  LayerBreakdown a, b;
+  ll.run(ll.decode_batches(16, 500), a);
+  direct.run(direct.decode_batches(16, 500), b);
+  const int ranks = ll.layout->ranks();
+  const std::int64_t tokens = 16 * ranks;
+  EXPECT_EQ(a.tokens_routed, tokens * ll.model.top_k * ll.model.num_moe_layers());
+  EXPECT_EQ(a.tokens_combined, a.tokens_routed);
+  // Low-latency kernels send every token-expert pair that leaves its rank: about
+  // (ranks-1)/ranks of the pairs under uniform routing.
+  const double per_token = models::dispatch_bytes_per_token(ll.model);
+  const double pairs_out = static_cast<double>(a.tokens_routed) * (ranks - 1) / ranks;
+  EXPECT_NEAR(a.dispatch_bytes, pairs_out * per_token, 0.02 * pairs_out * per_token);
+  // A direct all-to-all sends a token once per destination rank: with k = 8 of 256 experts on
+  // 16 ranks, a token reaches a given rank with probability 1 - (15/16)^8 while sending 8/16
+  // pairs there on average.
+  const double q = 1.0 / ranks;
+  const double distinct = (1 - std::pow(1 - q, 8)) / (8 * q);
+  EXPECT_NEAR(b.dispatch_bytes, pairs_out * per_token * distinct, 0.04 * pairs_out * per_token * distinct);
+  EXPECT_LT(b.dispatch_bytes, a.dispatch_bytes);
 }
 
 TEST(StepModel, CrossingNodesMakesDispatchSlowerThanNvlinkOnly) {
