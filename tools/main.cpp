@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
       tools::add_routing_command(app),
       tools::add_show_command(app),
       tools::add_gemm_command(app),
+      tools::add_topo_command(app),
   };
 
   try {

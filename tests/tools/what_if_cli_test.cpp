@@ -1,7 +1,10 @@
 // `moesim show model` and `moesim gemm`: the model- and kernel-level what-ifs.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 
 #include "tests/tools/cli_runner.h"
 
@@ -53,6 +56,25 @@ TEST(Gemm, BadFlagsExitTwoWithOneLine) {
   EXPECT_EQ(mismatch.out, "moesim: --counts has 2 values but --groups is 3\n");
   const auto missing = run_moesim("gemm --m 64 --k 7168");
   EXPECT_EQ(missing.exit_code, 2);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Topo, SummarisesTheScenarioClusterAndWritesDot) {
+  const std::string scenario = std::string(MOESIM_SOURCE_DIR) + "/scenarios/library/dsv3-h800-32gpu.yaml";
+  const std::string dot = "/tmp/moesim_topo_test_" + std::to_string(::getpid()) + ".dot";
+  const auto r = moesim::testing::run_moesim("topo " + scenario + " --dot " + dot);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("32 devices in 4 scale-up domains of 8"), std::string::npos) << r.out;
+  std::ifstream in(dot);
+  std::string first;
+  std::getline(in, first);
+  EXPECT_EQ(first, "digraph G {");
+  std::remove(dot.c_str());
+  const auto bad = moesim::testing::run_moesim("topo " + scenario + " --set cluster.preset=torus");
+  EXPECT_EQ(bad.exit_code, 2);
 }
 
 }  // namespace
