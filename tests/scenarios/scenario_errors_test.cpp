@@ -55,7 +55,9 @@ TEST(ScenarioErrors, WrongType) {
             "scn.yaml:6:12: deployment.colocated.ranks: expected an integer, got 'abc'");
   EXPECT_EQ(load_error(with("workload: {requests: 1.5}\n")),
             "scn.yaml:7:22: workload.requests: expected an integer, got '1.5'");
-  EXPECT_EQ(load_error("model: {name: tiny-moe}\n"), "scn.yaml:1:8: model: expected a string, got a map");
+  EXPECT_EQ(load_error("model: [tiny-moe]\n"), "scn.yaml:1:8: model: expected a string, got a list");
+  EXPECT_EQ(load_error("model: {name: tiny-moe}\n"),
+            "scn.yaml:1:9: model.name: unknown key 'name' (valid keys: file, hf_config)");
   EXPECT_EQ(load_error("model: tiny-moe\nhardware: h800\ncluster: [1, 2]\n"),
             "scn.yaml:3:10: cluster: expected a map, got a list");
   EXPECT_EQ(load_error("model: tiny-moe\nhardware:\n"),

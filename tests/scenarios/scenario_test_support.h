@@ -1,6 +1,9 @@
 // Helpers for the scenario loader tests: a minimal valid scenario and "the error it throws".
 #pragma once
 
+#include <filesystem>
+#include <fstream>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +25,45 @@ inline constexpr std::string_view kMinimal =
 inline std::string load_error(std::string_view yaml, const std::vector<std::string>& overrides = {}) {
   try {
     load_scenario_string(yaml, "scn.yaml", overrides);
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+// A fresh folder under the system temp directory, removed with everything in it at the end.
+class TempDir {
+ public:
+  TempDir()
+      : path_(std::filesystem::temp_directory_path() /
+              ("moesim-scenario-test-" + std::to_string(std::random_device{}()))) {
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  // Writes `text` to `name` (sub-folders created) and returns the full path.
+  std::string write(const std::string& name, std::string_view text) const {
+    const std::filesystem::path p = path_ / name;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// The ScenarioError message of loading `yaml` as if it were the file `source_name`.
+inline std::string load_error_as(std::string_view yaml, const std::string& source_name,
+                                 const std::vector<std::string>& overrides = {}) {
+  try {
+    load_scenario_string(yaml, source_name, overrides);
   } catch (const ScenarioError& e) {
     return e.what();
   }

@@ -1,0 +1,51 @@
+// `cluster:` -> topology::ClusterConfig (docs/scenario-reference.md, "cluster").
+#include "scenarios/read_sections.h"
+
+namespace moesim::scenarios {
+
+const std::vector<std::string_view> kClusterKeys = {
+    "preset",         "nodes",           "devices_per_node", "devices_per_board", "nic",
+    "scaleup",        "scaleup_efficiency", "nic_efficiency", "scaleup_latency",  "nic_latency",
+    "rails",          "spines",          "oversubscription", "nic_messages_per_s"};
+
+topology::ClusterConfig read_cluster(const MapReader& m, const calibration::HardwareProfile& hw) {
+  std::string preset = "hgx";
+  if (auto f = m.get("preset")) preset = as_choice(*f, "cluster preset", names_of(topology::cluster_presets()));
+  topology::ClusterConfig c = topology::cluster_preset_defaults(preset);
+  // HGX servers and generic clusters are built from the device's own ports; NVL72 and
+  // CloudMatrix384 racks have their own fabric figures.
+  if (preset == "hgx" || preset == "generic") {
+    c.nic_bytes_per_s = hw.nic_bytes_per_s;
+    c.scaleup_bytes_per_s = hw.scaleup_bytes_per_s;
+  }
+
+  c.nodes = as_int(m.require("nodes"), 1);
+  const auto per_node = m.get("devices_per_node");
+  if (per_node) c.devices_per_node = as_int(*per_node, 1);
+  const auto per_board = m.get("devices_per_board");
+  if (per_board) c.devices_per_board = as_int(*per_board, 0);
+  if (c.devices_per_board > 0 && c.devices_per_node % c.devices_per_board != 0)
+    (per_board ? *per_board : *per_node)
+        .fail_at_key("devices_per_board " + std::to_string(c.devices_per_board) +
+                     " does not divide devices_per_node " + std::to_string(c.devices_per_node));
+
+  if (auto f = m.get("nic")) c.nic_bytes_per_s = positive(*f, as_bandwidth_bytes_per_s(*f), "a bandwidth");
+  if (auto f = m.get("scaleup"))
+    c.scaleup_bytes_per_s = positive(*f, as_bandwidth_bytes_per_s(*f), "a bandwidth");
+  if (auto f = m.get("scaleup_efficiency")) c.scaleup_efficiency = as_fraction(*f);
+  if (auto f = m.get("nic_efficiency")) c.nic_efficiency = as_fraction(*f);
+  if (auto f = m.get("scaleup_latency")) c.scaleup_latency_ns = as_duration_ns(*f);
+  if (auto f = m.get("nic_latency")) c.nic_latency_ns = as_duration_ns(*f);
+
+  if (auto f = m.get("rails")) c.rails = as_int(*f, 0);
+  if (auto f = m.get("spines")) c.spines = as_int(*f, 1);
+  if (auto f = m.get("oversubscription")) {
+    c.oversubscription = as_number(*f);
+    if (!(c.oversubscription >= 1)) f->fail("expected a number >= 1, got " + f->node->scalar);
+  }
+  if (auto f = m.get("nic_messages_per_s"))
+    c.nic_messages_per_s = positive(*f, as_rate_per_s(*f), "a rate");
+  return c;
+}
+
+}  // namespace moesim::scenarios

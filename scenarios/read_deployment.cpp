@@ -1,0 +1,125 @@
+// One pool of `deployment:` -> sim::PoolConfig, with the checks that tie it to the cluster and
+// the model (docs/scenario-reference.md, "deployment").
+#include <initializer_list>
+#include <optional>
+#include <stdexcept>
+
+#include "scenarios/read_sections.h"
+#include "sim/overlap.h"
+#include "sim/placement.h"
+#include "topology/all_to_all.h"
+#include "topology/fidelity.h"
+
+namespace moesim::scenarios {
+
+const std::vector<std::string_view> kPoolKeys = {"instances", "ranks", "attention", "moe", "overlap", "batch"};
+
+namespace {
+
+// The field a cross-check should point at: the first of `candidates` the user wrote.
+const Field& first_given(std::initializer_list<const std::optional<Field>*> candidates, const Field& fallback) {
+  for (const auto* c : candidates)
+    if (c->has_value()) return **c;
+  return fallback;
+}
+
+void read_moe(const MapReader& m, const Field& ranks, const topology::ClusterConfig& cluster,
+              const models::ModelSpec& model, sim::PoolConfig& p) {
+  const auto ep = m.get("ep");
+  p.moe_ep = ep ? as_int(*ep, 1) : p.ranks;
+  const auto policy = m.get("placement");
+  if (policy) p.placement.policy = as_choice(*policy, "placement policy", names_of(sim::placement_policies()));
+  const auto redundant = m.get("redundant_experts");
+  if (redundant) p.placement.redundant = as_int(*redundant, 0);
+  if (auto f = m.get("replica_split"))
+    p.placement.replica_split = as_choice(*f, "replica split", names_of(sim::replica_splits()));
+  const auto rebalance = m.get("rebalance_interval");
+  if (rebalance) p.placement.rebalance_interval_s = as_duration_ns(*rebalance) / 1e9;
+  if (auto f = m.get("comm"))
+    p.comm.algorithm = as_choice(*f, "all-to-all algorithm", names_of(topology::all_to_all_algorithms()));
+  if (auto f = m.get("fidelity"))
+    p.comm.fidelity = as_choice(*f, "network fidelity", names_of(topology::network_fidelities()));
+
+  const Field& ep_field = ep ? *ep : ranks;
+  if (p.moe_ep != p.ranks)
+    ep_field.fail_at_key("ep " + std::to_string(p.moe_ep) + " does not match ranks " + std::to_string(p.ranks) +
+                         "; only EP over all ranks of the pool is modelled so far");
+  const int experts = model.routed_experts;
+  const int extra = p.placement.redundant;
+  if (experts == 0) {
+    if (extra > 0) redundant->fail_at_key("model '" + model.name + "' has no routed experts");
+    return;
+  }
+  if (extra == 0 && experts % p.moe_ep != 0)
+    ep_field.fail_at_key(std::to_string(experts) + " routed experts do not divide over ep " +
+                         std::to_string(p.moe_ep));
+  if ((experts + extra) % p.moe_ep != 0)
+    redundant->fail_at_key(std::to_string(experts + extra) + " expert slots (" + std::to_string(experts) + " + " +
+                           std::to_string(extra) + " redundant) do not divide over ep " + std::to_string(p.moe_ep));
+  const bool eplb = p.placement.policy.starts_with("eplb");
+  if (rebalance && p.placement.rebalance_interval_s > 0 && !eplb)
+    rebalance->fail_at_key("rebalancing needs an eplb placement; placement '" + p.placement.policy +
+                           "' does not depend on load");
+
+  sim::PlacementShape shape;
+  shape.experts = experts;
+  shape.ep = p.moe_ep;
+  shape.redundant = extra;
+  shape.devices_per_node = cluster.devices_per_node;
+  shape.expert_groups = model.expert_groups;
+  try {
+    sim::validate_placement(p.placement, shape);
+  } catch (const std::invalid_argument& e) {
+    // Redundant slots with a policy that has none: the redundant count is what to change.
+    const bool redundant_wrong = extra > 0 && !eplb;
+    (redundant_wrong ? *redundant : first_given({&policy, &redundant, &ep}, ranks)).fail_at_key(e.what());
+  }
+}
+
+}  // namespace
+
+void read_pool(const MapReader& m, const topology::ClusterConfig& cluster, const models::ModelSpec& model,
+               sim::PoolConfig& p) {
+  const Field ranks = m.require("ranks");
+  p.ranks = as_int(ranks, 1);
+  if (auto f = m.get("instances")) p.instances = as_int(*f, 1);
+
+  const MapReader attention = m.map("attention", {"dp", "tp"});
+  const auto dp = attention.get("dp");
+  const auto tp = attention.get("tp");
+  p.attention_dp = dp ? as_int(*dp, 1) : p.ranks;
+  p.attention_tp = tp ? as_int(*tp, 1) : 1;
+  if (p.attention_tp != 1) tp->fail("only tp 1 is modelled so far");
+
+  const MapReader moe = m.map("moe", {"ep", "placement", "redundant_experts", "replica_split", "rebalance_interval",
+                                      "comm", "fidelity"});
+
+  const MapReader overlap = m.map("overlap", {"scheme", "comm_sm_share"});
+  if (auto f = overlap.get("scheme"))
+    p.overlap.scheme = *sim::parse_overlap_scheme(as_choice(*f, "overlap scheme", names_of(sim::overlap_schemes())));
+  if (auto f = overlap.get("comm_sm_share")) {
+    const double share = as_number(*f);
+    if (!(share >= 0 && share < 1)) f->fail("expected a fraction in [0, 1), got '" + f->node->scalar + "'");
+    p.overlap.comm_sm_share = share;
+  }
+
+  const MapReader batch = m.map("batch", {"max_running_per_rank", "token_budget_per_rank", "kv_block_tokens"});
+  if (auto f = batch.get("max_running_per_rank")) p.batch.max_running_per_rank = as_int(*f, 1);
+  if (auto f = batch.get("token_budget_per_rank")) p.batch.token_budget_per_rank = as_int64(*f, 1);
+  if (auto f = batch.get("kv_block_tokens")) p.batch.kv_block_tokens = as_int(*f, 1, 1 << 20);
+
+  const std::int64_t devices = std::int64_t{cluster.nodes} * cluster.devices_per_node;
+  if (std::int64_t{p.ranks} * p.instances > devices)
+    ranks.fail_at_key(std::to_string(std::int64_t{p.ranks} * p.instances) + " ranks do not fit on a cluster of " +
+                      std::to_string(devices) + " devices (" + std::to_string(cluster.nodes) +
+                      (cluster.nodes == 1 ? " node x " : " nodes x ") + std::to_string(cluster.devices_per_node) +
+                      ")");
+  const std::int64_t dp_tp = std::int64_t{p.attention_dp} * p.attention_tp;
+  if (dp_tp != p.ranks)
+    (dp ? *dp : ranks).fail_at_key("attention dp " + std::to_string(p.attention_dp) + " x tp " +
+                                   std::to_string(p.attention_tp) + " = " + std::to_string(dp_tp) +
+                                   " does not match ranks " + std::to_string(p.ranks));
+  read_moe(moe, ranks, cluster, model, p);
+}
+
+}  // namespace moesim::scenarios

@@ -1,0 +1,73 @@
+// The section readers of the scenario loader (loader.cpp drives them in dependency order: model
+// and hardware, cluster, deployment, routing, workload). Internal to scenarios/.
+//
+// Each reader checks its map's keys, converts units, range-checks every value and the
+// combinations the library code would reject, and throws ScenarioError at the offending key or
+// value (field_reader.h). Defaults are the config structs' own (or, for the cluster, the preset's
+// and the hardware's).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "calibration/hardware_profile.h"
+#include "models/model_spec.h"
+#include "scenarios/field_reader.h"
+#include "sim/deployment_config.h"
+#include "topology/cluster.h"
+#include "workloads/workload_config.h"
+
+namespace moesim::scenarios {
+
+// Where relative file paths resolve: values from the scenario file against the file's folder,
+// values from --set flags against the working directory.
+struct PathContext {
+  std::string source_name;  // the scenario file (origin of its nodes)
+  std::filesystem::path base_dir;
+
+  // The field's path, resolved (not checked).
+  std::string resolve(const Field& f) const;
+  // The same, and fails at the value "cannot open <what> '<path>'" unless it is a readable file.
+  std::string existing_file(const Field& f, std::string_view what) const;
+};
+
+template <typename Entries>
+std::vector<std::string_view> names_of(const Entries& entries) {
+  std::vector<std::string_view> names;
+  for (const auto& e : entries) names.push_back(e.name);
+  return names;
+}
+
+// "expected <noun> > 0, got '<text>'" unless value > 0.
+double positive(const Field& f, double value, std::string_view noun);
+// "0.6", "1e+06": shortest default formatting, for messages.
+std::string number_text(double x);
+// A number in [lo, hi]: "expected a number in [lo, hi], got <text>".
+double as_number_in(const Field& f, double lo, double hi);
+
+// read_sources.cpp: `model:` a preset name, {file: m.yaml} or {hf_config: config.json};
+// `hardware:` a preset name or {file: profile.yaml}.
+models::ModelSpec read_model(const Field& f, const PathContext& paths);
+calibration::HardwareProfile read_hardware(const Field& f, const PathContext& paths);
+
+// read_cluster.cpp: the preset's defaults (hgx and generic take their link bandwidths from the
+// hardware), then the user's keys.
+topology::ClusterConfig read_cluster(const MapReader& m, const calibration::HardwareProfile& hw);
+extern const std::vector<std::string_view> kClusterKeys;
+
+// read_deployment.cpp: one pool, with the checks that tie it to the cluster and the model.
+void read_pool(const MapReader& m, const topology::ClusterConfig& cluster, const models::ModelSpec& model,
+               sim::PoolConfig& p);
+extern const std::vector<std::string_view> kPoolKeys;
+
+// read_routing.cpp
+workloads::RoutingConfig read_routing(const MapReader& m, const models::ModelSpec& model, const PathContext& paths);
+extern const std::vector<std::string_view> kRoutingKeys;
+
+// read_workload.cpp: `prefix_hit` may be a number (the fixed fraction) or a map.
+workloads::WorkloadConfig read_workload(const MapReader& m, const PathContext& paths);
+extern const std::vector<std::string_view> kWorkloadKeys;
+
+}  // namespace moesim::scenarios

@@ -1,0 +1,119 @@
+// `workload:` -> workloads::WorkloadConfig (docs/scenario-reference.md, "workload").
+//
+// As for routing, every parameter is range-checked whichever process or distribution is chosen,
+// and the chosen one's needs (a rate, a file, min <= max, ...) are checked for it: the checks of
+// workloads/arrivals.cpp, lengths.cpp and prefix_hit.cpp, made here with a position.
+#include "scenarios/read_sections.h"
+#include "workloads/arrivals.h"
+#include "workloads/lengths.h"
+#include "workloads/prefix_hit.h"
+
+namespace moesim::scenarios {
+
+const std::vector<std::string_view> kWorkloadKeys = {"requests", "arrivals", "input_tokens", "output_tokens",
+                                                     "prefix_hit"};
+
+namespace {
+
+constexpr std::int64_t kMaxRequests = 100'000'000;
+
+[[noreturn]] void needs(const MapReader& m, std::string_view kind, std::string_view name, std::string_view what) {
+  fail_at(m.loc(), m.path(), std::string(kind) + " '" + std::string(name) + "' needs " + std::string(what));
+}
+
+void read_arrivals(const MapReader& m, const PathContext& paths, workloads::ArrivalConfig& a) {
+  if (auto f = m.get("process"))
+    a.process = as_choice(*f, "arrival process", names_of(workloads::arrival_processes()));
+  if (auto f = m.get("rate")) a.rate_per_s = positive(*f, as_rate_per_s(*f), "a rate");
+  if (auto f = m.get("cv")) a.cv = positive(*f, as_number(*f), "a number");
+  if (auto f = m.get("concurrency")) a.concurrency = as_int(*f, 1);
+  if (auto f = m.get("think_time")) a.think_time_s = as_duration_ns(*f) / 1e9;
+  const auto trace = m.get("trace_path");
+  if (trace) a.trace_path = paths.existing_file(*trace, "request trace");
+  if (auto f = m.get("trace_format")) a.trace_format = as_choice(*f, "trace format", {"auto", "csv", "jsonl"});
+  if (auto f = m.get("time_scale")) a.time_scale = positive(*f, as_number(*f), "a number");
+  if (a.process == "trace" && !trace) needs(m, "process", a.process, "trace_path");
+}
+
+void read_lengths(const MapReader& m, const PathContext& paths, workloads::LengthConfig& l) {
+  if (auto f = m.get("dist"))
+    l.dist = as_choice(*f, "length distribution", names_of(workloads::length_distributions()));
+  if (auto f = m.get("value")) l.value = as_int64(*f, 1);
+  const auto min = m.get("min");
+  const auto max = m.get("max");
+  if (min) l.min = as_int64(*min, 1);
+  if (max) l.max = as_int64(*max, 0);
+  const auto mean = m.get("mean");
+  if (mean) {
+    l.mean = as_number(*mean);
+    if (!(l.mean >= 1)) mean->fail("expected a number >= 1, got " + mean->node->scalar);
+  }
+  if (auto f = m.get("stddev")) {
+    l.stddev = as_number(*f);
+    if (!(l.stddev >= 0)) f->fail("expected a number >= 0, got " + f->node->scalar);
+  }
+  const auto sigma = m.get("sigma");
+  if (sigma) l.sigma = as_number_in(*sigma, 0, 10);
+  const auto path = m.get("path");
+  if (path) l.path = paths.existing_file(*path, "lengths file");
+
+  if (l.dist == "uniform") {
+    if (!max || l.max == 0) needs(m, "dist", l.dist, "max (and min, default 1)");
+    if (l.min > l.max)
+      max->fail("expected max >= min " + std::to_string(l.min) + ", got " + std::to_string(l.max));
+  } else if ((l.dist == "normal" || l.dist == "lognormal") && !mean) {
+    needs(m, "dist", l.dist, l.dist == "normal" ? "mean (and stddev)" : "mean (and sigma)");
+  } else if (l.dist == "empirical" && !path) {
+    needs(m, "dist", l.dist, "path");
+  }
+}
+
+void read_prefix_hit(const MapReader& m, workloads::PrefixHitConfig& p) {
+  if (auto f = m.get("dist"))
+    p.dist = as_choice(*f, "prefix hit distribution", names_of(workloads::prefix_hit_distributions()));
+  if (auto f = m.get("value")) p.value = as_number_in(*f, 0, 1);
+  const auto min = m.get("min");
+  const auto max = m.get("max");
+  if (min) p.min = as_number_in(*min, 0, 1);
+  if (max) p.max = as_number_in(*max, 0, 1);
+  const auto mean = m.get("mean");
+  if (mean) {
+    p.mean = as_number(*mean);
+    if (!(p.mean > 0 && p.mean < 1)) mean->fail("expected a number in (0, 1), got " + mean->node->scalar);
+  }
+  if (auto f = m.get("concentration")) p.concentration = positive(*f, as_number(*f), "a number");
+  if (auto f = m.get("block_tokens")) p.block_tokens = as_int(*f, 1);
+  if (p.dist == "uniform" && p.min > p.max) {
+    const std::string msg = "expected max >= min " + number_text(p.min) + ", got " + number_text(p.max);
+    (max ? *max : *min).fail(msg);
+  }
+  if (p.dist == "beta" && !mean) needs(m, "dist", p.dist, "mean (and concentration)");
+}
+
+}  // namespace
+
+workloads::WorkloadConfig read_workload(const MapReader& m, const PathContext& paths) {
+  workloads::WorkloadConfig w;
+  if (auto f = m.get("requests")) w.requests = as_int64(*f, 1, kMaxRequests);
+  read_arrivals(m.map("arrivals", {"process", "rate", "cv", "concurrency", "think_time", "trace_path",
+                                   "trace_format", "time_scale"}),
+                paths, w.arrivals);
+  const std::vector<std::string_view> length_keys = {"dist", "value", "min", "max", "mean", "stddev", "sigma", "path"};
+  read_lengths(m.map("input_tokens", length_keys), paths, w.input_tokens);
+  read_lengths(m.map("output_tokens", length_keys), paths, w.output_tokens);
+
+  if (const auto f = m.get("prefix_hit")) {
+    if (f->node->kind == YamlNode::Kind::kScalar) {
+      w.prefix_hit.value = as_number_in(*f, 0, 1);  // `prefix_hit: 0.5`: every prompt 50 % cached
+    } else {
+      read_prefix_hit(m.map("prefix_hit", {"dist", "value", "min", "max", "mean", "concentration",
+                                               "block_tokens"}),
+                      w.prefix_hit);
+      if (w.prefix_hit.dist == "trace" && w.arrivals.process != "trace")
+        f->fail_at_key("prefix hit 'trace' needs arrivals process 'trace' (the hits come from the trace's hash_ids)");
+    }
+  }
+  return w;
+}
+
+}  // namespace moesim::scenarios
