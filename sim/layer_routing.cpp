@@ -11,7 +11,9 @@ namespace {
 double distinct_tokens(double pairs, double q, int k) {
   if (pairs <= 0 || q <= 0) return 0;
   if (q >= 1) return pairs / k;
-  return pairs * (1.0 - std::pow(1.0 - q, k)) / (k * q);
+  double miss = 1.0;  // (1 - q)^k by repeated multiplication: k is a small integer (top-k)
+  for (int i = 0; i < k; ++i) miss *= 1.0 - q;
+  return pairs * (1.0 - miss) / (k * q);
 }
 
 }  // namespace
@@ -56,7 +58,7 @@ void LayerRouting::draw(int moe_layer, std::int64_t step, std::span<const std::i
   }
 }
 
-void LayerRouting::traffic(topology::AllToAllTraffic& out) const {
+void LayerRouting::traffic(topology::AllToAllTraffic& out, bool per_pair_only) const {
   const int ranks = counts_.ranks;
   if (out.pair_bytes.ranks() != ranks) {
     out.pair_bytes = topology::TrafficMatrix(ranks);
@@ -71,9 +73,11 @@ void LayerRouting::traffic(topology::AllToAllTraffic& out) const {
     for (int d = 0; d < ranks; ++d) {
       const double p = s == d ? 0.0 : static_cast<double>(counts_.pair(s, d));  // local pairs are not sent
       out.expert_bytes.at(s, d) = p;
+      if (per_pair_only) continue;
       out.pair_bytes.at(s, d) = row > 0 ? distinct_tokens(p, p / row, model_.top_k) : 0.0;
       node_pairs[static_cast<std::size_t>(rank_node_[static_cast<std::size_t>(d)])] += p;
     }
+    if (per_pair_only) continue;
     for (int n = 0; n < nodes_; ++n) {
       const double p = node_pairs[static_cast<std::size_t>(n)];
       out.node_bytes.at(s, n) = row > 0 ? distinct_tokens(p, p / row, model_.top_k) : 0.0;

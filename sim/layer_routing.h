@@ -45,7 +45,8 @@ class LayerRouting {
   int slots_per_rank() const { return shape_.slots_per_rank(); }
 
   // The last draw's traffic in tokens (scale by bytes per token for dispatch or combine).
-  void traffic(topology::AllToAllTraffic& out) const;
+  // `per_pair_only` fills only the per-pair matrix (all that low-latency kernels need).
+  void traffic(topology::AllToAllTraffic& out, bool per_pair_only = false) const;
 
   // Re-places every layer from the expert load observed since the last call; returns the
   // experts each rank must fetch (summed over layers).

@@ -120,7 +120,8 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   routing_.draw(moe_layer, step, mb.tokens, rng);
   MOESIM_CHECK(routing_.total_pairs() == routing_.total_received(),
                "token-expert pairs dispatched != pairs received by experts");
-  routing_.traffic(traffic_);
+  const bool low_latency = dispatch_options_.algorithm == "low-latency";
+  routing_.traffic(traffic_, low_latency);
   const auto& devices = deployment_.rank_devices();
   const auto dispatch = topology::all_to_all(cluster_, devices, traffic_, dispatch_options_);
   const auto combine = topology::all_to_all(cluster_, devices, traffic_, combine_options_);
