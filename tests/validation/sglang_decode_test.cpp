@@ -1,0 +1,70 @@
+// Development check against one published end-to-end deployment (SGLang/LMSYS, 96 x H100;
+// scenarios/validation/). It prints the error; it is not a fitting target, so the assertions
+// only guard against the model drifting far off (a factor of two), and the closing notes
+// quote the printed error.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "calibration/cost_model.h"
+#include "scenarios/loader.h"
+#include "sim/deployment.h"
+#include "sim/step_model.h"
+#include "workloads/routing_model.h"
+
+namespace moesim {
+namespace {
+
+// Mean decode-step time of the scenario's decode pool with every rank holding `seqs` sequences
+// of `tokens_per_seq` tokens each at KV length `kv`.
+double decode_step_ms(const std::string& file, int seqs, int tokens_per_seq, std::int64_t kv) {
+  const auto s = scenarios::load_scenario_file(std::string(MOESIM_SOURCE_DIR) + "/scenarios/validation/" + file);
+  const auto c = scenarios::simulation_config(s);
+  const topology::Cluster cluster(c.cluster);
+  const sim::Deployment deployment(c.deployment, c.model, c.hardware, cluster);
+  const auto& pool = deployment.pools().back();
+  const sim::InstanceLayout layout(pool, 0);
+  const auto cost = calibration::make_cost_model(c.cost_model, c.hardware);
+  const auto routing = workloads::make_routing_model(c.routing, workloads::routing_shape(c.model), 1);
+  sim::StepModel step(c.model, layout, cluster, *cost, *routing, pool.config.overlap);
+  std::vector<sim::RankBatch> batches(static_cast<std::size_t>(layout.ranks()));
+  for (auto& b : batches) {
+    b.decode_kv_lengths.assign(static_cast<std::size_t>(seqs * tokens_per_seq), kv);
+    b.sampled_tokens = seqs * tokens_per_seq;
+  }
+  workloads::Rng rng(7);
+  sim::LayerBreakdown lb;
+  double total = 0;
+  constexpr int kSteps = 4;
+  for (int i = 0; i < kSteps; ++i) total += step.run(batches, i, rng, lb).millis();
+  return total / kSteps;
+}
+
+TEST(SglangDecode, ThroughputPerNodeAgainstPublished) {
+  const double step_ms = decode_step_ms("sglang-96xh100-decode.yaml", 256, 1, 2000);
+  const double per_node = 256.0 * 8 / (step_ms * 1e-3);
+  constexpr double kPublished = 22282;  // output tokens/s per decode node
+  const double error = (per_node - kPublished) / kPublished;
+  std::printf("SGLang 96xH100 decode: simulated %.1f ms/step, %.0f tokens/s per node; published ~92 ms, "
+              "%.0f tokens/s per node; error %+.1f %%\n",
+              step_ms, per_node, kPublished, 100 * error);
+  EXPECT_GT(per_node, kPublished / 2);
+  EXPECT_LT(per_node, kPublished * 2);
+}
+
+TEST(SglangDecode, TwoBatchOverlapAblation) {
+  // 128 sequences per GPU with simulated MTP: two tokens per sequence per step, KV 4,000.
+  const double with_ms = decode_step_ms("sglang-96xh100-decode.yaml", 128, 2, 4000);
+  const double without_ms = decode_step_ms("sglang-96xh100-decode-no-overlap.yaml", 128, 2, 4000);
+  const double speedup = without_ms / with_ms;
+  constexpr double kPublished = 17552.0 / 12929.0;
+  std::printf("SGLang overlap ablation: %.1f ms/step with two-batch overlap, %.1f ms without: x%.2f; "
+              "published x%.2f (17,552 vs 12,929 tokens/s per node); error %+.1f %%\n",
+              with_ms, without_ms, speedup, kPublished, 100 * (speedup - kPublished) / kPublished);
+  EXPECT_GT(speedup, 1.0);
+  EXPECT_LT(speedup, 2.0);
+}
+
+}  // namespace
+}  // namespace moesim
