@@ -38,6 +38,19 @@ double decode_step_ms(const std::string& file, int seqs, int tokens_per_seq, std
   double total = 0;
   constexpr int kSteps = 4;
   for (int i = 0; i < kSteps; ++i) total += step.run(batches, i, rng, lb).millis();
+  // Where the step goes (work per phase: slowest rank per layer, summed over layers and
+  // micro-batches), for reading the error.
+  sim::PhaseTimes phases{};
+  double exposed = 0;
+  for (std::size_t l = 0; l < lb.layer_ns.size(); ++l) {
+    for (std::size_t p = 0; p < phases.size(); ++p) phases[p] += lb.layer_ns[l][p] / kSteps;
+    exposed += lb.exposed_comm_ns[l] / kSteps;
+  }
+  std::printf("  %s, %d seqs x %d tokens/rank, KV %lld:", file.c_str(), seqs, tokens_per_seq,
+              static_cast<long long>(kv));
+  for (int p = 0; p < sim::kNumPhases; ++p)
+    std::printf(" %s %.1f", sim::phase_name(static_cast<sim::Phase>(p)), phases[static_cast<std::size_t>(p)] * 1e-6);
+  std::printf(" exposed %.1f ms\n", exposed * 1e-6);
   return total / kSteps;
 }
 
