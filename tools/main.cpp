@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
       tools::add_show_command(app),
       tools::add_gemm_command(app),
       tools::add_topo_command(app),
+      tools::add_sweep_command(app),
   };
 
   try {

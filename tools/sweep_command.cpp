@@ -1,0 +1,359 @@
+// `moesim sweep SWEEP.yaml [-j N] [-o DIR] [--resume]` (docs/sweeps.md): runs every point of a
+// sweep on N threads, appends one row per finished point to DIR/results.jsonl and results.csv
+// (flushed after each row, so a killed sweep loses at most the rows in flight), and at the end
+// prints and writes the Pareto frontiers (pareto.csv) and the best point (best.yaml).
+//
+// Rows carry their point index and parameters and no timing, so sorting by index gives the same
+// rows for any N. --resume keeps the complete rows of results.jsonl (a truncated last line is
+// dropped), checks that they belong to this sweep, and runs only the missing points.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "calibration/hardware_yaml.h"
+#include "models/model_error.h"
+#include "scenarios/loader.h"
+#include "scenarios/sweep.h"
+#include "scenarios/sweep_analysis.h"
+#include "sim/deployment.h"
+#include "tools/commands.h"
+#include "topology/cluster.h"
+#include "workloads/workload_error.h"
+
+namespace moesim::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using scenarios::SweepPoint;
+using scenarios::SweepRow;
+using scenarios::SweepSpec;
+
+struct SweepOptions {
+  std::string file;
+  int jobs = 0;  // 0: one per hardware thread
+  std::string output_dir;
+  bool resume = false;
+  bool quiet = false;
+};
+
+SweepRow run_point(const SweepSpec& spec, const SweepPoint& point) {
+  SweepRow row{point.index, "ok", "", point.params, {}};
+  auto skip = [&row](const std::string& why) {
+    row.status = "skipped";
+    row.reason = why;
+  };
+  try {
+    const auto scenario = scenarios::load_scenario_string(spec.base_text, spec.base_file, point.overrides());
+    row.metrics = scenarios::sweep_metric_values(sim::simulate(scenarios::simulation_config(scenario)).summary);
+  } catch (const scenarios::ScenarioError& e) {
+    skip(e.what());
+  } catch (const workloads::WorkloadError& e) {
+    skip(e.what());
+  } catch (const models::ModelError& e) {
+    skip(e.what());
+  } catch (const calibration::HardwareError& e) {
+    skip(e.what());
+  } catch (const sim::DeploymentError& e) {
+    skip(std::string("deployment: ") + e.what());
+  } catch (const topology::TopologyError& e) {
+    skip(std::string("cluster: ") + e.what());
+  } catch (const std::exception& e) {
+    row.status = "failed";
+    row.reason = e.what();
+  }
+  return row;
+}
+
+std::string jsonl_line(const SweepRow& row) {
+  nlohmann::ordered_json j;
+  j["index"] = row.index;
+  j["status"] = row.status;
+  j["params"] = nlohmann::ordered_json::object();
+  for (const auto& p : row.params) j["params"][p.path] = p.value;
+  j["metrics"] = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < row.metrics.size(); ++i)
+    j["metrics"][std::string(scenarios::sweep_metrics()[i].column)] = row.metrics[i];
+  j["reason"] = row.reason;
+  return j.dump() + "\n";
+}
+
+SweepRow parse_row(const std::string& line) {
+  const auto j = nlohmann::ordered_json::parse(line);
+  SweepRow row;
+  row.index = j.at("index").get<std::size_t>();
+  row.status = j.at("status").get<std::string>();
+  row.reason = j.at("reason").get<std::string>();
+  for (const auto& [path, value] : j.at("params").items()) row.params.push_back({path, value.get<std::string>()});
+  const auto& metrics = j.at("metrics");
+  if (!metrics.empty())
+    for (const auto& m : scenarios::sweep_metrics()) {
+      const auto& v = metrics.at(std::string(m.column));
+      row.metrics.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>());
+    }
+  return row;
+}
+
+// Reads the complete rows of an earlier run into `rows` (by index) and cuts the file after the
+// last complete line. Returns the rows in file order.
+std::vector<SweepRow> resume_rows(const fs::path& jsonl, const std::vector<SweepPoint>& points,
+                                  std::vector<std::optional<SweepRow>>& rows) {
+  std::vector<SweepRow> kept;
+  std::ifstream in(jsonl, std::ios::binary);
+  if (!in) return kept;
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  std::size_t start = 0, line_no = 0;
+  for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+    ++line_no;
+    const std::string where = jsonl.string() + ":" + std::to_string(line_no) + ": ";
+    SweepRow row;
+    try {
+      row = parse_row(text.substr(start, end - start));
+    } catch (const nlohmann::json::exception& e) {
+      throw UsageError(where + "not a sweep row (" + e.what() + "); run without --resume to start over");
+    }
+    if (row.index >= points.size() || row.params != points[row.index].params)
+      throw UsageError(where + "row " + std::to_string(row.index) +
+                       " was not written by this sweep (its parameters differ); use another -o folder or run "
+                       "without --resume");
+    if (rows[row.index]) continue;
+    rows[row.index] = row;
+    kept.push_back(std::move(row));
+  }
+  in.close();
+  if (start < text.size()) fs::resize_file(jsonl, start);  // a row cut short by a kill
+  return kept;
+}
+
+// "[=====     ] 12/40  3.1 points/s  ETA 0:09" on stderr, only on a terminal and outside CI.
+class Progress {
+ public:
+  Progress(std::size_t total, std::size_t done, bool enabled)
+      : total_(total), done_at_start_(done), enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
+
+  void update(std::size_t done) const {
+    if (!enabled_) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double rate = elapsed > 0 ? static_cast<double>(done - done_at_start_) / elapsed : 0;
+    constexpr int kWidth = 30;
+    const int filled = total_ ? static_cast<int>(kWidth * done / total_) : kWidth;
+    std::string bar = "[" + std::string(filled, '=') + std::string(kWidth - filled, ' ') + "]";
+    char line[160];
+    if (rate > 0) {
+      const long eta = std::lround(static_cast<double>(total_ - done) / rate);
+      std::snprintf(line, sizeof line, "\r%s %zu/%zu  %.2f points/s  ETA %ld:%02ld   ", bar.c_str(), done, total_,
+                    rate, eta / 60, eta % 60);
+    } else {
+      std::snprintf(line, sizeof line, "\r%s %zu/%zu   ", bar.c_str(), done, total_);
+    }
+    std::cerr << line << std::flush;
+  }
+  void finish() const {
+    if (enabled_) std::cerr << "\n";
+  }
+
+ private:
+  std::size_t total_, done_at_start_;
+  bool enabled_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+std::string params_text(const SweepRow& row) {
+  std::string s;
+  for (const auto& p : row.params) s += (s.empty() ? "" : ", ") + p.path + "=" + p.value;
+  return s;
+}
+
+std::string fixed(double x, int digits) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(digits);
+  out << x;
+  return out.str();
+}
+
+void print_front(std::ostream& out, const std::vector<SweepRow>& rows, const std::vector<std::string>& paths,
+                 std::string_view latency) {
+  const std::size_t x = scenarios::sweep_metric_index("output_tokens_per_gpu_s");
+  const std::size_t y = scenarios::sweep_metric_index(latency);
+  out << "\nPareto frontier: output tokens/s per GPU vs " << latency << "\n";
+  std::vector<std::vector<std::string>> table{{"index", "tok/s/GPU", std::string(latency) + " ms"}};
+  for (const auto& p : paths) {  // the last key of a path when no other path ends the same way
+    const std::string last = p.substr(p.rfind('.') + 1);
+    const auto same = std::count_if(paths.begin(), paths.end(),
+                                    [&](const std::string& q) { return q.substr(q.rfind('.') + 1) == last; });
+    table.front().push_back(same == 1 ? last : p);
+  }
+  for (std::size_t i : scenarios::pareto_front(rows, latency)) {
+    const SweepRow& r = rows[i];
+    table.push_back({std::to_string(r.index), fixed(r.metrics[x], 1), fixed(r.metrics[y] * 1e3, 2)});
+    for (const auto& p : r.params) table.back().push_back(p.value);
+  }
+  std::vector<std::size_t> width(table.front().size(), 0);
+  for (const auto& line : table)
+    for (std::size_t c = 0; c < line.size(); ++c) width[c] = std::max(width[c], line[c].size());
+  for (const auto& line : table) {
+    out << " ";
+    for (std::size_t c = 0; c < line.size(); ++c)
+      out << " " << std::string(width[c] - line[c].size(), ' ') << line[c] << (c + 1 < line.size() ? " " : "");
+    out << "\n";
+  }
+}
+
+std::string short_number(double x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
+}
+
+std::string objective_text(const scenarios::SweepObjective& o) {
+  std::string s = (o.maximize ? "maximize " : "minimize ") + o.metric;
+  for (std::size_t i = 0; i < o.subject_to.size(); ++i) {
+    const auto& c = o.subject_to[i];
+    const bool latency = scenarios::sweep_metrics()[scenarios::sweep_metric_index(c.metric)].latency;
+    s += (i == 0 ? " subject to " : ", ") + c.metric + (latency ? " <= " + short_number(c.bound * 1e3) + " ms"
+                                                                 : " >= " + short_number(c.bound));
+  }
+  return s;
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!(out << text)) throw std::runtime_error("cannot write '" + path.string() + "'");
+}
+
+void report(const SweepOptions& o, const SweepSpec& spec, const std::vector<SweepPoint>& points,
+            std::vector<SweepRow> rows, const fs::path& dir) {
+  std::sort(rows.begin(), rows.end(), [](const SweepRow& a, const SweepRow& b) { return a.index < b.index; });
+  const auto paths = scenarios::sweep_param_paths(spec);
+  write_file(dir / "pareto.csv", scenarios::pareto_csv(rows, paths));
+  const auto best = scenarios::best_row(rows, spec.objective);
+  std::error_code ec;
+  if (!best) fs::remove(dir / "best.yaml", ec);
+  if (best) {
+    const SweepRow& r = rows[*best];
+    std::string header = "# Best point (" + std::to_string(r.index) + ") of sweep " + spec.source_file + ": " +
+                         objective_text(spec.objective) + "\n# The same as: moesim run " + spec.base_file;
+    for (const auto& flag : points[r.index].overrides()) header += " --set '" + flag + "'";
+    write_file(dir / "best.yaml", scenarios::point_scenario_yaml(spec, points[r.index], header));
+  }
+  if (o.quiet) return;
+  std::size_t ok = 0, skipped = 0;
+  for (const SweepRow& r : rows) (r.status == "ok" ? ok : skipped) += 1;
+  std::cout << "\n" << ok << " points ran, " << skipped << " skipped\n";
+  for (const SweepRow& r : rows)
+    if (r.status != "ok") std::cout << "  " << r.status << " " << r.index << " (" << params_text(r) << "): " << r.reason << "\n";
+  print_front(std::cout, rows, paths, "tpot_p90");
+  print_front(std::cout, rows, paths, "ttft_p90");
+  std::cout << "\nBest point, " << objective_text(spec.objective) << ":\n";
+  if (!best) {
+    std::cout << "  none meets the constraints\n";
+  } else {
+    const SweepRow& r = rows[*best];
+    const auto value = [&](std::string_view m) { return r.metrics[scenarios::sweep_metric_index(m)]; };
+    std::cout << "  point " << r.index << " (" << params_text(r) << ")\n  " << fixed(value("output_tokens_per_gpu_s"), 1)
+              << " output tok/s/GPU, p90 TTFT " << fixed(value("ttft_p90") * 1e3, 1) << " ms, p90 TPOT "
+              << fixed(value("tpot_p90") * 1e3, 2) << " ms, SLO attainment " << fixed(value("slo_attainment"), 3)
+              << "\n  written to " << (dir / "best.yaml").string() << "\n";
+  }
+  std::cout << "\nresults in " << dir.string() << "/ (results.csv, results.jsonl, pareto.csv"
+            << (best ? ", best.yaml)" : ")") << "\n";
+}
+
+int run_sweep(const SweepOptions& o) {
+  const SweepSpec spec = scenarios::load_sweep_file(o.file);
+  scenarios::check_sweep_paths(spec);
+  const std::vector<SweepPoint> points = scenarios::expand_sweep(spec);
+  const fs::path dir = o.output_dir.empty() ? fs::path("out") / fs::path(o.file).stem() : fs::path(o.output_dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create output folder '" + dir.string() + "': " + ec.message());
+
+  const fs::path jsonl_path = dir / "results.jsonl";
+  std::vector<std::optional<SweepRow>> rows(points.size());
+  std::vector<SweepRow> done_rows;
+  if (o.resume) done_rows = resume_rows(jsonl_path, points, rows);
+  std::ofstream jsonl(jsonl_path, o.resume ? std::ios::binary | std::ios::app : std::ios::binary | std::ios::trunc);
+  std::ofstream csv(dir / "results.csv", std::ios::binary | std::ios::trunc);
+  if (!jsonl || !csv) throw std::runtime_error("cannot write the results in '" + dir.string() + "'");
+  csv << scenarios::results_csv_header(scenarios::sweep_param_paths(spec));
+  for (const SweepRow& r : done_rows) csv << scenarios::results_csv_line(r);
+  csv.flush();
+
+  std::vector<std::size_t> pending;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (!rows[i]) pending.push_back(i);
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t threads = std::max<std::size_t>(1, std::min<std::size_t>(o.jobs > 0 ? o.jobs : hw, pending.size()));
+  if (!o.quiet)
+    std::cout << "sweep " << o.file << ": " << points.size() << " points, " << done_rows.size()
+              << " already done, " << pending.size() << " to run on " << threads << " thread"
+              << (threads == 1 ? "" : "s") << "\n"
+              << std::flush;
+
+  const bool show_progress = !o.quiet && ::isatty(2) == 1 && std::getenv("CI") == nullptr;
+  const Progress progress(points.size(), done_rows.size(), show_progress);
+  std::mutex mutex;
+  std::atomic<std::size_t> next{0};
+  std::size_t done = done_rows.size();
+  std::exception_ptr failure;
+  auto worker = [&] {
+    for (std::size_t k; (k = next++) < pending.size();) {
+      SweepRow row = run_point(spec, points[pending[k]]);
+      const std::lock_guard lock(mutex);
+      if (failure) return;
+      try {
+        if (!(jsonl << jsonl_line(row) << std::flush) || !(csv << scenarios::results_csv_line(row) << std::flush))
+          throw std::runtime_error("cannot append to the results in '" + dir.string() + "'");
+      } catch (...) {
+        failure = std::current_exception();
+        next = pending.size();
+        return;
+      }
+      done_rows.push_back(std::move(row));
+      progress.update(++done);
+    }
+  };
+  progress.update(done);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads && !pending.empty(); ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  progress.finish();
+  if (failure) std::rethrow_exception(failure);
+  report(o, spec, points, std::move(done_rows), dir);
+  return 0;
+}
+
+}  // namespace
+
+Command add_sweep_command(CLI::App& app) {
+  auto options = std::make_shared<SweepOptions>();
+  auto* cmd = app.add_subcommand("sweep", "Run every point of a sweep; write results, Pareto frontiers, best.yaml");
+  cmd->add_option("sweep", options->file, "Sweep YAML file (docs/sweeps.md)")->required();
+  cmd->add_option("-j,--jobs", options->jobs, "Worker threads (default: one per hardware thread)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("-o,--output", options->output_dir, "Output folder (default: out/<sweep file stem>)");
+  cmd->add_flag("--resume", options->resume, "Keep the finished rows of an earlier run in the folder; run the rest");
+  cmd->add_flag("-q,--quiet", options->quiet, "Write the outputs but print nothing");
+  return {cmd, [options] { return run_sweep(*options); }};
+}
+
+}  // namespace moesim::tools
