@@ -42,6 +42,7 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
   dispatch_options_.scale = dispatch_bytes_per_token_;
   combine_options_.direction = topology::Direction::kCombine;
   combine_options_.scale = combine_bytes_per_token_;
+  combine_mirrors_dispatch_ = dispatch_options_.fidelity == "analytic" && dispatch_options_.scale > 0;
   MOESIM_CHECK(overlap.comm_sm_share >= 0 && overlap.comm_sm_share < 1, "comm_sm_share must lie in [0, 1)");
   if (overlap.scheme != OverlapScheme::kNone) compute_slowdown_ = 1.0 / (1.0 - overlap.comm_sm_share);
   const int count = overlap.scheme == OverlapScheme::kTwoBatch ? 2 : 1;
@@ -124,9 +125,16 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   routing_.traffic(traffic_, low_latency);
   const auto& devices = deployment_.rank_devices();
   const auto dispatch = topology::all_to_all(cluster_, devices, traffic_, dispatch_options_);
-  const auto combine = topology::all_to_all(cluster_, devices, traffic_, combine_options_);
   const double dispatch_ns = dispatch.duration_ns;
-  const double combine_ns = combine.duration_ns;
+  double combine_ns;
+  if (combine_mirrors_dispatch_) {
+    // Analytic fidelity on full-duplex links: the combine is the dispatch reversed, so every
+    // link carries the same tokens in the other direction; only the bytes per token differ.
+    combine_ns = dispatch.transfer_ns * (combine_options_.scale / dispatch_options_.scale) + dispatch.latency_ns +
+                 dispatch.message_ns;
+  } else {
+    combine_ns = topology::all_to_all(cluster_, devices, traffic_, combine_options_).duration_ns;
+  }
   for (int r = 0; r < deployment_.ranks(); ++r)
     mb.gemm_ns[static_cast<std::size_t>(r)] = expert_gemm_ns(model_, cost_, routing_.local_counts(r));
   mb.combine_ns = combine_ns;

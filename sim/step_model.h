@@ -104,6 +104,7 @@ class StepModel {
   std::vector<RankBatch> halves_;
   topology::AllToAllTraffic traffic_;
   topology::AllToAllOptions dispatch_options_, combine_options_;
+  bool combine_mirrors_dispatch_ = false;  // analytic: combine = dispatch reversed (see moe_front)
   std::vector<double> busy_before_, dispatch_end_;
   int layer_ = 0;
   bool layer_local_ = false;  // the current layer has local (windowed) attention

@@ -7,6 +7,8 @@
 
 #include "calibration/cost_model.h"
 #include "models/layer_ops.h"
+#include "topology/all_to_all.h"
+#include "topology/traffic.h"
 #include "models/presets.h"
 
 namespace moesim::sim {
@@ -183,6 +185,45 @@ TEST(StepModel, DecodeCostGrowsWithKvOnlyThroughAttention) {
   }
   // The MoE side sees the same tokens, so routed traffic is identical.
   EXPECT_EQ(a.tokens_routed, b.tokens_routed);
+}
+
+}  // namespace
+}  // namespace moesim::sim
+
+namespace moesim::sim {
+namespace {
+
+// The step model costs an analytic combine as the dispatch reversed with the combine's bytes per
+// token; check that against costing the reversed traffic directly, for every algorithm.
+TEST(StepModel, AnalyticCombineIsTheDispatchReversed) {
+  topology::ClusterConfig cc;
+  cc.nodes = 4;
+  const topology::Cluster cluster(cc);
+  const auto model = *models::find_model_preset("deepseek-v3");
+  std::vector<int> devices(32);
+  for (int i = 0; i < 32; ++i) devices[static_cast<std::size_t>(i)] = i;
+  topology::AllToAllTraffic t;
+  t.pair_bytes = topology::TrafficMatrix(32);
+  t.expert_bytes = topology::TrafficMatrix(32);
+  workloads::Rng rng(3);
+  for (int s = 0; s < 32; ++s)
+    for (int d = 0; d < 32; ++d) {
+      if (s == d) continue;
+      const double v = static_cast<double>(rng() % 200);
+      t.pair_bytes.at(s, d) = v;
+      t.expert_bytes.at(s, d) = v * 1.3;
+    }
+  for (const char* algorithm : {"direct", "hierarchical", "low-latency"}) {
+    topology::AllToAllOptions dispatch, combine;
+    dispatch.algorithm = combine.algorithm = algorithm;
+    dispatch.scale = models::dispatch_bytes_per_token(model);
+    combine.scale = models::combine_bytes_per_token(model);
+    combine.direction = topology::Direction::kCombine;
+    const auto d = topology::all_to_all(cluster, devices, t, dispatch);
+    const auto c = topology::all_to_all(cluster, devices, t, combine);
+    const double mirrored = d.transfer_ns * (combine.scale / dispatch.scale) + d.latency_ns + d.message_ns;
+    EXPECT_NEAR(mirrored, c.duration_ns, 1e-6 * c.duration_ns) << algorithm;
+  }
 }
 
 }  // namespace
