@@ -15,16 +15,16 @@ namespace {
 // with CUDA graphs in decode the per-kernel cost is ~2 us). Assumption until calibrated.
 constexpr double kLaunchNs = 2'000;
 
-class RooflineCostModel final : public CostModel {
+class RooflineCostModel final : public BoundedCostModel {
  public:
-  explicit RooflineCostModel(const HardwareProfile& hw) : hw_(hw) {}
+  explicit RooflineCostModel(const HardwareProfile& hw) : BoundedCostModel(hw) {}
 
   KernelCost gemm(std::int64_t m, std::int64_t n, std::int64_t k, models::DType dtype) const override {
     const double flops = 2.0 * m * n * k;
     const double bytes = static_cast<double>(k) * n * models::bytes_per_element(dtype) +
                          static_cast<double>(m) * k * models::bytes_per_element(dtype) +
                          static_cast<double>(m) * n * 2.0;
-    return bound(flops, bytes, hw_.peak_flops(dtype));
+    return bound(flops, bytes, hw().peak_flops(dtype));
   }
 
   KernelCost grouped_gemm(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k,
@@ -38,40 +38,26 @@ class RooflineCostModel final : public CostModel {
     const double e = models::bytes_per_element(dtype);
     const double flops = 2.0 * rows * n * k;
     const double bytes = groups * k * n * e + rows * k * e + rows * n * 2.0;
-    return bound(flops, bytes, hw_.peak_flops(dtype));
+    return bound(flops, bytes, hw().peak_flops(dtype));
   }
 
-  KernelCost attention_decode(const models::ModelSpec& model,
-                              std::span<const std::int64_t> kv_lengths) const override {
-    if (kv_lengths.empty()) return {};
-    const auto w = decode_attention_work(model, kv_lengths);
-    return bound(w.flops, w.bytes, hw_.peak_flops(model.activation_dtype));
-  }
 
-  KernelCost attention_prefill(const models::ModelSpec& model,
-                               std::span<const PrefillChunk> chunks) const override {
-    if (chunks.empty()) return {};
-    const auto w = prefill_attention_work(model, chunks);
-    return bound(w.flops, w.bytes, hw_.peak_flops(model.activation_dtype));
-  }
 
-  KernelCost memory_op(double bytes) const override { return bound(0, bytes, hw_.peak_bf16_flops); }
 
   double launch_overhead_ns() const override { return kLaunchNs; }
 
  private:
-  KernelCost bound(double flops, double bytes, double peak) const {
+  KernelCost bound(double flops, double bytes, double peak) const override {
     KernelCost c;
     c.flops = flops;
     c.bytes = bytes;
     const double compute_ns = flops / peak * 1e9;
-    const double memory_ns = bytes / hw_.hbm_bytes_per_s * 1e9;
+    const double memory_ns = bytes / hw().hbm_bytes_per_s * 1e9;
     c.compute_bound = compute_ns >= memory_ns;
     c.time_ns = std::max(compute_ns, memory_ns) + kLaunchNs;
     return c;
   }
 
-  HardwareProfile hw_;
 };
 
 }  // namespace

@@ -8,9 +8,9 @@
 namespace moesim::calibration {
 namespace {
 
-class FittedCostModel final : public CostModel {
+class FittedCostModel final : public BoundedCostModel {
  public:
-  FittedCostModel(const HardwareProfile& hw, const GemmFitParams& p) : hw_(hw), p_(p) {}
+  FittedCostModel(const HardwareProfile& hw, const GemmFitParams& p) : BoundedCostModel(hw), p_(p) {}
 
   KernelCost gemm(std::int64_t m, std::int64_t n, std::int64_t k, models::DType dtype) const override {
     if (m <= 0) return {};
@@ -25,26 +25,13 @@ class FittedCostModel final : public CostModel {
                                          device(dtype), p_));
   }
 
-  KernelCost attention_decode(const models::ModelSpec& model,
-                              std::span<const std::int64_t> kv_lengths) const override {
-    if (kv_lengths.empty()) return {};
-    const auto w = decode_attention_work(model, kv_lengths);
-    return bound(w.flops, w.bytes, hw_.peak_flops(model.activation_dtype));
-  }
 
-  KernelCost attention_prefill(const models::ModelSpec& model,
-                               std::span<const PrefillChunk> chunks) const override {
-    if (chunks.empty()) return {};
-    const auto w = prefill_attention_work(model, chunks);
-    return bound(w.flops, w.bytes, hw_.peak_flops(model.activation_dtype));
-  }
 
-  KernelCost memory_op(double bytes) const override { return bound(0, bytes, hw_.peak_bf16_flops); }
 
   double launch_overhead_ns() const override { return p_.fixed_overhead_ns; }
 
  private:
-  GemmDevice device(models::DType dtype) const { return {hw_.sm_count, hw_.peak_flops(dtype), hw_.hbm_bytes_per_s}; }
+  GemmDevice device(models::DType dtype) const { return {hw().sm_count, hw().peak_flops(dtype), hw().hbm_bytes_per_s}; }
 
   static KernelCost to_cost(const GemmEstimate& e) {
     KernelCost c;
@@ -56,18 +43,17 @@ class FittedCostModel final : public CostModel {
   }
 
   // Roofline at the fitted achievable fractions, plus the fitted per-kernel overhead.
-  KernelCost bound(double flops, double bytes, double peak) const {
+  KernelCost bound(double flops, double bytes, double peak) const override {
     KernelCost c;
     c.flops = flops;
     c.bytes = bytes;
     const double compute_ns = flops / (p_.mma_fraction * peak) * 1e9;
-    const double memory_ns = bytes / (p_.hbm_fraction * hw_.hbm_bytes_per_s) * 1e9;
+    const double memory_ns = bytes / (p_.hbm_fraction * hw().hbm_bytes_per_s) * 1e9;
     c.compute_bound = compute_ns >= memory_ns;
     c.time_ns = std::max(compute_ns, memory_ns) + p_.fixed_overhead_ns;
     return c;
   }
 
-  HardwareProfile hw_;
   GemmFitParams p_;
 };
 
