@@ -5,7 +5,7 @@
 #include <string>
 
 #include "calibration/fitted_cost_model.h"
-#include "calibration/attention_work.h"
+#include "calibration/bounded_cost_model.h"
 #include "models/layer_ops.h"
 
 namespace moesim::calibration {

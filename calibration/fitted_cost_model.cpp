@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "calibration/attention_work.h"
+#include "calibration/bounded_cost_model.h"
 #include "models/layer_ops.h"
 
 namespace moesim::calibration {

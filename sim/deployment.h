@@ -43,7 +43,6 @@ class InstanceLayout {
   int ep() const { return pool_->config.moe_ep; }
   int slots_per_rank() const { return pool_->slots_per_rank; }
   const std::vector<int>& rank_devices() const { return pool_->instance_devices[static_cast<std::size_t>(instance_)]; }
-  const models::MemoryPlan& memory() const { return pool_->memory; }
 
  private:
   const PoolLayout* pool_;
