@@ -8,19 +8,10 @@
 namespace moesim::topology {
 namespace {
 
-// Per-rank and per-leaf volumes in dispatch orientation.
-struct Volumes {
-  explicit Volumes(int ranks, int leaves)
-      : up_send(static_cast<std::size_t>(ranks)), up_recv(up_send), out_send(up_send), out_recv(up_send),
-        messages(up_send), messages_in(up_send), leaf_up(static_cast<std::size_t>(leaves)), leaf_down(leaf_up) {}
-  std::vector<double> up_send, up_recv, out_send, out_recv, messages, messages_in, leaf_up, leaf_down;
-  bool any_up = false, any_out = false, any_cross_leaf = false;
-};
-
 // Direct (and low-latency): each pair goes scale-up inside a node, over the NICs otherwise.
 // The inner loop is branch-free so that the compiler vectorises it.
 template <bool kCountMessages>
-void direct(const RankLayout& L, const TrafficMatrix& m, double scale, double message_bytes, Volumes& v) {
+void direct(const RankLayout& L, const TrafficMatrix& m, double scale, double message_bytes, A2aVolumes& v) {
   const int n = L.ranks;
   std::vector<double> cross_recv(static_cast<std::size_t>(n), 0.0);
   const int* node = L.node.data();
@@ -81,7 +72,7 @@ double add_row(double* __restrict col, const double* __restrict row, int n) {
 // Direct without messages, the simulator's hot path: per row a plain sum and a vertical add
 // (both vectorise), plus short loops over the sender's node and leaf; everything else follows
 // by subtraction.
-void direct_fast(const RankLayout& L, const TrafficMatrix& m, double scale, Volumes& v) {
+void direct_fast(const RankLayout& L, const TrafficMatrix& m, double scale, A2aVolumes& v) {
   const int n = L.ranks;
   std::vector<double> col(static_cast<std::size_t>(n), 0.0), col_intra(col), col_leaf(col), self(col);
   for (int s = 0; s < n; ++s) {
@@ -114,7 +105,7 @@ void direct_fast(const RankLayout& L, const TrafficMatrix& m, double scale, Volu
 }
 
 // Hierarchical: the network hop once per (token, node) to the same-rail forwarder, then NVLink.
-void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView& t, double scale, Volumes& v) {
+void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView& t, double scale, A2aVolumes& v) {
   const int n = L.ranks, nodes = cluster.num_nodes();
   std::vector<int> fwd(static_cast<std::size_t>(nodes));
   std::vector<double> to_node(static_cast<std::size_t>(nodes));
@@ -158,7 +149,7 @@ void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView
 CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, TrafficView t,
                                   const AllToAllOptions& o) {
   const int leaves = static_cast<int>(cluster.leaves().size());
-  Volumes v(L.ranks, std::max(leaves, 1));
+  A2aVolumes v(L.ranks, std::max(leaves, 1));
   if (o.algorithm == "hierarchical") {
     hierarchical(cluster, L, t, o.scale, v);
   } else {
@@ -169,6 +160,12 @@ CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, T
     else
       direct_fast(L, m, o.scale, v);
   }
+  return closed_form_result(cluster, L, v, o);
+}
+
+CommResult closed_form_result(const Cluster& cluster, const RankLayout& L, const A2aVolumes& v,
+                              const AllToAllOptions& o) {
+  const int leaves = static_cast<int>(cluster.leaves().size());
   const bool combine = o.direction == Direction::kCombine;
   CommResult r;
   r.link_bytes.assign(static_cast<std::size_t>(cluster.num_links()), 0.0);

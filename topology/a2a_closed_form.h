@@ -9,7 +9,25 @@
 #include "topology/all_to_all.h"
 #include "topology/rank_layout.h"
 
+#include <vector>
+
 namespace moesim::topology {
+
+// Per-rank and per-leaf volumes in bytes, dispatch orientation: what a preset fabric's bounding
+// links (scale-up port, host link and NIC of each device, leaf up- and down-links) carry.
+struct A2aVolumes {
+  A2aVolumes(int ranks, int leaves)
+      : up_send(static_cast<std::size_t>(ranks)), up_recv(up_send), out_send(up_send), out_recv(up_send),
+        messages(up_send), messages_in(up_send), leaf_up(static_cast<std::size_t>(leaves)), leaf_down(leaf_up) {}
+  std::vector<double> up_send, up_recv, out_send, out_recv, messages, messages_in, leaf_up, leaf_down;
+  bool any_up = false, any_out = false, any_cross_leaf = false;
+};
+
+// The result of an all-to-all whose volumes are `v`: every bounding link's load / capacity, the
+// worst of them, the longest route latency and the busiest sender's (or, for combine,
+// receiver's) per-message term.
+CommResult closed_form_result(const Cluster& cluster, const RankLayout& layout, const A2aVolumes& v,
+                              const AllToAllOptions& options);
 
 CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& layout, TrafficView traffic,
                                   const AllToAllOptions& options);

@@ -68,4 +68,37 @@ struct TrafficView {
   const TrafficMatrix& expert_or_pair() const { return expert && expert->ranks() > 0 ? *expert : *pair; }
 };
 
+// MoE all-to-all traffic aggregated to what per-device links carry: the sufficient statistics of
+// the analytic cost on a preset fabric, for routing drawn as margins (workloads/routing_margins.h)
+// instead of a full rank x rank matrix. Nodes are the scale-up domains the ranks span, numbered
+// densely in order of first appearance in rank order (topology::rank_domains). Entries are tokens
+// (or token-expert pairs), scaled by AllToAllOptions::scale; orientation is dispatch's.
+struct TrafficMargins {
+  std::vector<double> sent_to_node;     // [src * nodes + node]; the sender's own node: to its other ranks
+  std::vector<double> received_intra;   // [dst]: from the other ranks of its node
+  std::vector<double> received_remote;  // [dst]: from ranks on other nodes
+  void assign(int ranks, int nodes) {
+    sent_to_node.assign(static_cast<std::size_t>(ranks) * static_cast<std::size_t>(nodes), 0.0);
+    received_intra.assign(static_cast<std::size_t>(ranks), 0.0);
+    received_remote.assign(static_cast<std::size_t>(ranks), 0.0);
+  }
+};
+
+struct AggregatedTraffic {
+  int ranks = 0;
+  int nodes = 0;
+  TrafficMargins pairs;        // one per token-expert pair (low-latency)
+  TrafficMargins rank_tokens;  // once per destination rank (direct; hierarchical's NVLink hop)
+  TrafficMargins node_tokens;  // once per destination node (hierarchical's network hop); only
+                               // sent_to_node is read
+  double message_bytes = 0;    // low-latency message size (one token); 0 = bulk transfers
+  void assign(int r, int n) {
+    ranks = r;
+    nodes = n;
+    pairs.assign(r, n);
+    rank_tokens.assign(r, n);
+    node_tokens.assign(r, n);
+  }
+};
+
 }  // namespace moesim::topology

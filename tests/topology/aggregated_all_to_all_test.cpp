@@ -1,0 +1,205 @@
+// The aggregated all-to-all (margins in, per-device volumes out) against the full-matrix closed
+// form on the same traffic: device links must carry identical bytes; the leaf and forwarding
+// splits, taken at their conditional expectation, must land close.
+#include "topology/aggregated_all_to_all.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "topology/all_to_all.h"
+
+namespace moesim::topology {
+namespace {
+
+std::vector<int> identity(int n) {
+  std::vector<int> v(static_cast<std::size_t>(n));
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+// MoE-like traffic: every source sends Poisson pair counts to every rank with a rank-dependent
+// (skewed) mean; rank tokens deduplicate pairs at a fixed ratio, node tokens per node likewise.
+AllToAllTraffic moe_like(const Cluster& c, int ranks, unsigned seed, double hot = 1.0) {
+  std::mt19937_64 rng(seed);
+  AllToAllTraffic t;
+  t.expert_bytes = TrafficMatrix(ranks);
+  t.pair_bytes = TrafficMatrix(ranks);
+  t.node_bytes = NodeTrafficMatrix(ranks, c.num_nodes());
+  for (int s = 0; s < ranks; ++s)
+    for (int d = 0; d < ranks; ++d) {
+      const double mean = 40.0 * (d % 7 == 3 ? hot : 1.0) * (1.0 + 0.5 * std::sin(d));
+      const double p = std::poisson_distribution<int>(mean)(rng);
+      t.expert_bytes.at(s, d) = p;
+      t.pair_bytes.at(s, d) = 0.8 * p;
+      t.node_bytes.at(s, c.node_of(d)) += 0.6 * p;
+    }
+  t.message_bytes = 7456;
+  return t;
+}
+
+void expect_same_device_loads(const Cluster& c, const CommResult& full, const CommResult& agg) {
+  ASSERT_EQ(full.link_bytes.size(), agg.link_bytes.size());
+  for (int d = 0; d < c.num_devices(); ++d) {
+    const DeviceLinks& dl = c.device_links(d);
+    for (const int l : {dl.scaleup_out, dl.scaleup_in, dl.nic_out, dl.nic_in}) {
+      if (l < 0) continue;
+      const double f = full.link_bytes[static_cast<std::size_t>(l)], a = agg.link_bytes[static_cast<std::size_t>(l)];
+      EXPECT_NEAR(a, f, 1e-9 * std::max(1.0, f)) << c.link_name(l);
+    }
+  }
+}
+
+AllToAllOptions options(const char* algorithm, double scale, Direction dir = Direction::kDispatch) {
+  AllToAllOptions o;
+  o.algorithm = algorithm;
+  o.scale = scale;
+  o.direction = dir;
+  return o;
+}
+
+TEST(AggregatedAllToAll, DirectAndLowLatencyLoadDevicesExactlyAsTheFullMatrix) {
+  ClusterConfig cfg;
+  cfg.nodes = 4;
+  const Cluster c(cfg);
+  const auto devices = identity(32);
+  const auto t = moe_like(c, 32, 1, 3.0);
+  const AggregatedAllToAll agg(c, devices);
+  const AggregatedTraffic margins = aggregate_traffic(c, devices, t);
+  for (const char* algo : {"direct", "low-latency"})
+    for (const Direction dir : {Direction::kDispatch, Direction::kCombine}) {
+      const auto o = options(algo, 7456, dir);
+      const CommResult full = all_to_all(c, devices, t, o);
+      const CommResult a = agg(margins, o);
+      expect_same_device_loads(c, full, a);
+      // Rail-optimised leaves do not bind here, so the durations agree to rounding.
+      EXPECT_NEAR(a.transfer_ns, full.transfer_ns, 1e-9 * full.transfer_ns) << algo;
+      EXPECT_NEAR(a.duration_ns, full.duration_ns, 1e-3 * full.duration_ns) << algo;
+      EXPECT_EQ(a.bottleneck_link, full.bottleneck_link) << algo;
+    }
+}
+
+TEST(AggregatedAllToAll, LowLatencyCountsOneMessagePerPair) {
+  ClusterConfig cfg;
+  cfg.nodes = 2;
+  const Cluster c(cfg);
+  const auto devices = identity(16);
+  AllToAllTraffic t;
+  t.pair_bytes = TrafficMatrix(16);
+  t.expert_bytes = TrafficMatrix(16);
+  t.pair_bytes.at(0, 9) = t.expert_bytes.at(0, 9) = 1000;  // 1,000 token-expert pairs to node 1
+  t.message_bytes = 7456;
+  const AggregatedAllToAll agg(c, devices);
+  const auto r = agg(aggregate_traffic(c, devices, t), options("low-latency", 7456));
+  EXPECT_NEAR(r.message_ns, 1000 * 1e9 / cfg.nic_messages_per_s, 1e-9);
+}
+
+TEST(AggregatedAllToAll, CrossLeafTrafficMatchesWhenOversubscriptionBinds) {
+  ClusterConfig cfg = cluster_preset_defaults("generic");
+  cfg.nodes = 8;
+  cfg.devices_per_node = 4;
+  cfg.rails = 4;
+  cfg.oversubscription = 4.0;
+  const Cluster c(cfg);
+  const auto devices = identity(32);
+  const auto t = moe_like(c, 32, 2);
+  const AggregatedAllToAll agg(c, devices);
+  const auto margins = aggregate_traffic(c, devices, t);
+  for (const char* algo : {"direct", "low-latency", "hierarchical"}) {
+    const auto o = options(algo, 7456);
+    const CommResult full = all_to_all(c, devices, t, o);
+    const CommResult a = agg(margins, o);
+    if (std::string(algo) != "hierarchical") {  // the case exercises the leaf uplinks
+      EXPECT_EQ(c.link_props(full.bottleneck_link).cls, LinkClass::kFabric) << c.link_name(full.bottleneck_link);
+    }
+    // Expectation-based cross-leaf splits: within a few per cent of the exact routed loads.
+    std::printf("%s: full %.1f us, aggregated %.1f us\n", algo, full.transfer_ns / 1e3, a.transfer_ns / 1e3);
+    EXPECT_NEAR(a.transfer_ns, full.transfer_ns, 0.03 * full.transfer_ns) << algo;
+  }
+}
+
+TEST(AggregatedAllToAll, HierarchicalForwardingCloseToTheFullMatrix) {
+  ClusterConfig cfg;
+  cfg.nodes = 4;
+  const Cluster c(cfg);
+  const auto devices = identity(32);
+  const auto t = moe_like(c, 32, 3, 2.0);
+  const AggregatedAllToAll agg(c, devices);
+  const auto margins = aggregate_traffic(c, devices, t);
+  for (const Direction dir : {Direction::kDispatch, Direction::kCombine}) {
+    const auto o = options("hierarchical", 7456, dir);
+    const CommResult full = all_to_all(c, devices, t, o);
+    const CommResult a = agg(margins, o);
+    // The network hop is exact; the NVLink fan-out is split by expected shares.
+    for (int d = 0; d < c.num_devices(); ++d) {
+      const DeviceLinks& dl = c.device_links(d);
+      for (const int l : {dl.nic_out, dl.nic_in})
+        EXPECT_NEAR(a.link_bytes[static_cast<std::size_t>(l)], full.link_bytes[static_cast<std::size_t>(l)],
+                    1e-9 * full.link_bytes[static_cast<std::size_t>(l)]);
+    }
+    EXPECT_NEAR(a.transfer_ns, full.transfer_ns, 0.05 * full.transfer_ns);
+  }
+}
+
+TEST(AggregatedAllToAll, SupernodesAndPartialNodes) {
+  for (const char* preset : {"nvl72", "cloudmatrix384"}) {
+    ClusterConfig cfg = cluster_preset_defaults(preset);
+    cfg.nodes = 2;
+    const Cluster c(cfg);
+    // A placement that starts mid-node and spans two domains.
+    std::vector<int> devices;
+    for (int d = cfg.devices_per_node - 24; d < cfg.devices_per_node + 40; ++d) devices.push_back(d);
+    const int ranks = static_cast<int>(devices.size());
+    std::mt19937_64 rng(4);
+    AllToAllTraffic t;
+    t.pair_bytes = TrafficMatrix(ranks);
+    for (int s = 0; s < ranks; ++s)
+      for (int d = 0; d < ranks; ++d) t.pair_bytes.at(s, d) = std::poisson_distribution<int>(20)(rng);
+    const AggregatedAllToAll agg(c, devices);
+    EXPECT_EQ(agg.nodes(), 2);
+    const auto o = options("direct", 14336);
+    const CommResult full = all_to_all(c, devices, t, o);
+    const CommResult a = agg(aggregate_traffic(c, devices, t), o);
+    expect_same_device_loads(c, full, a);
+    EXPECT_NEAR(a.transfer_ns, full.transfer_ns, 1e-9 * full.transfer_ns) << preset;
+  }
+}
+
+TEST(AggregatedAllToAll, RefusesFlowFidelityAndWrongShapes) {
+  const Cluster c(ClusterConfig{});
+  const auto devices = identity(8);
+  const AggregatedAllToAll agg(c, devices);
+  AggregatedTraffic t;
+  t.assign(8, 1);
+  AllToAllOptions o;
+  o.fidelity = "flow";
+  try {
+    agg(t, o);
+    FAIL() << "expected TopologyError";
+  } catch (const TopologyError& e) {
+    EXPECT_STREQ(e.what(), "aggregated all-to-all: fidelity 'flow' needs the full traffic matrix");
+  }
+  t.assign(8, 2);
+  try {
+    agg(t, AllToAllOptions{});
+    FAIL() << "expected TopologyError";
+  } catch (const TopologyError& e) {
+    EXPECT_STREQ(e.what(), "aggregated all-to-all: traffic margins and rank placement disagree on the shape");
+  }
+}
+
+TEST(RankDomains, DenseInOrderOfFirstAppearance) {
+  ClusterConfig cfg;
+  cfg.nodes = 3;
+  const Cluster c(cfg);
+  EXPECT_EQ(rank_domains(c, {17, 3, 16, 0}), (std::vector<int>{0, 1, 0, 1}));
+  EXPECT_THROW(rank_domains(c, {24}), TopologyError);
+}
+
+}  // namespace
+}  // namespace moesim::topology

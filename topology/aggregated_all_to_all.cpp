@@ -1,0 +1,252 @@
+#include "topology/aggregated_all_to_all.h"
+
+#include <string>
+
+#include "topology/a2a_closed_form.h"
+
+namespace moesim::topology {
+namespace {
+
+double sum(const double* v, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i) s += v[i];
+  return s;
+}
+
+}  // namespace
+
+std::vector<int> rank_domains(const Cluster& cluster, const std::vector<int>& rank_device) {
+  std::vector<int> dense(static_cast<std::size_t>(cluster.num_nodes()), -1), out;
+  int next = 0;
+  for (std::size_t r = 0; r < rank_device.size(); ++r) {
+    const int d = rank_device[r];
+    if (d < 0 || d >= cluster.num_devices())
+      throw TopologyError("rank " + std::to_string(r) + " is placed on device " + std::to_string(d) +
+                          ", outside the cluster's " + std::to_string(cluster.num_devices()) + " devices");
+    int& n = dense[static_cast<std::size_t>(cluster.node_of(d))];
+    if (n < 0) n = next++;
+    out.push_back(n);
+  }
+  return out;
+}
+
+AggregatedTraffic aggregate_traffic(const Cluster& cluster, const std::vector<int>& rank_device, TrafficView t) {
+  const std::vector<int> node = rank_domains(cluster, rank_device);
+  const int ranks = static_cast<int>(rank_device.size());
+  if (!t.pair || t.pair->ranks() != ranks || t.expert_or_pair().ranks() != ranks)
+    throw TopologyError("all-to-all: traffic matrix and rank placement disagree on the rank count");
+  int nodes = 0;
+  for (const int n : node) nodes = std::max(nodes, n + 1);
+  AggregatedTraffic a;
+  a.assign(ranks, nodes);
+  a.message_bytes = t.message_bytes;
+  const auto N = static_cast<std::size_t>(nodes);
+  const auto fill = [&](const TrafficMatrix& m, TrafficMargins& out) {
+    for (int s = 0; s < ranks; ++s)
+      for (int d = 0; d < ranks; ++d) {
+        const double b = m.at(s, d);
+        if (s == d || b == 0) continue;
+        const auto ns = static_cast<std::size_t>(node[static_cast<std::size_t>(s)]);
+        const auto nd = static_cast<std::size_t>(node[static_cast<std::size_t>(d)]);
+        out.sent_to_node[static_cast<std::size_t>(s) * N + nd] += b;
+        (ns == nd ? out.received_intra : out.received_remote)[static_cast<std::size_t>(d)] += b;
+      }
+  };
+  fill(t.expert_or_pair(), a.pairs);
+  fill(*t.pair, a.rank_tokens);
+  if (t.has_node()) {
+    std::vector<int> dense_of(static_cast<std::size_t>(cluster.num_nodes()), -1);
+    for (int r = 0; r < ranks; ++r)
+      dense_of[static_cast<std::size_t>(cluster.node_of(rank_device[static_cast<std::size_t>(r)]))] = node[static_cast<std::size_t>(r)];
+    for (int s = 0; s < ranks; ++s)
+      for (int c = 0; c < t.node->nodes(); ++c) {
+        const double b = t.node->at(s, c);
+        if (b == 0) continue;
+        const int dense = c < static_cast<int>(dense_of.size()) ? dense_of[static_cast<std::size_t>(c)] : -1;
+        if (dense < 0) throw TopologyError("hierarchical all-to-all: traffic to node " + std::to_string(c) + ", which has no rank");
+        if (dense != node[static_cast<std::size_t>(s)]) a.node_tokens.sent_to_node[static_cast<std::size_t>(s) * N + static_cast<std::size_t>(dense)] += b;
+      }
+  } else {
+    a.node_tokens = a.rank_tokens;
+  }
+  return a;
+}
+
+AggregatedAllToAll::AggregatedAllToAll(const Cluster& cluster, const std::vector<int>& rank_device)
+    : cluster_(cluster), layout_(cluster, rank_device), rank_node_(rank_domains(cluster, rank_device)) {
+  if (!cluster.regular())
+    throw TopologyError("aggregated all-to-all needs a preset fabric (a custom fabric is costed flow by flow)");
+  for (const int n : rank_node_) nodes_ = std::max(nodes_, n + 1);
+  node_ranks_.assign(static_cast<std::size_t>(nodes_), {});
+  std::vector<int> cluster_node(static_cast<std::size_t>(nodes_), -1);
+  for (int r = 0; r < layout_.ranks; ++r) {
+    const auto n = static_cast<std::size_t>(rank_node_[static_cast<std::size_t>(r)]);
+    node_ranks_[n].push_back(r);
+    cluster_node[n] = layout_.node[static_cast<std::size_t>(r)];
+  }
+  forwarder_.resize(static_cast<std::size_t>(layout_.ranks) * static_cast<std::size_t>(nodes_));
+  for (int s = 0; s < layout_.ranks; ++s)
+    for (int n = 0; n < nodes_; ++n)
+      forwarder_[static_cast<std::size_t>(s) * static_cast<std::size_t>(nodes_) + static_cast<std::size_t>(n)] =
+          layout_.forwarder(s, cluster_node[static_cast<std::size_t>(n)]);
+  for (const int l : layout_.leaf) leaf_count_ = std::max(leaf_count_, l + 1);
+}
+
+CommResult AggregatedAllToAll::operator()(const AggregatedTraffic& t, const AllToAllOptions& o) const {
+  if (o.fidelity != "analytic")
+    throw TopologyError("aggregated all-to-all: fidelity '" + o.fidelity + "' needs the full traffic matrix");
+  if (!(o.scale >= 0)) throw TopologyError("all-to-all: scale must be non-negative");
+  const auto cells = static_cast<std::size_t>(layout_.ranks) * static_cast<std::size_t>(nodes_);
+  for (const TrafficMargins* m : {&t.pairs, &t.rank_tokens, &t.node_tokens})
+    if (t.ranks != layout_.ranks || t.nodes != nodes_ || m->sent_to_node.size() != cells ||
+        m->received_intra.size() != static_cast<std::size_t>(layout_.ranks) ||
+        m->received_remote.size() != static_cast<std::size_t>(layout_.ranks))
+      throw TopologyError("aggregated all-to-all: traffic margins and rank placement disagree on the shape");
+  A2aVolumes v(layout_.ranks, std::max(static_cast<int>(cluster_.leaves().size()), 1));
+  if (o.algorithm == "hierarchical") {
+    hierarchical(t, o.scale, v);
+  } else if (o.algorithm == "low-latency") {
+    direct(t.pairs, o.scale, t.message_bytes, v);
+  } else if (o.algorithm == "direct") {
+    direct(t.rank_tokens, o.scale, 0.0, v);
+  } else {
+    std::string names;
+    for (const auto& a : all_to_all_algorithms()) names += (names.empty() ? "" : ", ") + std::string(a.name);
+    throw TopologyError("unknown all-to-all algorithm '" + o.algorithm + "' (valid: " + names + ")");
+  }
+  return closed_form_result(cluster_, layout_, v, o);
+}
+
+void AggregatedAllToAll::direct(const TrafficMargins& m, double scale, double message_bytes, A2aVolumes& v) const {
+  const int n = layout_.ranks;
+  for (int s = 0; s < n; ++s) {
+    const auto i = static_cast<std::size_t>(s);
+    const double* row = m.sent_to_node.data() + i * static_cast<std::size_t>(nodes_);
+    const double own = row[rank_node_[i]];
+    const double up = own * scale, out = std::max(0.0, sum(row, nodes_) - own) * scale;
+    v.up_send[i] = up;
+    v.out_send[i] = out;
+    if (message_bytes > 0) v.messages[i] = out / message_bytes;
+    v.any_up = v.any_up || up > 0;
+    v.any_out = v.any_out || out > 0;
+  }
+  for (int d = 0; d < n; ++d) {
+    const auto i = static_cast<std::size_t>(d);
+    v.up_recv[i] = m.received_intra[i] * scale;
+    v.out_recv[i] = m.received_remote[i] * scale;
+    if (message_bytes > 0) v.messages_in[i] = v.out_recv[i] / message_bytes;
+    v.any_up = v.any_up || v.up_recv[i] > 0;
+    v.any_out = v.any_out || v.out_recv[i] > 0;
+  }
+  leaves(m, scale, v);
+}
+
+// Cross-leaf volumes at their conditional expectation given the margins (see the header).
+void AggregatedAllToAll::leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const {
+  if (leaf_count_ == 0) return;
+  const auto L = static_cast<std::size_t>(leaf_count_), N = static_cast<std::size_t>(nodes_);
+  // One buffer: per (node, leaf) receipts, sends into the node and ranks; per node totals.
+  std::vector<double> buffer(3 * N * L + 2 * N, 0.0);
+  double* recv = buffer.data();
+  double* sent = recv + N * L;
+  double* ranks_on = sent + N * L;
+  double* recv_total = ranks_on + N * L;
+  double* sent_total = recv_total + N;
+  for (int r = 0; r < layout_.ranks; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    const int l = layout_.leaf[i];
+    const auto n = static_cast<std::size_t>(rank_node_[i]);
+    if (l < 0) continue;
+    recv[n * L + static_cast<std::size_t>(l)] += m.received_remote[i];
+    recv_total[n] += m.received_remote[i];
+    ranks_on[n * L + static_cast<std::size_t>(l)] += 1;
+    const double* row = m.sent_to_node.data() + i * N;
+    for (std::size_t b = 0; b < N; ++b) {
+      if (b == n) continue;
+      sent[b * L + static_cast<std::size_t>(l)] += row[b];
+      sent_total[b] += row[b];
+    }
+  }
+  // cross[b * L + l]: the part of what node b receives that lands off leaf l.
+  for (std::size_t b = 0; b < N; ++b)
+    for (std::size_t l = 0; l < L; ++l) {
+      const std::size_t i = b * L + l;
+      recv[i] = 1.0 - (recv_total[b] > 0 ? recv[i] / recv_total[b]
+                                         : ranks_on[i] / static_cast<double>(node_ranks_[b].size()));
+    }
+  const double* cross = recv;
+  for (int r = 0; r < layout_.ranks; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    const int l = layout_.leaf[i];
+    if (l < 0) continue;
+    const auto li = static_cast<std::size_t>(l);
+    const auto n = static_cast<std::size_t>(rank_node_[i]);
+    const double* row = m.sent_to_node.data() + i * N;
+    double up = 0;
+    for (std::size_t b = 0; b < N; ++b) up += row[b] * cross[b * L + li];
+    up -= row[n] * cross[n * L + li];  // the sender's own node is not crossed
+    const double same_in = sent_total[n] > 0 ? sent[n * L + li] / sent_total[n] : 0.0;
+    const double down = m.received_remote[i] * (1.0 - same_in);
+    v.leaf_up[li] += up * scale;
+    v.leaf_down[li] += down * scale;
+    v.any_cross_leaf = v.any_cross_leaf || up > 0 || down > 0;
+  }
+}
+
+// DeepEP normal mode: the network hop once per (token, node) to the same-rail forwarder, which
+// fans the token out over the scale-up fabric; traffic inside the sender's node goes direct.
+void AggregatedAllToAll::hierarchical(const AggregatedTraffic& t, double scale, A2aVolumes& v) const {
+  const int n = layout_.ranks;
+  const auto N = static_cast<std::size_t>(nodes_);
+  std::vector<double> relay(static_cast<std::size_t>(n), 0.0);  // rank-token units each rank relays
+  for (int s = 0; s < n; ++s) {
+    const auto i = static_cast<std::size_t>(s);
+    const auto own = static_cast<std::size_t>(rank_node_[i]);
+    const double intra = t.rank_tokens.sent_to_node[i * N + own] * scale;
+    v.up_send[i] += intra;
+    v.any_up = v.any_up || intra > 0;
+    for (std::size_t b = 0; b < N; ++b) {
+      if (b == own) continue;
+      const double w = t.node_tokens.sent_to_node[i * N + b] * scale;
+      if (w <= 0) continue;
+      const int f = forwarder_[i * N + b];
+      if (f < 0) throw TopologyError("hierarchical all-to-all: traffic to node " + std::to_string(b) + ", which has no rank");
+      const auto fi = static_cast<std::size_t>(f);
+      v.out_send[i] += w;
+      v.out_recv[fi] += w;
+      v.any_out = true;
+      relay[fi] += t.rank_tokens.sent_to_node[i * N + b];
+      const int ls = layout_.leaf[i], lf = layout_.leaf[fi];
+      if (ls >= 0 && lf >= 0 && ls != lf) {
+        v.leaf_up[static_cast<std::size_t>(ls)] += w;
+        v.leaf_down[static_cast<std::size_t>(lf)] += w;
+        v.any_cross_leaf = true;
+      }
+    }
+  }
+  for (int d = 0; d < n; ++d) {
+    const double intra = t.rank_tokens.received_intra[static_cast<std::size_t>(d)] * scale;
+    v.up_recv[static_cast<std::size_t>(d)] += intra;
+    v.any_up = v.any_up || intra > 0;
+  }
+  // Each forwarder relays to every other rank of its node in proportion to its share of the
+  // node's relayed tokens.
+  for (const auto& ranks : node_ranks_) {
+    double relayed = 0, received = 0;
+    for (const int r : ranks) {
+      relayed += relay[static_cast<std::size_t>(r)];
+      received += t.rank_tokens.received_remote[static_cast<std::size_t>(r)];
+    }
+    if (relayed <= 0 || received <= 0) continue;
+    for (const int r : ranks) {
+      const auto i = static_cast<std::size_t>(r);
+      const double share = relay[i] / relayed, in = t.rank_tokens.received_remote[i];
+      const double sent = share * (received - in) * scale, got = in * (1.0 - share) * scale;
+      v.up_send[i] += sent;
+      v.up_recv[i] += got;
+      v.any_up = v.any_up || sent > 0 || got > 0;
+    }
+  }
+}
+
+}  // namespace moesim::topology

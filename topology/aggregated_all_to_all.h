@@ -1,0 +1,70 @@
+// AggregatedAllToAll: the analytic all-to-all of MoE dispatch/combine on a preset fabric, from
+// traffic margins (topology/traffic.h, AggregatedTraffic) instead of a rank x rank matrix. Built
+// once per rank placement (the simulator keeps one per instance); each call is
+// O(ranks x nodes + links), which is what lets a 1,000-rank EP group be costed per layer.
+//
+// Per device the margins give the scale-up send and receive volumes (traffic inside its node)
+// and the NIC send and receive volumes (traffic across nodes) exactly, so every device link is
+// loaded as in the full-matrix closed form (topology/a2a_closed_form.h). Two splits the margins
+// do not carry are taken at their conditional expectation given the margins, treating the pairs
+// that reach a node from elsewhere as exchangeable (true of routing drawn per pair):
+//  - scale-out leaves (rail-optimised fabrics): the part of a sender's traffic to node n that
+//    lands on ranks of another leaf follows node n's received shares per leaf, and the part of a
+//    receiver's traffic sent from another leaf follows the senders' shares into its node;
+//  - hierarchical forwarding: the forwarder of each (source rail, node) relays to every rank of
+//    the node in proportion to that rank's remote receipts.
+// Both sum many independent pairs, so their relative fluctuation is small next to the per-device
+// volumes, which carry the skew.
+#pragma once
+
+#include <vector>
+
+#include "topology/all_to_all.h"
+#include "topology/cluster.h"
+#include "topology/comm.h"
+#include "topology/rank_layout.h"
+#include "topology/traffic.h"
+
+namespace moesim::topology {
+
+struct A2aVolumes;  // topology/a2a_closed_form.h
+
+// Dense scale-up domain of each rank: the cluster nodes the ranks sit on, numbered 0, 1, ... in
+// order of first appearance in rank order. Throws TopologyError for a bad rank placement.
+std::vector<int> rank_domains(const Cluster& cluster, const std::vector<int>& rank_device);
+
+// The margins of a full traffic description (every view of `traffic`: pairs from the
+// token-expert matrix, rank tokens from the pair matrix, node tokens from the node matrix or the
+// pair matrix summed per node). Self traffic is dropped. Used to cost a matrix the aggregated way
+// and by tests comparing the two.
+AggregatedTraffic aggregate_traffic(const Cluster& cluster, const std::vector<int>& rank_device, TrafficView traffic);
+
+class AggregatedAllToAll {
+ public:
+  // Throws TopologyError when the cluster is not a preset fabric (no bounding links) or the
+  // placement is bad.
+  AggregatedAllToAll(const Cluster& cluster, const std::vector<int>& rank_device);
+
+  int ranks() const { return layout_.ranks; }
+  int nodes() const { return nodes_; }
+  const std::vector<int>& rank_node() const { return rank_node_; }
+
+  // Analytic fidelity only (the flow fidelity needs every flow). Throws TopologyError for an
+  // unknown algorithm, a traffic shape that disagrees with the placement, or a negative scale.
+  CommResult operator()(const AggregatedTraffic& traffic, const AllToAllOptions& options) const;
+
+ private:
+  void direct(const TrafficMargins& m, double scale, double message_bytes, A2aVolumes& v) const;
+  void hierarchical(const AggregatedTraffic& t, double scale, A2aVolumes& v) const;
+  void leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const;
+
+  const Cluster& cluster_;
+  RankLayout layout_;
+  int nodes_ = 0;
+  int leaf_count_ = 0;
+  std::vector<int> rank_node_;                // [rank] dense node
+  std::vector<std::vector<int>> node_ranks_;  // [dense node] ranks
+  std::vector<int> forwarder_;                // [rank * nodes + node] hierarchical relay, -1 if none
+};
+
+}  // namespace moesim::topology
