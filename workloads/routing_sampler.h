@@ -26,7 +26,8 @@
 #include <span>
 #include <vector>
 
-#include "workloads/count_tables.h"
+#include "workloads/multinomial_rows.h"
+#include "workloads/routing_margins.h"
 #include "workloads/routing_model.h"
 
 namespace moesim::workloads {
@@ -40,7 +41,10 @@ struct RoutingTargets {
   std::vector<int> source_class;   // [source rank] class
   std::vector<double> slot_share;  // [class * slots + slot] share of the expert's pairs sent to this
                                    // slot by a source of the class; sums to 1 over the replicas
+  std::vector<int> rank_node;      // [rank] scale-up domain, dense from 0; empty: one node
   int slots() const { return static_cast<int>(slot_rank.size()); }
+  int nodes() const;
+  int node_of(int rank) const;
   // One slot per expert, experts split contiguously over the ranks (experts % ranks == 0).
   static RoutingTargets contiguous(int experts, int ranks);
   // Throws std::invalid_argument when inconsistent.
@@ -56,14 +60,25 @@ struct LayerCounts {
   std::int64_t rank_load(int dst) const;    // pairs received by rank dst
 };
 
+// The margins of a full draw (self pairs, per-node sends, intra and remote receipts); the masses
+// are the draw's realised shares.
+void aggregate_margins(const LayerCounts& counts, const RoutingTargets& targets, RoutingMargins& out);
+
 class RoutingSampler {
  public:
   RoutingSampler(const RoutingModel& model, int experts, int top_k);
   // tokens[s]: tokens routed by source rank s this step (size = targets.ranks).
   void draw(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens, const RoutingTargets& targets,
             Rng& rng, LayerCounts& out);
+  // The same routing as margins (routing_margins.h), without the source x destination matrix
+  // on the popularity path. The masses are the model's.
+  void draw_margins(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens,
+                    const RoutingTargets& targets, Rng& rng, RoutingMargins& out);
 
  private:
+  void load_probs(int moe_layer, std::int64_t step);
+  void model_masses(const RoutingTargets& t, std::span<const std::int64_t> tokens, RoutingMargins& out) const;
+  void check(const RoutingTargets& t) const;
   void reset(const RoutingTargets& t, LayerCounts& out) const;
   void class_weights(const RoutingTargets& t);
   void fast_rows(std::span<const std::int64_t> tokens, const RoutingTargets& t, Rng& rng, LayerCounts& out);
@@ -80,11 +95,15 @@ class RoutingSampler {
   // Scratch reused across draws.
   std::vector<double> w_;     // [class * slots + slot] pair probability of a slot
   std::vector<double> q_;     // [class * ranks + rank] pair probability of a rank
-  PoissonTable table_;
-  std::vector<AliasTable> alias_;
-  std::vector<std::int64_t> fenwick_, col_, tmp_;
+  MultinomialRows rows_;
+  std::vector<std::int64_t> totals_, col_, tmp_;
   std::vector<double> sub_;
   std::vector<std::size_t> order_;
+  // Margins scratch.
+  LayerCounts full_;
+  std::vector<double> node_q_, inside_weight_;
+  std::vector<std::int64_t> rank_total_, rest_, remote_, inside_;
+  std::vector<std::size_t> node_first_, node_ranks_, slot_first_;
 };
 
 }  // namespace moesim::workloads

@@ -1,0 +1,194 @@
+// RoutingSampler::draw_margins against the full source x destination draw, aggregated: the same
+// distribution of every margin (means and variances over many draws), the same conservation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "workloads/routing_model.h"
+#include "workloads/routing_sampler.h"
+
+namespace moesim::workloads {
+namespace {
+
+// Contiguous experts plus one replica of the hottest experts on the last rank (shares 1/2).
+RoutingTargets targets_with_replicas(int experts, int ranks, int ranks_per_node) {
+  RoutingTargets t = RoutingTargets::contiguous(experts, ranks);
+  for (int e : {0, 1}) {
+    t.slot_rank.push_back(ranks - 1);
+    t.slot_expert.push_back(e);
+    t.slot_share[static_cast<std::size_t>(e)] = 0.5;
+    t.slot_share.push_back(0.5);
+  }
+  for (int r = 0; r < ranks; ++r) t.rank_node.push_back(r / ranks_per_node);
+  t.validate();
+  return t;
+}
+
+// Every margin as one flat vector of statistics, and the category of each.
+constexpr const char* kCategories[] = {"node pairs", "self pairs", "intra receipts", "remote receipts", "slot counts"};
+std::vector<double> flatten(const RoutingMargins& m, std::vector<int>* category = nullptr) {
+  std::vector<double> v;
+  int c = 0;
+  for (const auto* part : {&m.node_pairs, &m.self_pairs, &m.received_intra, &m.received_remote, &m.slot_counts}) {
+    for (const auto x : *part) {
+      v.push_back(static_cast<double>(x));
+      if (category) category->push_back(c);
+    }
+    ++c;
+  }
+  return v;
+}
+
+struct Moments {
+  std::vector<double> sum, sq;
+  int n = 0;
+  void add(const std::vector<double>& v) {
+    if (sum.empty()) sum.assign(v.size(), 0.0), sq.assign(v.size(), 0.0);
+    for (std::size_t i = 0; i < v.size(); ++i) sum[i] += v[i], sq[i] += v[i] * v[i];
+    ++n;
+  }
+  double mean(std::size_t i) const { return sum[i] / n; }
+  double var(std::size_t i) const { return sq[i] / n - mean(i) * mean(i); }
+};
+
+void check_conservation(const RoutingMargins& m, const RoutingTargets& t, const std::vector<std::int64_t>& tokens,
+                        int k) {
+  std::int64_t total = 0;
+  for (int s = 0; s < m.ranks; ++s) {
+    std::int64_t row = 0;
+    for (int n = 0; n < m.nodes; ++n) row += m.pairs_to(s, n);
+    ASSERT_EQ(row, tokens[static_cast<std::size_t>(s)] * k);
+    total += row;
+  }
+  std::int64_t received = 0;
+  for (int d = 0; d < m.ranks; ++d) {
+    std::int64_t slots = 0;
+    for (std::size_t j = 0; j < t.slot_rank.size(); ++j)
+      if (t.slot_rank[j] == d) slots += m.slot_counts[j];
+    ASSERT_EQ(slots, m.received(d));
+    received += m.received(d);
+  }
+  ASSERT_EQ(received, total);
+  // What reaches a node equals what the sources sent there.
+  for (int n = 0; n < m.nodes; ++n) {
+    std::int64_t sent = 0, got = 0;
+    for (int s = 0; s < m.ranks; ++s) sent += m.pairs_to(s, n);
+    for (int d = 0; d < m.ranks; ++d)
+      if (t.node_of(d) == n) got += m.received(d);
+    ASSERT_EQ(sent, got);
+  }
+}
+
+// Compares the two samplers' margins over `draws` draws each: every mean within 5 standard
+// errors; per category, the mean ratio of variances within `var_tol` of 1 (single variances are
+// too noisy at this many draws to say more than 25 %).
+void compare(const char* model_name, int ranks, int per_node, const std::vector<std::int64_t>& tokens, int draws,
+             double var_tol) {
+  const int experts = 2 * ranks, k = 4;
+  RoutingConfig rc;
+  rc.model = model_name;
+  rc.s = 1.1;
+  const auto model = make_routing_model(rc, RoutingShape{experts, 2, k, 1, 1}, 5);
+  const auto t = targets_with_replicas(experts, ranks, per_node);
+  RoutingSampler full(*model, experts, k), fast(*model, experts, k);
+  Rng rng_full = make_stream(1, "full"), rng_fast = make_stream(1, "fast");
+  Moments a, b;
+  LayerCounts counts;
+  RoutingMargins m;
+  std::vector<int> category;
+  for (int i = 0; i < draws; ++i) {
+    full.draw(1, i, tokens, t, rng_full, counts);
+    aggregate_margins(counts, t, m);
+    a.add(flatten(m));
+    fast.draw_margins(1, i, tokens, t, rng_fast, m);
+    check_conservation(m, t, tokens, k);
+    category.clear();
+    b.add(flatten(m, &category));
+  }
+  ASSERT_EQ(a.sum.size(), b.sum.size());
+  double ratio_sum[5] = {}, ratio_n[5] = {};
+  for (std::size_t i = 0; i < a.sum.size(); ++i) {
+    const double se = std::sqrt((a.var(i) + b.var(i)) / draws);
+    EXPECT_NEAR(b.mean(i), a.mean(i), 5 * se + 1e-9) << model_name << " statistic " << i;
+    if (a.var(i) > 1.0) {
+      const double r = b.var(i) / a.var(i);
+      EXPECT_NEAR(r, 1.0, 0.25) << model_name << " statistic " << i;
+      ratio_sum[category[i]] += r;
+      ratio_n[category[i]] += 1;
+    }
+  }
+  for (int c = 0; c < 5; ++c) {
+    if (ratio_n[c] == 0) continue;
+    const double r = ratio_sum[c] / ratio_n[c];
+    std::printf("  %s, %d ranks (%d per node), %s: variance ratio %.3f over %.0f statistics\n", model_name, ranks,
+                per_node, kCategories[c], r, ratio_n[c]);
+    EXPECT_NEAR(r, 1.0, var_tol) << model_name << " " << kCategories[c];
+  }
+}
+
+TEST(RoutingMargins, SameDistributionAsTheFullDrawOnSmallNodes) {
+  // 4 nodes of 4 ranks: every margin is drawn exactly.
+  const std::vector<std::int64_t> tokens{9, 30, 30, 30, 2, 0, 17, 30, 30, 30, 30, 5, 30, 30, 30, 64};
+  for (const char* name : {"uniform", "zipf"}) compare(name, 16, 4, tokens, 3000, 0.03);
+}
+
+TEST(RoutingMargins, LargeScaleUpDomainsKeepTheMeansExact) {
+  // 2 nodes of 20 ranks (above the exact-split size): internal receipts are split per node.
+  std::vector<std::int64_t> tokens(40, 25);
+  tokens[3] = 90;
+  compare("zipf", 40, 20, tokens, 2000, 0.03);
+}
+
+TEST(RoutingMargins, GroupLimitedAndFullDrawsAgreeExactly) {
+  const int experts = 32, ranks = 8, k = 4;
+  RoutingConfig rc;
+  rc.model = "zipf";
+  rc.group_limit.enabled = true;
+  rc.group_limit.groups = 4;
+  rc.group_limit.top_groups = 2;
+  const auto model = make_routing_model(rc, RoutingShape{experts, 2, k, 4, 2}, 5);
+  const auto t = targets_with_replicas(experts, ranks, 4);
+  RoutingSampler a(*model, experts, k), b(*model, experts, k);
+  Rng ra = make_stream(3, "x"), rb = make_stream(3, "x");
+  const std::vector<std::int64_t> tokens{10, 20, 30, 40, 0, 1, 2, 64};
+  LayerCounts counts;
+  RoutingMargins expected, got;
+  a.draw(0, 0, tokens, t, ra, counts);
+  aggregate_margins(counts, t, expected);
+  b.draw_margins(0, 0, tokens, t, rb, got);
+  EXPECT_EQ(flatten(got), flatten(expected));
+  check_conservation(got, t, tokens, k);
+  // The group-limited path reports the model's masses, which sum to one.
+  EXPECT_NEAR(std::accumulate(got.rank_mass.begin(), got.rank_mass.end(), 0.0), 1.0, 1e-12);
+}
+
+TEST(RoutingMargins, ModelMassesFollowTheExpertDistribution) {
+  const int experts = 16, ranks = 4, k = 2;
+  RoutingConfig rc;
+  rc.model = "hot-set";
+  rc.hot_experts = 1;
+  rc.hot_fraction = 0.5;
+  const auto model = make_routing_model(rc, RoutingShape{experts, 1, k, 1, 1}, 2);
+  auto t = RoutingTargets::contiguous(experts, ranks);
+  t.rank_node = {0, 0, 1, 1};
+  std::vector<double> probs(experts);
+  model->expert_distribution(0, 0, probs);
+  RoutingSampler sampler(*model, experts, k);
+  Rng rng = make_stream(1, "m");
+  RoutingMargins m;
+  sampler.draw_margins(0, 0, std::vector<std::int64_t>{8, 8, 8, 8}, t, rng, m);
+  for (int d = 0; d < ranks; ++d) {
+    double expected = 0;
+    for (int e = d * 4; e < d * 4 + 4; ++e) expected += probs[static_cast<std::size_t>(e)];
+    EXPECT_NEAR(m.rank_mass[static_cast<std::size_t>(d)], expected, 1e-12);
+  }
+  EXPECT_NEAR(m.node_mass[0], m.rank_mass[0] + m.rank_mass[1], 1e-12);
+}
+
+}  // namespace
+}  // namespace moesim::workloads

@@ -1,0 +1,100 @@
+#include "workloads/multinomial_rows.h"
+
+#include <algorithm>
+#include <numeric>
+#include <utility>
+
+#include "workloads/routing_model.h"
+
+namespace moesim::workloads {
+namespace {
+
+// Above this cell mean, rows use exact conditional binomials (tables would be large).
+constexpr double kMaxTableMean = 1e5;
+
+}  // namespace
+
+void MultinomialRows::draw(std::span<const std::int64_t> totals, std::span<const int> cls,
+                           std::span<const double> probs, int cols, Rng& rng, std::span<std::int64_t> out) {
+  const std::size_t rows = totals.size();
+  const auto D = static_cast<std::size_t>(cols);
+  std::fill(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(rows * D), 0);
+  order_.resize(rows);
+  std::iota(order_.begin(), order_.end(), std::size_t{0});
+  std::stable_sort(order_.begin(), order_.end(),
+                   [&](std::size_t a, std::size_t b) { return std::pair(cls[a], totals[a]) < std::pair(cls[b], totals[b]); });
+  int classes = 0;
+  for (const int c : cls) classes = std::max(classes, c + 1);
+  alias_.resize(static_cast<std::size_t>(classes));
+  alias_built_.assign(static_cast<std::size_t>(classes), 0);
+  fenwick_.resize(D + 1);
+  std::size_t top_bit = 1;
+  while (top_bit * 2 <= D) top_bit *= 2;
+
+  for (std::size_t begin = 0; begin < rows;) {
+    const std::size_t s0 = order_[begin];
+    const auto c = static_cast<std::size_t>(cls[s0]);
+    std::size_t end = begin + 1;
+    while (end < rows && cls[order_[end]] == cls[s0] && totals[order_[end]] == totals[s0]) ++end;
+    const std::int64_t n = totals[s0];
+    const std::span<const double> q(probs.data() + c * D, D);
+    if (n <= 0) {
+      begin = end;
+      continue;
+    }
+    const double qmax = *std::max_element(q.begin(), q.end());
+    if (static_cast<double>(n) * qmax > kMaxTableMean) {
+      for (std::size_t i = begin; i < end; ++i) sample_multinomial(n, q, rng, out.subspan(order_[i] * D, D));
+      begin = end;
+      continue;
+    }
+    // Column by column: one table per column, shared by every row of the run (L1-resident).
+    FastBits bits{rng()};
+    const std::size_t run = end - begin;
+    tmp_.assign(run, 0);
+    for (std::size_t d = 0; d < D; ++d) {
+      table_.build(static_cast<double>(n) * q[d]);
+      std::size_t i = 0;
+      for (; i + 1 < run; i += 2) {
+        const std::uint64_t r = bits();
+        const auto a = table_(static_cast<std::uint32_t>(r)), b = table_(static_cast<std::uint32_t>(r >> 32));
+        out[order_[begin + i] * D + d] = a;
+        out[order_[begin + i + 1] * D + d] = b;
+        tmp_[i] += a;
+        tmp_[i + 1] += b;
+      }
+      if (i < run) tmp_[i] += out[order_[begin + i] * D + d] = table_(static_cast<std::uint32_t>(bits()));
+    }
+    for (std::size_t i = begin; i < end; ++i) {
+      std::int64_t* row = out.data() + order_[i] * D;
+      std::int64_t total = tmp_[i - begin];
+      if (total < n) {  // add i.i.d. categorical draws
+        if (!alias_built_[c]) {
+          alias_[c].build(q);
+          alias_built_[c] = 1;
+        }
+        for (; total < n; ++total) ++row[alias_[c](bits())];
+      } else if (total > n) {  // remove draws chosen uniformly among those made
+        std::fill(fenwick_.begin(), fenwick_.end(), 0);
+        for (std::size_t k = 1; k <= D; ++k) {
+          fenwick_[k] += row[k - 1];
+          if (const std::size_t up = k + (k & (~k + 1)); up <= D) fenwick_[up] += fenwick_[k];
+        }
+        for (; total > n; --total) {
+          auto u = static_cast<std::int64_t>(((bits() >> 32) * static_cast<std::uint64_t>(total)) >> 32);
+          std::size_t pos = 0;
+          for (std::size_t bit = top_bit; bit > 0; bit >>= 1)
+            if (pos + bit <= D && fenwick_[pos + bit] <= u) {
+              pos += bit;
+              u -= fenwick_[pos];
+            }
+          --row[pos];
+          for (std::size_t k = pos + 1; k <= D; k += k & (~k + 1)) --fenwick_[k];
+        }
+      }
+    }
+    begin = end;
+  }
+}
+
+}  // namespace moesim::workloads
