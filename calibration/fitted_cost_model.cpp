@@ -1,6 +1,7 @@
 #include "calibration/fitted_cost_model.h"
 
 #include <algorithm>
+#include <array>
 
 #include "calibration/bounded_cost_model.h"
 #include "models/layer_ops.h"
@@ -14,7 +15,7 @@ class FittedCostModel final : public BoundedCostModel {
 
   KernelCost gemm(std::int64_t m, std::int64_t n, std::int64_t k, models::DType dtype) const override {
     if (m <= 0) return {};
-    return to_cost(estimate_gemm(m, n, k, models::bytes_per_element(dtype), device(dtype), p_));
+    return to_cost(estimate_gemm(m, n, k, models::bytes_per_element(dtype), device(dtype), p_, memo(dtype)));
   }
 
   // Grouped GEMMs use per-group tiles (the masked layout; the contiguous layout's 128-row padding
@@ -22,7 +23,7 @@ class FittedCostModel final : public BoundedCostModel {
   KernelCost grouped_gemm(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k,
                           models::DType dtype) const override {
     return to_cost(estimate_grouped_gemm(tokens, n, k, models::bytes_per_element(dtype), GroupedLayout::kMasked,
-                                         device(dtype), p_));
+                                         device(dtype), p_, memo(dtype)));
   }
 
 
@@ -54,7 +55,14 @@ class FittedCostModel final : public BoundedCostModel {
     return c;
   }
 
+  // One tiling memo per operand dtype (the device's peak differs by dtype).
+  TilingMemo* memo(models::DType dtype) const {
+    const auto i = static_cast<std::size_t>(dtype);
+    return i < memos_.size() ? &memos_[i] : nullptr;
+  }
+
   GemmFitParams p_;
+  mutable std::array<TilingMemo, 8> memos_;
 };
 
 }  // namespace

@@ -53,24 +53,26 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-struct Tiling {
-  int block_m = 0, block_n = 0;
-  std::int64_t tiles = 0, waves = 0;
-  double compute_ns = std::numeric_limits<double>::infinity();
-};
+using Tiling = TilingMemo::Choice;
 
-Tiling best_tiling(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k, GroupedLayout layout,
+std::int64_t m_tiles_of(std::span<const std::int64_t> tokens, int bm, GroupedLayout layout) {
+  std::int64_t m_tiles = 0;
+  for (auto t : tokens) {
+    if (t <= 0) continue;
+    const std::int64_t rows = layout == GroupedLayout::kContiguous ? ceil_div(t, 128) * 128 : t;
+    m_tiles += ceil_div(rows, bm);
+  }
+  return m_tiles;
+}
+
+Tiling best_tiling(std::int64_t m_tiles_64, std::int64_t m_tiles_128, std::int64_t n, std::int64_t k,
                    const GemmDevice& dev, const GemmFitParams& p) {
   const int sms = std::max(dev.sm_count, 1);
   const double per_sm_flops = p.mma_fraction * dev.peak_flops / sms;
   Tiling best;
+  best.compute_ns = std::numeric_limits<double>::infinity();
   for (int bm : {64, 128}) {
-    std::int64_t m_tiles = 0;
-    for (auto t : tokens) {
-      if (t <= 0) continue;
-      const std::int64_t rows = layout == GroupedLayout::kContiguous ? ceil_div(t, 128) * 128 : t;
-      m_tiles += ceil_div(rows, bm);
-    }
+    const std::int64_t m_tiles = bm == 64 ? m_tiles_64 : m_tiles_128;
     for (int bn = 16; bn <= 256; bn += 16) {
       const std::int64_t tiles = m_tiles * ceil_div(n, bn);
       const std::int64_t waves = ceil_div(tiles, sms);
@@ -85,8 +87,20 @@ Tiling best_tiling(std::span<const std::int64_t> tokens, std::int64_t n, std::in
   return best;
 }
 
+Tiling choose_tiling(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k, GroupedLayout layout,
+                     const GemmDevice& dev, const GemmFitParams& p, TilingMemo* memo) {
+  const TilingMemo::Key key{n, k, m_tiles_of(tokens, 64, layout), m_tiles_of(tokens, 128, layout),
+                            static_cast<int>(layout)};
+  Tiling t;
+  if (memo && memo->find(key, t)) return t;
+  t = best_tiling(key.m_tiles_64, key.m_tiles_128, n, k, dev, p);
+  if (memo) memo->put(key, t);
+  return t;
+}
+
 GemmEstimate estimate(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k, double e,
-                      GroupedLayout layout, const GemmDevice& dev, const GemmFitParams& p, bool grouped) {
+                      GroupedLayout layout, const GemmDevice& dev, const GemmFitParams& p, bool grouped,
+                      TilingMemo* memo) {
   GemmEstimate r;
   double rows = 0;
   for (auto t : tokens) {
@@ -95,7 +109,7 @@ GemmEstimate estimate(std::span<const std::int64_t> tokens, std::int64_t n, std:
     ++r.active_groups;
   }
   if (r.active_groups == 0 || n <= 0 || k <= 0) return r;
-  const Tiling tl = best_tiling(tokens, n, k, layout, dev, p);
+  const Tiling tl = choose_tiling(tokens, n, k, layout, dev, p, memo);
   r.block_m = tl.block_m;
   r.block_n = tl.block_n;
   r.tiles = tl.tiles;
@@ -114,14 +128,38 @@ GemmEstimate estimate(std::span<const std::int64_t> tokens, std::int64_t n, std:
 
 GemmEstimate estimate_grouped_gemm(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k,
                                    double bytes_per_element, GroupedLayout layout, const GemmDevice& dev,
-                                   const GemmFitParams& p) {
-  return estimate(tokens, n, k, bytes_per_element, layout, dev, p, /*grouped=*/true);
+                                   const GemmFitParams& p, TilingMemo* memo) {
+  return estimate(tokens, n, k, bytes_per_element, layout, dev, p, /*grouped=*/true, memo);
 }
 
 GemmEstimate estimate_gemm(std::int64_t m, std::int64_t n, std::int64_t k, double bytes_per_element,
-                           const GemmDevice& dev, const GemmFitParams& p) {
+                           const GemmDevice& dev, const GemmFitParams& p, TilingMemo* memo) {
   const std::int64_t one[] = {m};
-  return estimate(one, n, k, bytes_per_element, GroupedLayout::kMasked, dev, p, /*grouped=*/false);
+  return estimate(one, n, k, bytes_per_element, GroupedLayout::kMasked, dev, p, /*grouped=*/false, memo);
+}
+
+std::size_t TilingMemo::slot(const Key& key) {
+  std::uint64_t h = static_cast<std::uint64_t>(key.n) * 0x9E3779B97F4A7C15ULL;
+  h ^= static_cast<std::uint64_t>(key.k) + 0x7F4A7C15ULL + (h << 6) + (h >> 2);
+  h ^= static_cast<std::uint64_t>(key.m_tiles_64) * 0xBF58476D1CE4E5B9ULL + (h << 6) + (h >> 2);
+  h ^= static_cast<std::uint64_t>(key.m_tiles_128) * 0x94D049BB133111EBULL + (h << 6) + (h >> 2);
+  h ^= static_cast<std::uint64_t>(key.layout) + (h >> 31);
+  return static_cast<std::size_t>(h % kEntries);
+}
+
+bool TilingMemo::find(const Key& key, Choice& out) const {
+  const std::size_t i = slot(key);
+  const std::lock_guard lock(mutex_);
+  if (!(keys_[i] == key)) return false;
+  out = choices_[i];
+  return true;
+}
+
+void TilingMemo::put(const Key& key, const Choice& choice) {
+  const std::size_t i = slot(key);
+  const std::lock_guard lock(mutex_);
+  keys_[i] = key;
+  choices_[i] = choice;
 }
 
 }  // namespace moesim::calibration

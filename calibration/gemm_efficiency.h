@@ -24,7 +24,9 @@
 // architecture (H100 has the H800's SMs and HBM3), not for other architectures.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <mutex>
 #include <span>
 
 namespace moesim::calibration {
@@ -65,14 +67,42 @@ struct GemmEstimate {
   bool compute_bound = false;
 };
 
+// The tile choice depends on a shape only through (N, K, layout) and the M-tile counts at the two
+// BLOCK_M candidates, and a simulation asks for the same few of those millions of times (one
+// grouped GEMM per rank, layer and micro-batch). TilingMemo remembers recent choices for one
+// device and parameter set (direct-mapped, exact keys; thread-safe).
+class TilingMemo {
+ public:
+  struct Choice {
+    int block_m = 0, block_n = 0;
+    std::int64_t tiles = 0, waves = 0;
+    double compute_ns = 0;
+  };
+  struct Key {
+    std::int64_t n = -1, k = -1, m_tiles_64 = -1, m_tiles_128 = -1;
+    int layout = -1;
+    bool operator==(const Key&) const = default;
+  };
+  bool find(const Key& key, Choice& out) const;
+  void put(const Key& key, const Choice& choice);
+
+ private:
+  static constexpr std::size_t kEntries = 1024;
+  static std::size_t slot(const Key& key);
+  mutable std::mutex mutex_;
+  std::array<Key, kEntries> keys_{};
+  std::array<Choice, kEntries> choices_{};
+};
+
 // Grouped GEMM: group g multiplies tokens[g] rows by its own [K × N] weight (elements of
 // `weight_bytes_per_element`, activations the same, output BF16). All-empty input costs nothing.
+// `memo` (optional) must belong to this device and parameter set.
 GemmEstimate estimate_grouped_gemm(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k,
                                    double bytes_per_element, GroupedLayout layout, const GemmDevice& dev,
-                                   const GemmFitParams& p);
+                                   const GemmFitParams& p, TilingMemo* memo = nullptr);
 
 // Plain GEMM: one group of m rows, per-kernel overhead only (no per-group term).
 GemmEstimate estimate_gemm(std::int64_t m, std::int64_t n, std::int64_t k, double bytes_per_element,
-                           const GemmDevice& dev, const GemmFitParams& p);
+                           const GemmDevice& dev, const GemmFitParams& p, TilingMemo* memo = nullptr);
 
 }  // namespace moesim::calibration

@@ -3,11 +3,21 @@
 #include <algorithm>
 #include <cmath>
 
+#include "topology/aggregated_all_to_all.h"
+
 namespace moesim::sim {
 namespace {
 
 // Expected distinct tokens among `pairs` pairs that a source sends to a destination receiving a
 // share q of its pairs, for top-k routing: pairs · (1 - (1 - q)^k) / (k · q).
+double tokens_per_pair(double q, int k) {
+  if (q <= 0) return 1.0;
+  if (q >= 1) return 1.0 / k;
+  double miss = 1.0;
+  for (int i = 0; i < k; ++i) miss *= 1.0 - q;
+  return (1.0 - miss) / (k * q);
+}
+
 double distinct_tokens(double pairs, double q, int k) {
   if (pairs <= 0 || q <= 0) return 0;
   if (q >= 1) return pairs / k;
@@ -31,30 +41,41 @@ LayerRouting::LayerRouting(const models::ModelSpec& model, const InstanceLayout&
   shape_.expert_groups = std::max(1, model.expert_groups);
   nodes_ = cluster.num_nodes();
   for (int device : layout.rank_devices()) rank_node_.push_back(cluster.node_of(device));
+  aggregated_ = layout.config().comm.fidelity == "analytic" && cluster.regular();
+  rank_domain_ = topology::rank_domains(cluster, layout.rank_devices());
   const int layers = model.num_moe_layers();
   std::vector<std::vector<double>> expected(static_cast<std::size_t>(layers),
                                             std::vector<double>(static_cast<std::size_t>(model.routed_experts)));
   for (int l = 0; l < layers; ++l) routing.expert_distribution(l, 0, expected[static_cast<std::size_t>(l)]);
   placement_ = place_experts(config_, shape_, expected);
-  for (const auto& p : placement_) targets_.push_back(p.routing_targets(config_.replica_split));
+  for (const auto& p : placement_) {
+    targets_.push_back(p.routing_targets(config_.replica_split));
+    targets_.back().rank_node = rank_domain_;
+  }
   observed_.assign(static_cast<std::size_t>(layers), std::vector<double>(static_cast<std::size_t>(model.routed_experts)));
 }
 
 std::span<const std::int64_t> LayerRouting::local_counts(int rank) const {
   const auto per = static_cast<std::size_t>(shape_.slots_per_rank());
-  return std::span<const std::int64_t>(counts_.slot_counts).subspan(static_cast<std::size_t>(rank) * per, per);
+  const auto& slots = aggregated_ ? margins_.slot_counts : counts_.slot_counts;
+  return std::span<const std::int64_t>(slots).subspan(static_cast<std::size_t>(rank) * per, per);
 }
 
 void LayerRouting::draw(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens, workloads::Rng& rng) {
   const auto l = static_cast<std::size_t>(moe_layer);
-  sampler_.draw(moe_layer, step, tokens, targets_[l], rng, counts_);
+  if (aggregated_)
+    sampler_.draw_margins(moe_layer, step, tokens, targets_[l], rng, margins_);
+  else
+    sampler_.draw(moe_layer, step, tokens, targets_[l], rng, counts_);
+  const auto& slots = aggregated_ ? margins_.slot_counts : counts_.slot_counts;
+  const auto& experts = aggregated_ ? margins_.expert_counts : counts_.expert_counts;
   total_pairs_ = 0;
   for (auto t : tokens) total_pairs_ += t * model_.top_k;
   total_received_ = 0;
-  for (auto c : counts_.slot_counts) total_received_ += c;
+  for (auto c : slots) total_received_ += c;
   if (config_.rebalance_interval_s > 0) {
     auto& seen = observed_[l];
-    for (std::size_t e = 0; e < seen.size(); ++e) seen[e] += static_cast<double>(counts_.expert_counts[e]);
+    for (std::size_t e = 0; e < seen.size(); ++e) seen[e] += static_cast<double>(experts[e]);
   }
 }
 
@@ -85,10 +106,64 @@ void LayerRouting::traffic(topology::AllToAllTraffic& out, bool per_pair_only) c
   }
 }
 
+void LayerRouting::traffic(topology::AggregatedTraffic& out) const {
+  const workloads::RoutingMargins& m = margins_;
+  const int R = m.ranks, N = m.nodes, k = model_.top_k;
+  if (out.ranks != R || out.nodes != N) out.assign(R, N);
+  const auto NN = static_cast<std::size_t>(N);
+  // Tokens per pair: per destination rank, per node (for senders outside it), and per node for
+  // senders inside it (their own rank excluded).
+  rank_rho_.resize(static_cast<std::size_t>(R));
+  node_rho_.assign(NN, 0.0);
+  node_q_rho_.assign(NN, 0.0);
+  for (int d = 0; d < R; ++d) {
+    const double q = m.rank_mass[static_cast<std::size_t>(d)];
+    rank_rho_[static_cast<std::size_t>(d)] = tokens_per_pair(q, k);
+    node_q_rho_[static_cast<std::size_t>(rank_domain_[static_cast<std::size_t>(d)])] += q * rank_rho_[static_cast<std::size_t>(d)];
+  }
+  for (std::size_t n = 0; n < NN; ++n) node_rho_[n] = tokens_per_pair(m.node_mass[n], k);
+  for (int s = 0; s < R; ++s) {
+    const auto i = static_cast<std::size_t>(s);
+    const auto own = static_cast<std::size_t>(rank_domain_[i]);
+    for (std::size_t n = 0; n < NN; ++n) {
+      const double pairs = static_cast<double>(m.node_pairs[i * NN + n] - (n == own ? m.self_pairs[i] : 0));
+      out.pairs.sent_to_node[i * NN + n] = pairs;
+      out.node_tokens.sent_to_node[i * NN + n] = pairs * node_rho_[n];
+      double qn = m.node_mass[n], qrho = node_q_rho_[n];
+      if (n == own) qn -= m.rank_mass[i], qrho -= m.rank_mass[i] * rank_rho_[i];
+      out.rank_tokens.sent_to_node[i * NN + n] = pairs * (qn > 0 ? qrho / qn : 1.0);
+    }
+  }
+  for (int d = 0; d < R; ++d) {
+    const auto i = static_cast<std::size_t>(d);
+    const double intra = static_cast<double>(m.received_intra[i]), remote = static_cast<double>(m.received_remote[i]);
+    out.pairs.received_intra[i] = intra;
+    out.pairs.received_remote[i] = remote;
+    out.rank_tokens.received_intra[i] = intra * rank_rho_[i];
+    out.rank_tokens.received_remote[i] = remote * rank_rho_[i];
+  }
+}
+
+std::int64_t LayerRouting::sent_pairs() const {
+  std::int64_t sent = 0;
+  if (aggregated_) {
+    for (int d = 0; d < margins_.ranks; ++d)
+      sent += margins_.received_intra[static_cast<std::size_t>(d)] + margins_.received_remote[static_cast<std::size_t>(d)];
+  } else {
+    for (int s = 0; s < counts_.ranks; ++s)
+      for (int d = 0; d < counts_.ranks; ++d)
+        if (s != d) sent += counts_.pair(s, d);
+  }
+  return sent;
+}
+
 std::vector<std::int64_t> LayerRouting::rebalance() {
   const auto r = sim::rebalance(placement_, config_, shape_, observed_);
   placement_ = r.placement;
-  for (std::size_t l = 0; l < placement_.size(); ++l) targets_[l] = placement_[l].routing_targets(config_.replica_split);
+  for (std::size_t l = 0; l < placement_.size(); ++l) {
+    targets_[l] = placement_[l].routing_targets(config_.replica_split);
+    targets_[l].rank_node = rank_domain_;
+  }
   for (auto& seen : observed_) std::fill(seen.begin(), seen.end(), 0.0);
   return r.moved_per_rank;
 }

@@ -7,11 +7,17 @@
 // redone from the load observed since the last rebalance. Each draw gives the pairs from every
 // source rank to every destination rank and to every slot (workloads/routing_sampler.h).
 //
+// With the analytic fidelity on a preset fabric the routing is drawn as margins
+// (workloads/routing_margins.h: per source and node, per receiving rank and slot), which is all
+// the closed-form all-to-all needs (topology/aggregated_all_to_all.h), in O(ranks x nodes) per
+// layer; otherwise (flow fidelity, custom fabrics) as the full source x destination matrix.
+//
 // Traffic for the all-to-all is expressed in tokens: once per token-expert pair (low-latency
 // kernels), once per destination rank and once per destination node (a token reaching several
 // experts on one rank or node crosses once). Counts do not say which pairs share a token, so the
 // distinct tokens are estimated from the pairs: with a share q of a source's pairs going to a
-// destination, a token reaches it with probability 1 - (1 - q)^k while sending k·q pairs there.
+// destination, a token reaches it with probability 1 - (1 - q)^k while sending k·q pairs there
+// (q: the realised share for a full draw, the model's share for margins).
 #pragma once
 
 #include <cstdint>
@@ -37,7 +43,9 @@ class LayerRouting {
   // Draws layer `moe_layer` of step `step` for tokens[r] tokens on each rank r.
   void draw(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens, workloads::Rng& rng);
 
-  std::int64_t pairs(int src, int dst) const { return counts_.pair(src, dst); }
+  // Margins (analytic fidelity on a preset fabric) or the full matrix.
+  bool aggregated() const { return aggregated_; }
+  std::int64_t pairs(int src, int dst) const { return counts_.pair(src, dst); }  // full matrix only
   // Pairs received by each slot of `rank` (its grouped GEMM's per-group rows).
   std::span<const std::int64_t> local_counts(int rank) const;
   std::int64_t total_pairs() const { return total_pairs_; }
@@ -47,6 +55,10 @@ class LayerRouting {
   // The last draw's traffic in tokens (scale by bytes per token for dispatch or combine).
   // `per_pair_only` fills only the per-pair matrix (all that low-latency kernels need).
   void traffic(topology::AllToAllTraffic& out, bool per_pair_only = false) const;
+  // The last draw's traffic as margins (aggregated() only).
+  void traffic(topology::AggregatedTraffic& out) const;
+  // Token-expert pairs the last draw sent to other ranks (self pairs stay local).
+  std::int64_t sent_pairs() const;
 
   // Re-places every layer from the expert load observed since the last call; returns the
   // experts each rank must fetch (summed over layers).
@@ -63,9 +75,13 @@ class LayerRouting {
   std::vector<std::vector<double>> observed_;       // per MoE layer, per expert, since last rebalance
   workloads::RoutingSampler sampler_;
   workloads::LayerCounts counts_;
+  workloads::RoutingMargins margins_;
+  bool aggregated_ = false;
   std::int64_t total_pairs_ = 0, total_received_ = 0;
   int nodes_ = 1;               // cluster nodes (the node matrix is ranks x cluster nodes)
   std::vector<int> rank_node_;  // [rank] cluster node of its device
+  std::vector<int> rank_domain_;  // [rank] dense scale-up domain (topology::rank_domains)
+  mutable std::vector<double> rank_rho_, node_rho_, node_q_rho_;  // traffic() scratch
 };
 
 }  // namespace moesim::sim

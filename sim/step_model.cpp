@@ -43,6 +43,7 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
   combine_options_.direction = topology::Direction::kCombine;
   combine_options_.scale = combine_bytes_per_token_;
   combine_mirrors_dispatch_ = dispatch_options_.fidelity == "analytic" && dispatch_options_.scale > 0;
+  if (routing_.aggregated()) aggregated_.emplace(cluster, deployment.rank_devices());
   MOESIM_CHECK(overlap.comm_sm_share >= 0 && overlap.comm_sm_share < 1, "comm_sm_share must lie in [0, 1)");
   if (overlap.scheme != OverlapScheme::kNone) compute_slowdown_ = 1.0 / (1.0 - overlap.comm_sm_share);
   const int count = overlap.scheme == OverlapScheme::kTwoBatch ? 2 : 1;
@@ -122,9 +123,16 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   MOESIM_CHECK(routing_.total_pairs() == routing_.total_received(),
                "token-expert pairs dispatched != pairs received by experts");
   const bool low_latency = dispatch_options_.algorithm == "low-latency";
-  routing_.traffic(traffic_, low_latency);
-  const auto& devices = deployment_.rank_devices();
-  const auto dispatch = topology::all_to_all(cluster_, devices, traffic_, dispatch_options_);
+  topology::CommResult dispatch;
+  if (aggregated_) {
+    routing_.traffic(margins_traffic_);
+    // One low-latency message per token-expert pair (DeepEP LL sends each pair on its own).
+    margins_traffic_.message_bytes = low_latency ? dispatch_options_.scale : 0.0;
+    dispatch = (*aggregated_)(margins_traffic_, dispatch_options_);
+  } else {
+    routing_.traffic(traffic_, low_latency);
+    dispatch = topology::all_to_all(cluster_, deployment_.rank_devices(), traffic_, dispatch_options_);
+  }
   const double dispatch_ns = dispatch.duration_ns;
   double combine_ns;
   if (combine_mirrors_dispatch_) {
@@ -132,8 +140,10 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
     // link carries the same tokens in the other direction; only the bytes per token differ.
     combine_ns = dispatch.transfer_ns * (combine_options_.scale / dispatch_options_.scale) + dispatch.latency_ns +
                  dispatch.message_ns;
+  } else if (aggregated_) {
+    combine_ns = (*aggregated_)(margins_traffic_, combine_options_).duration_ns;
   } else {
-    combine_ns = topology::all_to_all(cluster_, devices, traffic_, combine_options_).duration_ns;
+    combine_ns = topology::all_to_all(cluster_, deployment_.rank_devices(), traffic_, combine_options_).duration_ns;
   }
   for (int r = 0; r < deployment_.ranks(); ++r)
     mb.gemm_ns[static_cast<std::size_t>(r)] = expert_gemm_ns(model_, cost_, routing_.local_counts(r));
@@ -162,8 +172,14 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
 // low-latency kernels, one per destination rank otherwise (hierarchical forwarding over NVLink
 // is not counted twice).
 double StepModel::fabric_token_count() const {
-  const auto& m = dispatch_options_.algorithm == "low-latency" ? traffic_.expert_bytes : traffic_.pair_bytes;
-  return m.total_bytes();
+  const bool ll = dispatch_options_.algorithm == "low-latency";
+  if (aggregated_) {
+    const auto& sent = (ll ? margins_traffic_.pairs : margins_traffic_.rank_tokens).sent_to_node;
+    double total = 0;
+    for (const double x : sent) total += x;
+    return total;
+  }
+  return (ll ? traffic_.expert_bytes : traffic_.pair_bytes).total_bytes();
 }
 
 Duration StepModel::rebalance() {

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "sim/stream_timeline.h"
 #include "sim/time.h"
 #include "sim/trace.h"
+#include "topology/aggregated_all_to_all.h"
 #include "topology/all_to_all.h"
 #include "topology/traffic.h"
 #include "topology/cluster.h"
@@ -102,7 +104,9 @@ class StepModel {
   StreamTimeline timeline_;
   std::vector<MicroBatch> micro_;
   std::vector<RankBatch> halves_;
-  topology::AllToAllTraffic traffic_;
+  topology::AllToAllTraffic traffic_;                        // full-matrix path
+  std::optional<topology::AggregatedAllToAll> aggregated_;   // margins path (analytic, preset fabric)
+  topology::AggregatedTraffic margins_traffic_;
   topology::AllToAllOptions dispatch_options_, combine_options_;
   bool combine_mirrors_dispatch_ = false;  // analytic: combine = dispatch reversed (see moe_front)
   std::vector<double> busy_before_, dispatch_end_;
