@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "models/routing_trace.h"
@@ -27,11 +28,18 @@ int print_trace_stats(const std::string& path, int loads) {
     const auto& s = st.layers[static_cast<std::size_t>(l)];
     char pair[32] = "-";
     if (s.top_pair_a >= 0) std::snprintf(pair, sizeof pair, "%d+%d", s.top_pair_a, s.top_pair_b);
-    std::printf("%9d %9.3f %7.3f %6d (%5.1f%%) %10lld %9s %8lld %9.1f %6.2f %8.3f %11.3f %9.3f\n", l, s.imbalance, s.cv,
-                s.hottest, 100 * s.hottest_share, static_cast<long long>(s.pairs), pair,
-                static_cast<long long>(s.top_pair_count), s.top_pair_expected,
-                s.top_pair_expected > 0 ? static_cast<double>(s.top_pair_count) / s.top_pair_expected : 0.0, s.pair_tv,
-                s.hot_overlap, s.load_correlation);
+    // Undefined figures (no co-selected pairs with top-1, one step only) print as "-".
+    const auto num = [](bool defined, double v, int decimals) {
+      char b[32] = "-";
+      if (defined) std::snprintf(b, sizeof b, "%.*f", decimals, v);
+      return std::string(b);
+    };
+    std::printf("%9d %9.3f %7.3f %6d (%5.1f%%) %10lld %9s %8lld %9s %6s %8s %11s %9s\n", l, s.imbalance, s.cv, s.hottest,
+                100 * s.hottest_share, static_cast<long long>(s.pairs), pair, static_cast<long long>(s.top_pair_count),
+                num(s.pairs > 0, s.top_pair_expected, 1).c_str(),
+                num(s.top_pair_expected > 0, static_cast<double>(s.top_pair_count) / s.top_pair_expected, 2).c_str(),
+                num(s.pairs > 0, s.pair_tv, 3).c_str(), num(s.step_pairs > 0, s.hot_overlap, 3).c_str(),
+                num(s.correlated_pairs > 0, s.load_correlation, 3).c_str());
     sum_imb += s.imbalance;
     sum_cv += s.cv;
     sum_tv += s.pair_tv;
