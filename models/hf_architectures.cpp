@@ -13,12 +13,38 @@ std::string list_text(const std::vector<int>& v) {
   return out + "]";
 }
 
+double positive_number(const HfJson& c, std::string_view key, double fallback) {
+  const double v = c.get_number(key, fallback);
+  if (!(v > 0)) c.fail(key, "expected a positive number, got " + std::to_string(v));
+  return v;
+}
+
+// rope_scaling: YaRN is recorded; other kinds (linear, dynamic, llama3) change no routing-cost
+// figure and are not modelled by the functional decoder, so they are left out.
+void read_rope_scaling(const HfJson& c, ModelSpec& m) {
+  if (!c.has("rope_scaling")) return;
+  const HfJson r = c.object("rope_scaling");
+  const std::string type = r.get_string("type", r.get_string("rope_type", ""));
+  if (type != "yarn") return;
+  auto& p = m.rope;
+  p.yarn_factor = positive_number(r, "factor", 1);
+  p.yarn_original_context = r.get_int("original_max_position_embeddings", p.yarn_original_context, 1);
+  p.yarn_beta_fast = positive_number(r, "beta_fast", p.yarn_beta_fast);
+  p.yarn_beta_slow = positive_number(r, "beta_slow", p.yarn_beta_slow);
+  p.yarn_mscale = r.get_number("mscale", p.yarn_mscale);
+  p.yarn_mscale_all_dim = r.get_number("mscale_all_dim", p.yarn_mscale_all_dim);
+  p.yarn_truncate = r.get_bool("truncate", true);
+}
+
 void read_basics(const HfJson& c, ModelSpec& m) {
   m.num_layers = c.require_int("num_hidden_layers");
   m.hidden = c.require_int("hidden_size");
   m.vocab = c.require_int("vocab_size");
   m.heads = c.require_int("num_attention_heads");
   m.tie_embeddings = c.get_bool("tie_word_embeddings", false);
+  m.norm_eps = positive_number(c, "rms_norm_eps", m.norm_eps);
+  m.rope.theta = positive_number(c, "rope_theta", m.rope.theta);
+  read_rope_scaling(c, m);
 }
 
 // MHA/GQA projections: kv heads default to the heads, head_dim to hidden / heads.
@@ -54,6 +80,7 @@ ModelSpec map_deepseek(const HfJson& c) {
   ModelSpec m;
   read_basics(c, m);
   m.attention = AttentionKind::kMla;
+  m.rope.interleaved = c.get_bool("rope_interleave", true);  // DeepSeek's checkpoints pair (2i, 2i+1)
   m.mla.q_lora_rank = c.get_int("q_lora_rank", 0);
   m.mla.kv_lora_rank = c.require_int("kv_lora_rank");
   m.mla.qk_nope_head_dim = c.require_int("qk_nope_head_dim");
@@ -76,6 +103,8 @@ ModelSpec map_deepseek(const HfJson& c) {
   if (scoring != "softmax" && scoring != "sigmoid")
     c.fail("scoring_func", "unknown router scoring '" + scoring + "' (valid: softmax, sigmoid)");
   m.scoring = scoring == "sigmoid" ? RouterScoring::kSigmoid : RouterScoring::kSoftmax;
+  m.norm_top_k = c.get_bool("norm_topk_prob", false);
+  m.routed_scaling = positive_number(c, "routed_scaling_factor", 1);
   m.expert_groups = c.get_int("n_group", 1, 1);
   m.top_groups = c.get_int("topk_group", m.expert_groups, 1);
   if (m.routed_experts % m.expert_groups != 0 || m.top_groups > m.expert_groups)
@@ -105,6 +134,11 @@ ModelSpec map_qwen_moe(const HfJson& c) {
   m.routed_experts = c.require_int("num_experts");
   m.top_k = c.require_int("num_experts_per_tok");
   m.moe_intermediate = c.require_int("moe_intermediate_size");
+  m.norm_top_k = c.get_bool("norm_topk_prob", false);
+  // Qwen2-MoE always has q/k/v biases; Qwen3-MoE has per-head q/k norms and attention_bias.
+  const bool qwen2 = c.get_string("model_type", "qwen3_moe") == "qwen2_moe";
+  m.qkv_bias = qwen2 || c.get_bool("attention_bias", false);
+  m.qk_norm = qwen2 ? QkNorm::kNone : QkNorm::kPerHead;
   const int step = c.get_int("decoder_sparse_step", 1, 1);
   std::vector<int> dense = c.get_int_list("mlp_only_layers");
   std::sort(dense.begin(), dense.end());
@@ -120,6 +154,7 @@ ModelSpec map_qwen_moe(const HfJson& c) {
       c.fail("shared_expert_intermediate_size", std::to_string(shared) + " is not a multiple of moe_intermediate_size " +
                                                     std::to_string(m.moe_intermediate));
     m.shared_experts = shared / m.moe_intermediate;
+    m.shared_expert_gate = qwen2;
   }
   return m;
 }
@@ -131,6 +166,9 @@ ModelSpec map_olmoe(const HfJson& c) {
   m.routed_experts = c.require_int("num_experts");
   m.top_k = c.require_int("num_experts_per_tok");
   m.moe_intermediate = c.require_int("intermediate_size");
+  m.norm_top_k = c.get_bool("norm_topk_prob", false);
+  m.qk_norm = QkNorm::kFull;  // OLMoE normalises q and k over all heads
+  m.qkv_bias = c.get_bool("attention_bias", false);
   return m;
 }
 
@@ -139,6 +177,7 @@ ModelSpec map_gpt_oss(const HfJson& c) {
   read_basics(c, m);
   read_gqa(c, m);
   m.attention_sinks = true;
+  m.qkv_bias = c.get_bool("attention_bias", true);
   m.routed_experts = c.require_int("num_local_experts");
   m.top_k = c.has("num_experts_per_tok") ? c.require_int("num_experts_per_tok") : c.require_int("experts_per_token");
   m.moe_intermediate = c.require_int("intermediate_size");
@@ -165,6 +204,7 @@ ModelSpec map_llama4(const HfJson& c) {
   m.moe_intermediate = c.require_int("intermediate_size");
   m.dense_intermediate = c.get_int("intermediate_size_mlp", 0);
   m.scoring = RouterScoring::kSigmoid;
+  m.norm_top_k = false;  // the routed weight is the sigmoid of the chosen logit
   const int step = c.get_int("interleave_moe_layer_step", 1, 1);
   std::vector<int> moe = c.get_int_list("moe_layers");
   if (moe.empty())
@@ -196,6 +236,9 @@ ModelSpec map_dense(const HfJson& c) {
   read_gqa(c, m);
   reject_qwen_sliding(c);
   m.dense_intermediate = c.require_int("intermediate_size");
+  const std::string type = c.get_string("model_type", "");
+  m.qkv_bias = type == "qwen2" || c.get_bool("attention_bias", false);
+  if (type == "qwen3") m.qk_norm = QkNorm::kPerHead;
   return m;
 }
 

@@ -21,6 +21,12 @@
 // - Dtypes: quantization_config.quant_method "fp8" or "fbgemm_fp8" → FP8 weights and FP8
 //   dispatch (the DeepEP deployment FP8 checkpoints are served with); "mxfp4" → FP4 routed
 //   experts, the rest BF16; anything else or none → BF16. KV cache, combine and activations BF16.
+// - Forward-pass numerics (models/model_spec.h): rms_norm_eps, rope_theta, rope_scaling of type
+//   yarn (other scaling types are not recorded), rope_interleave (DeepSeek, default true),
+//   norm_topk_prob (default false, as in the DeepSeek, Qwen and OLMoE configs; Mixtral and
+//   gpt-oss always renormalise; Llama 4 never), routed_scaling_factor (DeepSeek), and the
+//   architecture's fixed choices: Qwen2(-MoE) q/k/v biases and the Qwen2-MoE shared-expert
+//   gate, Qwen3(-MoE) per-head q/k norms, OLMoE q/k norms over all heads, attention_bias.
 // - The name is the last component of _name_or_path when present, else the model_type.
 #pragma once
 

@@ -71,6 +71,13 @@ int HfJson::require_int(std::string_view key, int min) const {
   return get_int(key, 0, min);
 }
 
+double HfJson::get_number(std::string_view key, double fallback) const {
+  const nlohmann::json* v = find(key);
+  if (v == nullptr) return fallback;
+  if (!v->is_number()) fail(key, "expected a number, got " + describe(*v));
+  return v->get<double>();
+}
+
 bool HfJson::get_bool(std::string_view key, bool fallback) const {
   const nlohmann::json* v = find(key);
   if (v == nullptr) return fallback;

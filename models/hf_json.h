@@ -24,6 +24,7 @@ class HfJson {
   bool has(std::string_view key) const;
   int require_int(std::string_view key, int min = 1) const;
   int get_int(std::string_view key, int fallback, int min = 0) const;
+  double get_number(std::string_view key, double fallback) const;  // any finite JSON number
   bool get_bool(std::string_view key, bool fallback) const;
   std::string get_string(std::string_view key, std::string fallback) const;
   std::vector<int> get_int_list(std::string_view key) const;  // absent: empty

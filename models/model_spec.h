@@ -15,6 +15,12 @@
 //
 // Defaults describe a plain model: no window, no attention sinks, untied embedding and LM head,
 // no MTP layers, every weight (experts included) in weight_dtype.
+//
+// Numerics of the forward pass (used by the functional decoder, models/functional/; the cost
+// model ignores them): RMSNorm epsilon, RoPE base and YaRN scaling, query/key norms, q/k/v
+// biases, and how router weights are formed (top-k renormalisation, routed scaling factor, the
+// Qwen2-MoE shared-expert gate). Defaults are Llama/Mixtral's: eps 1e-6, theta 10000, no
+// scaling, no qk-norm, no biases, renormalised top-k, scaling 1, no shared-expert gate.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +34,9 @@ namespace moesim::models {
 enum class AttentionKind { kMha, kGqa, kMla };
 enum class RouterScoring { kSoftmax, kSigmoid };
 enum class WindowKind { kSliding, kChunked };
+// Per-query/key RMSNorm before RoPE: over each head's head_dim (Qwen3) or over all heads' q/k
+// concatenated (OLMoE).
+enum class QkNorm { kNone, kPerHead, kFull };
 
 struct MlaDims {
   int q_lora_rank = 0;        // 0: no low-rank query compression (plain q projection)
@@ -41,6 +50,26 @@ struct LocalAttention {
   int size = 0;        // tokens; 0 = no local attention (every layer attends to the full context)
   WindowKind kind = WindowKind::kSliding;
   int full_every = 0;  // layers with (i + 1) % full_every == 0 stay full; 0 = all layers local
+};
+
+// Rotary position embedding (Su et al. 2021, RoFormer). `interleaved`: rotate pairs (2i, 2i+1)
+// (the layout of DeepSeek's MLA checkpoints); otherwise pairs (i, i + d/2) (Llama/HF rotate_half).
+// YaRN (Peng et al. 2023, "YaRN: Efficient Context Window Extension"): with factor > 1, each
+// frequency is blended between the original and original/factor by a linear ramp over the
+// dimensions whose wavelength sits between original_context / beta_fast and
+// original_context / beta_slow (rounded outward to whole dimensions when `truncate`); cos and
+// sin are scaled by m(mscale) / m(mscale_all_dim), and MLA's softmax scale by m(mscale_all_dim)^2,
+// where m(a) = 0.1 a ln(factor) + 1 (m(0) = 1), as in DeepSeek-V3's config.
+struct RopeSpec {
+  double theta = 10000;
+  bool interleaved = false;
+  double yarn_factor = 1;  // 1 = no YaRN scaling
+  int yarn_original_context = 4096;
+  double yarn_beta_fast = 32;
+  double yarn_beta_slow = 1;
+  double yarn_mscale = 1;
+  double yarn_mscale_all_dim = 0;
+  bool yarn_truncate = true;
 };
 
 struct ModelSpec {
@@ -65,6 +94,10 @@ struct ModelSpec {
   // Learned per-head attention-sink logits (gpt-oss): no cached positions and negligible work;
   // recorded so imported configs round-trip.
   bool attention_sinks = false;
+  QkNorm qk_norm = QkNorm::kNone;
+  bool qkv_bias = false;      // q/k/v projections carry biases (Qwen2, gpt-oss)
+  RopeSpec rope;
+  double norm_eps = 1e-6;     // RMSNorm epsilon (rms_norm_eps)
 
   int first_k_dense = 0;     // leading layers with a dense MLP
   int moe_every = 1;         // MoE on every Nth layer after the dense prefix
@@ -74,8 +107,14 @@ struct ModelSpec {
   int shared_experts = 0;    // per MoE layer
   int top_k = 0;
   RouterScoring scoring = RouterScoring::kSoftmax;
-  int expert_groups = 1;     // group-limited routing: groups of experts ...
-  int top_groups = 1;        // ... of which each token may use this many
+  // Group-limited routing: groups of experts, of which each token may use top_groups. A group's
+  // score is the sum of its two best scores with sigmoid scoring (DeepSeek-V3), its best score
+  // with softmax (DeepSeek-V2).
+  int expert_groups = 1;
+  int top_groups = 1;
+  bool norm_top_k = true;    // renormalise the k chosen weights to sum 1 (norm_topk_prob)
+  double routed_scaling = 1; // routed experts' combined output × this (routed_scaling_factor)
+  bool shared_expert_gate = false;  // shared-expert output × sigmoid(w · x) (Qwen2-MoE)
 
   DType weight_dtype = DType::kBf16;    // projection, dense-MLP and shared-expert weights
   std::optional<DType> expert_weight_dtype;  // routed experts, when they differ (gpt-oss: MXFP4)

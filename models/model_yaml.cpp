@@ -34,10 +34,38 @@ void read_window(const YamlMap& attention, ModelSpec& m) {
   m.window.full_every = read_int(w, "full_every", 0, 0);
 }
 
+double read_number(const YamlMap& map, std::string_view key, double min, double fallback, bool inclusive = true) {
+  const auto f = map.get(key);
+  if (!f) return fallback;
+  const double v = as_number(*f);
+  if (inclusive ? v < min : v <= min)
+    f->fail(std::string("expected a number ") + (inclusive ? ">= " : "> ") + std::to_string(static_cast<int>(min)) +
+            ", got " + f->node.Scalar());
+  return v;
+}
+
+void read_rope(const YamlMap& top, ModelSpec& m) {
+  const YamlMap r = top.map("rope", {"theta", "interleaved", "yarn"});
+  m.rope.theta = read_number(r, "theta", 1, m.rope.theta, false);
+  if (const auto f = r.get("interleaved")) m.rope.interleaved = as_bool(*f);
+  if (!r.has("yarn")) return;
+  const YamlMap y = r.map("yarn", {"factor", "original_context", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
+                                   "truncate"});
+  auto& p = m.rope;
+  p.yarn_factor = read_number(y, "factor", 1, 1);
+  p.yarn_original_context = read_int(y, "original_context", 1, p.yarn_original_context);
+  p.yarn_beta_fast = read_number(y, "beta_fast", 0, p.yarn_beta_fast, false);
+  p.yarn_beta_slow = read_number(y, "beta_slow", 0, p.yarn_beta_slow, false);
+  p.yarn_mscale = read_number(y, "mscale", 0, p.yarn_mscale);
+  p.yarn_mscale_all_dim = read_number(y, "mscale_all_dim", 0, p.yarn_mscale_all_dim);
+  if (const auto f = y.get("truncate")) p.yarn_truncate = as_bool(*f);
+}
+
 void read_attention(const YamlMap& top, ModelSpec& m) {
   const YamlMap a = top.map("attention",
                             {"kind", "heads", "kv_heads", "head_dim", "q_lora_rank", "kv_lora_rank",
-                             "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "window", "sinks"},
+                             "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "window", "sinks", "qk_norm",
+                             "qkv_bias"},
                             true);
   const std::string kind = as_choice(a.require("kind"), "attention kind", {"mha", "gqa", "mla"});
   m.heads = as_int(a.require("heads"), 1);
@@ -68,12 +96,22 @@ void read_attention(const YamlMap& top, ModelSpec& m) {
   }
   read_window(a, m);
   if (const auto f = a.get("sinks")) m.attention_sinks = as_bool(*f);
+  if (const auto f = a.get("qk_norm")) {
+    const std::string v = as_choice(*f, "qk_norm", {"none", "head", "full"});
+    if (v != "none" && m.attention == AttentionKind::kMla) f->fail("mla attention has no query/key norm");
+    m.qk_norm = v == "head" ? QkNorm::kPerHead : v == "full" ? QkNorm::kFull : QkNorm::kNone;
+  }
+  if (const auto f = a.get("qkv_bias")) {
+    m.qkv_bias = as_bool(*f);
+    if (m.qkv_bias && m.attention == AttentionKind::kMla) f->fail("mla attention has no q/k/v biases");
+  }
 }
 
 void read_moe(const YamlMap& top, ModelSpec& m) {
   if (!top.has("moe")) return;
   const YamlMap e = top.map("moe", {"routed_experts", "shared_experts", "top_k", "intermediate", "first_k_dense",
-                                    "every", "scoring", "groups", "top_groups"});
+                                    "every", "scoring", "groups", "top_groups", "normalize_top_k", "routed_scaling",
+                                    "shared_expert_gate"});
   m.routed_experts = as_int(e.require("routed_experts"), 1);
   m.shared_experts = read_int(e, "shared_experts", 0, 0);
   m.top_k = as_int(e.require("top_k"), 1, m.routed_experts);
@@ -90,6 +128,12 @@ void read_moe(const YamlMap& top, ModelSpec& m) {
               std::to_string(m.expert_groups) + ")");
   }
   m.top_groups = read_int(e, "top_groups", 1, m.expert_groups, m.expert_groups);
+  if (const auto f = e.get("normalize_top_k")) m.norm_top_k = as_bool(*f);
+  m.routed_scaling = read_number(e, "routed_scaling", 0, m.routed_scaling, false);
+  if (const auto f = e.get("shared_expert_gate")) {
+    m.shared_expert_gate = as_bool(*f);
+    if (m.shared_expert_gate && m.shared_experts == 0) f->fail("a shared-expert gate needs shared_experts >= 1");
+  }
   const int reachable = m.top_groups * (m.routed_experts / m.expert_groups);
   if (m.top_k > reachable)
     e.require("top_k").fail("top_k (" + std::to_string(m.top_k) + ") exceeds the " + std::to_string(reachable) +
@@ -108,7 +152,7 @@ void read_dtypes(const YamlMap& top, ModelSpec& m) {
 
 ModelSpec read_model(const YamlField& doc) {
   const YamlMap top(doc, {"name", "description", "source", "layers", "hidden", "vocab", "tie_embeddings",
-                          "mtp_layers", "attention", "mlp", "moe", "dtypes"});
+                          "mtp_layers", "norm_eps", "rope", "attention", "mlp", "moe", "dtypes"});
   ModelSpec m;
   m.name = as_string(top.require("name"));
   if (const auto f = top.get("description")) m.description = as_string(*f);
@@ -118,6 +162,8 @@ ModelSpec read_model(const YamlField& doc) {
   m.vocab = as_int(top.require("vocab"), 1);
   if (const auto f = top.get("tie_embeddings")) m.tie_embeddings = as_bool(*f);
   m.mtp_layers = read_int(top, "mtp_layers", 0, 0);
+  m.norm_eps = read_number(top, "norm_eps", 0, m.norm_eps, false);
+  read_rope(top, m);
   read_attention(top, m);
   read_moe(top, m);
   const YamlMap mlp = top.map("mlp", {"intermediate"});

@@ -8,6 +8,12 @@
 //   vocab: 129280                     # vocab_size
 //   tie_embeddings: false             # default false
 //   mtp_layers: 1                     # default 0
+//   norm_eps: 1e-6                    # RMSNorm epsilon (default 1e-6)
+//   rope:                             # rotary embedding (models/model_spec.h, RopeSpec)
+//     theta: 10000                    # default 10000
+//     interleaved: true               # pairs (2i, 2i+1); default false (pairs (i, i + d/2))
+//     yarn: {factor: 40, original_context: 4096, beta_fast: 32, beta_slow: 1, mscale: 1,
+//            mscale_all_dim: 1, truncate: true}   # optional; defaults 1, 4096, 32, 1, 1, 0, true
 //   attention:
 //     kind: mla                       # mha | gqa | mla
 //     heads: 128
@@ -20,6 +26,8 @@
 //     v_head_dim: 128                 # mla
 //     window: {size: 128, kind: sliding, full_every: 2}   # optional local attention
 //     sinks: false
+//     qk_norm: none                   # none (default) | head (Qwen3) | full (OLMoE); mha/gqa
+//     qkv_bias: false                 # q/k/v projection biases; mha/gqa
 //   mlp: {intermediate: 18432}        # dense-layer SwiGLU width; required when a layer is dense
 //   moe:                              # absent: a dense model
 //     routed_experts: 256
@@ -31,6 +39,9 @@
 //     scoring: sigmoid                # softmax (default) | sigmoid
 //     groups: 8                       # default 1
 //     top_groups: 4                   # default = groups
+//     normalize_top_k: true           # renormalise the chosen weights (default true)
+//     routed_scaling: 2.5             # routed output × this (default 1)
+//     shared_expert_gate: false       # Qwen2-MoE sigmoid gate on the shared expert (default false)
 //   dtypes: {weights: fp8, experts: fp4, kv_cache: bf16, dispatch: fp8, combine: bf16, activations: bf16}
 //
 // Unknown keys, wrong types, out-of-range values, missing required keys and inconsistent shapes

@@ -31,5 +31,6 @@ Command add_show_command(CLI::App& app);  // tools/show_command.cpp
 Command add_gemm_command(CLI::App& app);  // tools/gemm_command.cpp
 Command add_topo_command(CLI::App& app);  // tools/topo_command.cpp
 Command add_sweep_command(CLI::App& app);  // tools/sweep_command.cpp
+Command add_trace_command(CLI::App& app);  // tools/trace_command.cpp
 
 }  // namespace moesim::tools

@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
       tools::add_gemm_command(app),
       tools::add_topo_command(app),
       tools::add_sweep_command(app),
+      tools::add_trace_command(app),
   };
 
   try {

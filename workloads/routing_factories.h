@@ -27,7 +27,7 @@ std::unique_ptr<RoutingModel> make_hot_set_routing(int experts, int hot, double 
 std::unique_ptr<RoutingModel> make_drift_routing(int experts, double alpha, double rho, double sigma,
                                                  std::int64_t interval_steps, int top_k, std::uint64_t seed);
 
-// routing_trace_model.cpp: replays a routing-trace file (routing_trace.h).
+// routing_trace_model.cpp: replays a routing-trace file (models/routing_trace.h).
 std::unique_ptr<RoutingModel> make_trace_routing(const std::string& path, const RoutingShape& shape);
 
 // routing_model.cpp: `base` with DeepSeek-style group-limited routing on top.

@@ -1,4 +1,4 @@
-// trace: replays a routing-trace file (routing_trace.h). Step `step` of the simulation uses trace
+// trace: replays a routing-trace file (models/routing_trace.h). Step `step` of the simulation uses trace
 // step `step mod steps`; MoE layer l uses trace layer l (the trace must cover the model's MoE
 // layers). expert_distribution gives that step's empirical expert frequencies; trace_tokens gives
 // the recorded per-token choices, which the RoutingSampler replays token by token.
@@ -6,12 +6,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/model_error.h"
+#include "models/routing_trace.h"
 #include "workloads/routing_factories.h"
-#include "workloads/routing_trace.h"
 #include "workloads/workload_error.h"
 
 namespace moesim::workloads {
 namespace {
+
+using models::RoutingTrace;
 
 class TraceRouting final : public RoutingModel {
  public:
@@ -50,7 +53,13 @@ class TraceRouting final : public RoutingModel {
 
 std::unique_ptr<RoutingModel> make_trace_routing(const std::string& path, const RoutingShape& shape) {
   if (path.empty()) throw std::invalid_argument("trace routing needs trace_path");
-  auto trace = read_routing_trace(path);
+  // The file format belongs to models/; a bad file is bad workload input here.
+  RoutingTrace trace;
+  try {
+    trace = models::read_routing_trace(path);
+  } catch (const models::ModelError& e) {
+    throw WorkloadError(e.what());
+  }
   const auto& h = trace.header;
   const auto mismatch = [&](const std::string& what, int file, int model) {
     throw WorkloadError(path + ": routing trace has " + std::to_string(file) + " " + what + ", the model " +

@@ -66,7 +66,7 @@ struct RoutingConfig {
   double drift_sigma = 0.5;       // dirichlet-drift: stationary standard deviation of the logit drift
   std::int64_t drift_interval_steps = 1;  // dirichlet-drift: steps between AR(1) updates
   std::string base = "uniform";   // group-limited: the popularity model whose marginals it keeps
-  std::string trace_path = "";    // trace: routing-trace file (workloads/routing_trace.h)
+  std::string trace_path = "";    // trace: routing-trace file (models/routing_trace.h)
   GroupLimitConfig group_limit{};  // any model: restrict each token to top_groups of groups
 };
 

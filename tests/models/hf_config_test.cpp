@@ -63,6 +63,22 @@ void expect_same_architecture(const ModelSpec& a, const ModelSpec& b) {
   EXPECT_EQ(a.kv_dtype, b.kv_dtype);
   EXPECT_EQ(a.dispatch_dtype, b.dispatch_dtype);
   EXPECT_EQ(a.combine_dtype, b.combine_dtype);
+  // Forward-pass numerics (the functional decoder's).
+  EXPECT_EQ(a.norm_eps, b.norm_eps);
+  EXPECT_EQ(a.rope.theta, b.rope.theta);
+  EXPECT_EQ(a.rope.interleaved, b.rope.interleaved);
+  EXPECT_EQ(a.rope.yarn_factor, b.rope.yarn_factor);
+  EXPECT_EQ(a.rope.yarn_original_context, b.rope.yarn_original_context);
+  EXPECT_EQ(a.rope.yarn_beta_fast, b.rope.yarn_beta_fast);
+  EXPECT_EQ(a.rope.yarn_beta_slow, b.rope.yarn_beta_slow);
+  EXPECT_EQ(a.rope.yarn_mscale, b.rope.yarn_mscale);
+  EXPECT_EQ(a.rope.yarn_mscale_all_dim, b.rope.yarn_mscale_all_dim);
+  EXPECT_EQ(a.rope.yarn_truncate, b.rope.yarn_truncate);
+  EXPECT_EQ(a.qk_norm, b.qk_norm);
+  EXPECT_EQ(a.qkv_bias, b.qkv_bias);
+  EXPECT_EQ(a.norm_top_k, b.norm_top_k);
+  EXPECT_EQ(a.routed_scaling, b.routed_scaling);
+  EXPECT_EQ(a.shared_expert_gate, b.shared_expert_gate);
 }
 
 TEST(HfConfig, EveryPublishedPresetIsReproducedFromItsConfig) {
@@ -111,6 +127,47 @@ TEST(HfConfig, Qwen2MoeSharedExpertWidth) {
   const ParameterCount p = count_parameters(m);
   EXPECT_NEAR(static_cast<double>(p.total()) / 14.3e9, 1.0, 0.01);
   EXPECT_NEAR((static_cast<double>(p.activated) + 1.0 * m.vocab * m.hidden) / 2.7e9, 1.0, 0.01);
+}
+
+// The numerics the forward pass needs, read from the fixtures' own keys.
+TEST(HfConfig, ForwardNumerics) {
+  const ModelSpec v3 = import("deepseek-v3");
+  EXPECT_EQ(v3.rope.theta, 10000);
+  EXPECT_TRUE(v3.rope.interleaved);
+  EXPECT_EQ(v3.rope.yarn_factor, 40);
+  EXPECT_EQ(v3.rope.yarn_original_context, 4096);
+  EXPECT_EQ(v3.rope.yarn_mscale_all_dim, 1.0);
+  EXPECT_TRUE(v3.norm_top_k);
+  EXPECT_EQ(v3.routed_scaling, 2.5);
+  EXPECT_EQ(v3.qk_norm, QkNorm::kNone);
+  const ModelSpec v2 = import("deepseek-v2-lite");
+  EXPECT_FALSE(v2.norm_top_k);
+  EXPECT_EQ(v2.rope.yarn_factor, 1);
+  const ModelSpec qwen2 = import("qwen1.5-moe-a2.7b");
+  EXPECT_TRUE(qwen2.qkv_bias);
+  EXPECT_TRUE(qwen2.shared_expert_gate);
+  EXPECT_FALSE(qwen2.norm_top_k);
+  EXPECT_EQ(qwen2.qk_norm, QkNorm::kNone);
+  const ModelSpec qwen3 = import("qwen3-30b-a3b");
+  EXPECT_EQ(qwen3.qk_norm, QkNorm::kPerHead);
+  EXPECT_FALSE(qwen3.qkv_bias);
+  EXPECT_TRUE(qwen3.norm_top_k);
+  EXPECT_EQ(qwen3.rope.theta, 1e6);
+  const ModelSpec olmoe = import("olmoe-1b-7b");
+  EXPECT_EQ(olmoe.qk_norm, QkNorm::kFull);
+  EXPECT_FALSE(olmoe.norm_top_k);
+  const ModelSpec mixtral = import("mixtral-8x7b");
+  EXPECT_TRUE(mixtral.norm_top_k);
+  EXPECT_EQ(mixtral.norm_eps, 1e-5);
+  const ModelSpec oss = import("gpt-oss-120b");
+  EXPECT_TRUE(oss.qkv_bias);
+  EXPECT_EQ(oss.rope.yarn_factor, 32);
+  EXPECT_FALSE(oss.rope.yarn_truncate);
+  EXPECT_EQ(oss.rope.yarn_mscale_all_dim, 0);  // not given: cos/sin scale by 0.1 ln(32) + 1
+  EXPECT_EQ(error_of(R"({"architectures": ["MixtralForCausalLM"], "num_hidden_layers": 2, "hidden_size": 8,
+                         "vocab_size": 8, "num_attention_heads": 2, "num_local_experts": 2,
+                         "num_experts_per_tok": 1, "intermediate_size": 8, "rope_theta": "big"})"),
+            "config.json: rope_theta: expected a number, got \"big\"");
 }
 
 // OLMoE-1B-7B: MHA (16 KV heads), 64 experts top-8, every layer MoE; 6.9 B total (OLMoE paper).

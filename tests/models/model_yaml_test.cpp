@@ -43,6 +43,54 @@ std::string replace(std::string text, const std::string& from, const std::string
   return text.replace(at, from.size(), to);
 }
 
+TEST(ModelYaml, ReadsForwardNumerics) {
+  const ModelSpec d = load_model_yaml(kModel, "m.yaml");
+  EXPECT_EQ(d.norm_eps, 1e-6);
+  EXPECT_EQ(d.rope.theta, 10000);
+  EXPECT_FALSE(d.rope.interleaved);
+  EXPECT_EQ(d.rope.yarn_factor, 1);
+  EXPECT_EQ(d.qk_norm, QkNorm::kNone);
+  EXPECT_FALSE(d.qkv_bias);
+  EXPECT_TRUE(d.norm_top_k);
+  EXPECT_EQ(d.routed_scaling, 1);
+  EXPECT_FALSE(d.shared_expert_gate);
+  std::string text = replace(kModel, "vocab: 1024\n",
+                             "vocab: 1024\nnorm_eps: 1.0e-5\n"
+                             "rope: {theta: 500000, interleaved: true, yarn: {factor: 8, original_context: 2048, "
+                             "beta_fast: 16, mscale_all_dim: 0.5, truncate: false}}\n");
+  text = replace(text, "  head_dim: 32\n", "  head_dim: 32\n  qk_norm: full\n  qkv_bias: true\n");
+  text += "  normalize_top_k: false\n  routed_scaling: 2.5\n  shared_experts: 1\n  shared_expert_gate: true\n";
+  const ModelSpec m = load_model_yaml(text, "m.yaml");
+  EXPECT_EQ(m.norm_eps, 1e-5);
+  EXPECT_EQ(m.rope.theta, 500000);
+  EXPECT_TRUE(m.rope.interleaved);
+  EXPECT_EQ(m.rope.yarn_factor, 8);
+  EXPECT_EQ(m.rope.yarn_original_context, 2048);
+  EXPECT_EQ(m.rope.yarn_beta_fast, 16);
+  EXPECT_EQ(m.rope.yarn_beta_slow, 1);
+  EXPECT_EQ(m.rope.yarn_mscale, 1);
+  EXPECT_EQ(m.rope.yarn_mscale_all_dim, 0.5);
+  EXPECT_FALSE(m.rope.yarn_truncate);
+  EXPECT_EQ(m.qk_norm, QkNorm::kFull);
+  EXPECT_TRUE(m.qkv_bias);
+  EXPECT_FALSE(m.norm_top_k);
+  EXPECT_EQ(m.routed_scaling, 2.5);
+  EXPECT_TRUE(m.shared_expert_gate);
+}
+
+TEST(ModelYaml, ForwardNumericsErrors) {
+  EXPECT_EQ(error_of(replace(kModel, "vocab: 1024\n", "vocab: 1024\nrope: {theta: 0}\n")),
+            "m.yaml:5:15: rope.theta: expected a number > 1, got 0");
+  EXPECT_EQ(error_of(replace(kModel, "vocab: 1024\n", "vocab: 1024\nrope: {yarn: {factr: 2}}\n")),
+            "m.yaml:5:15: rope.yarn.factr: unknown key 'factr'; did you mean 'factor'?");
+  EXPECT_EQ(error_of(replace(kModel, "  head_dim: 32\n", "  head_dim: 32\n  qk_norm: all\n")),
+            "m.yaml:10:12: attention.qk_norm: unknown qk_norm 'all'; did you mean 'full'? (valid: none, head, full)");
+  EXPECT_EQ(error_of(kModel + "  shared_expert_gate: true\n"),
+            "m.yaml:16:23: moe.shared_expert_gate: a shared-expert gate needs shared_experts >= 1");
+  EXPECT_EQ(error_of(kModel + "  routed_scaling: -1\n"),
+            "m.yaml:16:19: moe.routed_scaling: expected a number > 0, got -1");
+}
+
 TEST(ModelYaml, ReadsAValidModel) {
   const ModelSpec m = load_model_yaml(kModel, "m.yaml");
   EXPECT_EQ(m.name, "m");
@@ -63,7 +111,7 @@ TEST(ModelYaml, UnknownKeySuggestsTheClosestOne) {
             "m.yaml:13:3: moe.top_kk: unknown key 'top_kk'; did you mean 'top_k'?");
   EXPECT_EQ(error_of(kModel + "colour: blue\n"),
             "m.yaml:16:1: colour: unknown key 'colour' (valid keys: name, description, source, layers, hidden, "
-            "vocab, tie_embeddings, mtp_layers, attention, mlp, moe, dtypes)");
+            "vocab, tie_embeddings, mtp_layers, norm_eps, rope, attention, mlp, moe, dtypes)");
 }
 
 TEST(ModelYaml, WrongTypeNamesTheValue) {

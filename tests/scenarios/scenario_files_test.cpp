@@ -78,7 +78,7 @@ TEST(ScenarioFiles, ReaderErrorsPassThroughAsOneLine) {
   const std::string scn = (dir.path() / "run.yaml").string();
   EXPECT_EQ(testing::load_error_as("model: {file: m.yaml}\n", scn),
             model + ":7:1: colour: unknown key 'colour' (valid keys: name, description, source, layers, hidden, vocab, "
-                    "tie_embeddings, mtp_layers, attention, mlp, moe, dtypes)");
+                    "tie_embeddings, mtp_layers, norm_eps, rope, attention, mlp, moe, dtypes)");
   EXPECT_EQ(testing::load_error_as("model: tiny-moe\nhardware: {file: hw.yaml}\n", scn),
             hw + ":3:21: compute.sm_count: expected an integer >= 1, got 0");
   const std::string prefix = hf + ": architectures: unknown architecture 'FooForCausalLM'";

@@ -12,7 +12,7 @@
 #include "workloads/workload_error.h"
 
 #include "test_files.h"
-#include "workloads/routing_trace.h"
+#include "models/routing_trace.h"
 
 namespace moesim::workloads {
 namespace {
@@ -165,14 +165,14 @@ TEST(RoutingSampler, GroupLimitClumpsPairsIntoGroups) {
 }
 
 TEST(RoutingSampler, TraceIsReplayedExactly) {
-  RoutingTrace trace;
+  models::RoutingTrace trace;
   trace.header = {1, 8, 2, false, "t"};
-  RoutingTraceStep st;
+  models::RoutingTraceStep st;
   st.tokens = 3;
   st.ids = {0, 1, 0, 2, 7, 1};
   trace.steps.push_back(st);
   std::ostringstream bytes;
-  write_routing_trace(bytes, trace);
+  models::write_routing_trace(bytes, trace);
   testing::TempFile f(".trace", bytes.str());
   RoutingConfig c;
   c.model = "trace";

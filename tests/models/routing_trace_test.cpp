@@ -1,13 +1,13 @@
-#include "workloads/routing_trace.h"
+#include "models/routing_trace.h"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 #include <string>
 
-#include "workloads/workload_error.h"
+#include "models/model_error.h"
 
-namespace moesim::workloads {
+namespace moesim::models {
 namespace {
 
 RoutingTrace sample_trace(bool weights) {
@@ -65,12 +65,12 @@ TEST(RoutingTrace, EveryTruncationIsAnErrorWithAnOffset) {
     try {
       read_bytes(full.substr(0, cut));
       FAIL() << "truncated at " << cut << " was accepted";
-    } catch (const WorkloadError& e) {
+    } catch (const ModelError& e) {
       const std::string msg = e.what();
       EXPECT_EQ(msg.rfind("r.trace:", 0), 0u) << msg;
     }
   }
-  EXPECT_THROW(read_bytes(full + "x"), WorkloadError);  // trailing bytes
+  EXPECT_THROW(read_bytes(full + "x"), ModelError);  // trailing bytes
 }
 
 TEST(RoutingTrace, MalformedContentIsRejected) {
@@ -80,18 +80,18 @@ TEST(RoutingTrace, MalformedContentIsRejected) {
     c[at] = v;
     return c;
   };
-  EXPECT_THROW(read_bytes(corrupt(0, 'X')), WorkloadError);  // magic
-  EXPECT_THROW(read_bytes(corrupt(8, 2)), WorkloadError);    // version 2
-  EXPECT_THROW(read_bytes(corrupt(20, 17)), WorkloadError);  // top_k > experts
+  EXPECT_THROW(read_bytes(corrupt(0, 'X')), ModelError);  // magic
+  EXPECT_THROW(read_bytes(corrupt(8, 2)), ModelError);    // version 2
+  EXPECT_THROW(read_bytes(corrupt(20, 17)), ModelError);  // top_k > experts
   const std::size_t first_id = 32 + 8 + 8 + 4;               // header, name, step count, token count
   try {
     read_bytes(corrupt(first_id, 16));  // expert id 16 of 16
     FAIL();
-  } catch (const WorkloadError& e) {
+  } catch (const ModelError& e) {
     EXPECT_NE(std::string(e.what()).find("expert id 16"), std::string::npos) << e.what();
   }
   const auto dup = corrupt(first_id, static_cast<char>(b[first_id + 2]));  // token 0 lists one expert twice
-  EXPECT_THROW(read_bytes(dup), WorkloadError);
+  EXPECT_THROW(read_bytes(dup), ModelError);
 }
 
 TEST(RoutingTrace, WriterRejectsInconsistentSteps) {
@@ -102,4 +102,4 @@ TEST(RoutingTrace, WriterRejectsInconsistentSteps) {
 }
 
 }  // namespace
-}  // namespace moesim::workloads
+}  // namespace moesim::models

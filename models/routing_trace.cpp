@@ -1,4 +1,4 @@
-#include "workloads/routing_trace.h"
+#include "models/routing_trace.h"
 
 #include <algorithm>
 #include <array>
@@ -7,9 +7,9 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "workloads/workload_error.h"
+#include "models/model_error.h"
 
-namespace moesim::workloads {
+namespace moesim::models {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'O', 'E', 'S', 'I', 'M', 'R', 'T'};
@@ -26,7 +26,7 @@ class Reader {
  public:
   Reader(std::istream& in, const std::string& name) : in_(in), name_(name) {}
   [[noreturn]] void fail(const std::string& what) const {
-    throw WorkloadError(name_ + ": byte " + std::to_string(offset_) + ": " + what);
+    throw ModelError(name_ + ": byte " + std::to_string(offset_) + ": " + what);
   }
   void bytes(char* dst, std::size_t n, const std::string& what) {
     in_.read(dst, static_cast<std::streamsize>(n));
@@ -98,9 +98,9 @@ void write_routing_trace(std::ostream& out, const RoutingTrace& t) {
 
 void write_routing_trace(const std::string& path, const RoutingTrace& trace) {
   std::ofstream out(path, std::ios::binary);
-  if (!out) throw WorkloadError(path + ": cannot write the routing trace");
+  if (!out) throw ModelError(path + ": cannot write the routing trace");
   write_routing_trace(out, trace);
-  if (!out) throw WorkloadError(path + ": write failed");
+  if (!out) throw ModelError(path + ": write failed");
 }
 
 RoutingTrace read_routing_trace(std::istream& in, const std::string& name) {
@@ -109,7 +109,7 @@ RoutingTrace read_routing_trace(std::istream& in, const std::string& name) {
   auto& h = t.header;
   char magic[8];
   r.bytes(magic, 8, "the magic number");
-  if (std::memcmp(magic, kMagic, 8) != 0) throw WorkloadError(name + ": not a moesim routing trace (bad magic)");
+  if (std::memcmp(magic, kMagic, 8) != 0) throw ModelError(name + ": not a moesim routing trace (bad magic)");
   const auto version = r.uint(4, "the header");
   if (version != kRoutingTraceVersion)
     r.fail("unsupported routing-trace version " + std::to_string(version) + " (this build reads " +
@@ -150,10 +150,10 @@ RoutingTrace read_routing_trace(std::istream& in, const std::string& name) {
                                                      (static_cast<unsigned char>(buf[2 * j + 1]) << 8));
           const auto at = [&] { return name + ": byte " + std::to_string(start + 2 * j) + ": " + wl + ": "; };
           if (id >= experts)
-            throw WorkloadError(at() + "expert id " + std::to_string(id) + " >= experts " + std::to_string(experts));
+            throw ModelError(at() + "expert id " + std::to_string(id) + " >= experts " + std::to_string(experts));
           const std::size_t tok_first = st.ids.size() - (i % k);
           if (std::find(st.ids.begin() + static_cast<std::ptrdiff_t>(tok_first), st.ids.end(), id) != st.ids.end())
-            throw WorkloadError(at() + "token " + std::to_string(i / k) + " lists expert " + std::to_string(id) + " twice");
+            throw ModelError(at() + "token " + std::to_string(i / k) + " lists expert " + std::to_string(id) + " twice");
           st.ids.push_back(id);
         }
         done += n;
@@ -179,8 +179,8 @@ RoutingTrace read_routing_trace(std::istream& in, const std::string& name) {
 
 RoutingTrace read_routing_trace(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw WorkloadError(path + ": cannot open the routing trace");
+  if (!in) throw ModelError(path + ": cannot open the routing trace");
   return read_routing_trace(in, path);
 }
 
-}  // namespace moesim::workloads
+}  // namespace moesim::models

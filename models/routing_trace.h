@@ -1,6 +1,8 @@
 // Routing trace: the recorded expert choices of a model, a compact versioned binary file
-// (DESIGN.md §5), written by tools and the functional decoder, replayed by the `trace` routing
-// model. All integers little-endian; no padding.
+// (DESIGN.md §5), written by the functional decoder (models/functional/, `moesim trace
+// generate`) and by tools, replayed by the `trace` routing model (workloads/). A step is one
+// forward pass of a batch (a prefill of the prompts, or one decode token per sequence).
+// All integers little-endian; no padding.
 //
 //   offset  type      field
 //   0       char[8]   magic "MOESIMRT"
@@ -16,7 +18,7 @@
 //                     then token 1's ...), distinct within a token; then, if flags bit 0,
 //                     tokens * top_k f32 router weights in the same order.
 //
-// The reader validates everything and throws WorkloadError "file: byte N: ..." naming the step
+// The reader validates everything and throws ModelError "file: byte N: ..." naming the step
 // and layer for a truncated or malformed file; it never reads past what the header promises.
 #pragma once
 
@@ -27,7 +29,7 @@
 #include <string>
 #include <vector>
 
-namespace moesim::workloads {
+namespace moesim::models {
 
 inline constexpr std::uint32_t kRoutingTraceVersion = 1;
 
@@ -55,8 +57,8 @@ struct RoutingTrace {
 
 // Throws std::invalid_argument if the trace is inconsistent with its header.
 void write_routing_trace(std::ostream& out, const RoutingTrace& trace);
-void write_routing_trace(const std::string& path, const RoutingTrace& trace);  // WorkloadError if unwritable
+void write_routing_trace(const std::string& path, const RoutingTrace& trace);  // ModelError if unwritable
 RoutingTrace read_routing_trace(std::istream& in, const std::string& name);
 RoutingTrace read_routing_trace(const std::string& path);
 
-}  // namespace moesim::workloads
+}  // namespace moesim::models
