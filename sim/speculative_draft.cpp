@@ -5,7 +5,7 @@
 #include "models/layer_ops.h"
 #include "models/parallel_shard.h"
 #include "sim/rank_costs.h"
-#include "topology/collectives.h"
+#include "sim/tp_collective.h"
 
 namespace moesim::sim {
 
@@ -54,9 +54,8 @@ double SpeculativeDraft::dense_draft_pass_ns() const {
     const RankCosts c = rank_costs(module_, cost_, b, shape);
     double layer = c.attention + c.dense_mlp;
     if (attention_tp_ > 1)
-      layer += 2.0 * topology::collective(cluster_, group_devices_[g], topology::CollectiveKind::kAllReduce,
-                                          static_cast<double>(b.tokens()) * row, {"ring", fidelity_})
-                         .duration_ns;
+      layer += 2.0 * tp_collective_ns(cluster_, group_devices_[g], topology::CollectiveKind::kAllReduce,
+                                      static_cast<double>(b.tokens()) * row, fidelity_);
     worst = std::max(worst, layer * module_.num_layers + c.lm_head);
   }
   return worst;

@@ -29,7 +29,7 @@
 //   group's experts, with the intermediate split moe tp ways; a reduce-scatter over the stage
 //   sums the partial outputs and an all-gather over the attention group restores its tokens. No
 //   all-to-all.
-// The TP collectives are timed on the group's devices by topology::collective (ring) and hold
+// The TP collectives are timed on the group's devices (sim/tp_collective.h) and hold
 // the members' compute and communication streams (StreamTimeline::group_collective); they show
 // as the `tp_comm` phase and count as exposed communication.
 //

@@ -7,7 +7,7 @@
 #include "models/parallel_shard.h"
 #include "sim/check.h"
 #include "sim/step_model.h"
-#include "topology/collectives.h"
+#include "sim/tp_collective.h"
 
 namespace moesim::sim {
 namespace {
@@ -81,10 +81,9 @@ void StepModel::cost_micro_batch(MicroBatch& mb, std::span<const RankBatch> grou
   // The step's TP collectives: hidden states of each group's tokens (and, under MoE TP, of the
   // whole stage's, padded to the widest rank's share as NCCL's equal-sized blocks are).
   const double row_bytes = static_cast<double>(model_.hidden) * models::bytes_per_element(model_.activation_dtype);
-  topology::CollectiveOptions options;
-  options.fidelity = deployment_.config().comm.fidelity;
+  const std::string& fidelity = deployment_.config().comm.fidelity;
   auto time = [&](const std::vector<int>& devices, topology::CollectiveKind kind, double bytes) {
-    return bytes <= 0 || devices.size() < 2 ? 0.0 : topology::collective(cluster_, devices, kind, bytes, options).duration_ns;
+    return tp_collective_ns(cluster_, devices, kind, bytes, fidelity);
   };
   for (std::size_t g = 0; g < n && attention_tp_ > 1; ++g) {
     const double bytes = static_cast<double>(group_tokens_[g]) * row_bytes;
