@@ -89,6 +89,9 @@ void read_moe(const MapReader& m, const Field& ranks, const topology::ClusterCon
   if (rebalance && p.placement.rebalance_interval_s > 0 && !eplb)
     rebalance->fail_at_key("rebalancing needs an eplb placement; placement '" + p.placement.policy +
                            "' does not depend on load");
+  if (rebalance && p.placement.rebalance_interval_s > 0 && p.pipeline_stages > 1)
+    rebalance->fail_at_key("EPLB rebalancing is not modelled with pipeline stages (pp " +
+                           std::to_string(p.pipeline_stages) + ")");
 
   sim::PlacementShape shape;
   shape.experts = experts;

@@ -88,6 +88,8 @@ void check_degrees(const PoolConfig& p, const models::ModelSpec& model, const st
   if (p.moe_tp > 1 && shared > 0 && shared % stage != 0)
     throw DeploymentError(name + "the shared experts' intermediate size " + std::to_string(shared) +
                           " does not divide over " + of + " (MoE TP splits it over every rank of the stage)");
+  if (p.pipeline_stages > 1 && p.placement.rebalance_interval_s > 0)
+    throw DeploymentError(name + "EPLB rebalancing is not modelled with pipeline stages");
   if (const auto why = speculative_problem(p, model); !why.empty()) throw DeploymentError(name + why);
 }
 

@@ -59,6 +59,9 @@ TEST(ScenarioParallel, PipelineStageErrors) {
   EXPECT_EQ(load_error(pool("8", "    pp: 2\n    attention: {dp: 8}\n")),
             "scn.yaml:8:17: deployment.colocated.attention.dp: attention dp 8 x tp 1 = 8 does not match ranks 4 per "
             "stage (8 / pp 2)");
+  EXPECT_EQ(load_error(pool("8", "    pp: 2\n    moe: {placement: eplb, rebalance_interval: 10s}\n")),
+            "scn.yaml:8:28: deployment.colocated.moe.rebalance_interval: EPLB rebalancing is not modelled with "
+            "pipeline stages (pp 2)");
   EXPECT_EQ(load_error(pool("8", "    pp: 0\n")),
             "scn.yaml:7:9: deployment.colocated.pp: expected an integer >= 1, got 0");
 }
