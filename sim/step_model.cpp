@@ -76,13 +76,15 @@ void StepModel::split(std::span<const RankBatch> batches) {
       *x = RankBatch{};
       x->decode_queries = b.decode_queries;
     }
-    for (std::size_t i = 0; i < b.decode_kv_lengths.size(); ++i) h[i % 2]->decode_kv_lengths.push_back(b.decode_kv_lengths[i]);
+    for (std::size_t i = 0; i < b.decode_kv_lengths.size(); ++i)
+      h[i % 2]->decode_kv_lengths.push_back(b.decode_kv_lengths[i]);
     for (const auto& c : b.prefill_chunks) h[h[0]->tokens() <= h[1]->tokens() ? 0 : 1]->prefill_chunks.push_back(c);
     const std::int64_t prefill_samples = b.sampled_tokens - b.decode_tokens();
     h[0]->sampled_tokens = h[0]->decode_tokens() + (prefill_samples + 1) / 2;
     h[1]->sampled_tokens = h[1]->decode_tokens() + prefill_samples / 2;
   }
-  for (std::size_t m = 0; m < 2; ++m) cost_micro_batch(micro_[m], std::span<const RankBatch>(halves_).subspan(m * groups, groups));
+  for (std::size_t m = 0; m < 2; ++m)
+    cost_micro_batch(micro_[m], std::span<const RankBatch>(halves_).subspan(m * groups, groups));
 }
 
 void StepModel::run_dense_layer(MicroBatch& mb, PhaseTimes& phases) {
