@@ -97,7 +97,8 @@ MemoryPlan plan_rank_memory(const ModelSpec& m, const MemoryOptions& o) {
                                                        mlp_down(dshard, dshard.dense_intermediate).params()) *
                                        d.num_dense_layers();
     const double dtable = static_cast<double>(d.vocab) * d.hidden * (d.tie_embeddings ? 1 : 2);
-    plan.weight_bytes += draft * weight_bytes_per_param(d.weight_dtype) + dtable * bytes_per_element(d.activation_dtype);
+    plan.weight_bytes +=
+        draft * weight_bytes_per_param(d.weight_dtype) + dtable * bytes_per_element(d.activation_dtype);
     per_token += dshard.kv_bytes_per_token_per_layer() * d.num_layers;
   }
 

@@ -24,8 +24,10 @@ void read_speculative(const MapReader& m, const Field& key, const models::ModelS
   s.acceptance.clear();
   if (acceptance.node->kind == YamlNode::Kind::kList) {
     const auto& items = acceptance.node->items;
-    for (std::size_t i = 0; i < items.size(); ++i)
-      s.acceptance.push_back(as_number_in(Field{&items[i], &items[i].loc, acceptance.path + "[" + std::to_string(i) + "]"}, 0, 1));
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const Field item{&items[i], &items[i].loc, acceptance.path + "[" + std::to_string(i) + "]"};
+      s.acceptance.push_back(as_number_in(item, 0, 1));
+    }
     if (s.acceptance.size() != static_cast<std::size_t>(s.tokens))
       acceptance.fail("expected one acceptance probability per draft token (" + std::to_string(s.tokens) + "), got " +
                       std::to_string(s.acceptance.size()));
@@ -37,7 +39,8 @@ void read_speculative(const MapReader& m, const Field& key, const models::ModelS
     if (m.get("draft_model")) m.get("draft_model")->fail_at_key("a draft_model is used only by method draft");
     if (model.mtp_layers < 1)
       (method ? *method : key)
-          .fail_at_key("model " + model.name + " has no MTP module (mtp_layers 0); use method draft with a draft_model");
+          .fail_at_key("model " + model.name +
+                       " has no MTP module (mtp_layers 0); use method draft with a draft_model");
     return;
   }
   const Field draft = m.require("draft_model");

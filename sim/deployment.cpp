@@ -56,7 +56,8 @@ InstanceLayout InstanceLayout::moe_view() const {
   InstanceLayout v = *this;
   if (moe_tp_ <= 1) return v;
   v.devices_.clear();
-  for (std::size_t r = 0; r < devices_.size(); r += static_cast<std::size_t>(moe_tp_)) v.devices_.push_back(devices_[r]);
+  for (std::size_t r = 0; r < devices_.size(); r += static_cast<std::size_t>(moe_tp_))
+    v.devices_.push_back(devices_[r]);
   v.moe_tp_ = 1;
   return v;
 }
@@ -136,8 +137,8 @@ PoolLayout layout_pool(const PoolConfig& p, const models::ModelSpec& model, cons
     const std::string stage = p.pipeline_stages == 1 ? "" : ", stage " + str(static_cast<int>(s));
     if (!plan.fits())
       throw DeploymentError("out of memory: " + name + model.name + " on " + std::to_string(p.ranks) + " x " +
-                            hw.name + " (ep " + std::to_string(p.moe_ep) + stage + ") leaves no room for the KV cache:\n" +
-                            plan.table());
+                            hw.name + " (ep " + std::to_string(p.moe_ep) + stage +
+                            ") leaves no room for the KV cache:\n" + plan.table());
     if (s == 0 || plan.kv_capacity_tokens < pool.memory.kv_capacity_tokens) pool.memory = plan;
   }
   return pool;

@@ -64,7 +64,7 @@ RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& c
   };
   c.dense_mlp = mlp(t, a.dense_intermediate);
   if (m.shared_experts > 0)
-    c.shared = mlp(moe_t, static_cast<std::int64_t>(m.moe_intermediate) * m.shared_experts / std::max(1, shape.shared_split));
+    c.shared = mlp(moe_t, std::int64_t{m.moe_intermediate} * m.shared_experts / std::max(1, shape.shared_split));
   if (m.routed_experts > 0 && moe_t > 0) {
     const auto r = models::router(m);
     c.router = cost.gemm(moe_t, r.n, r.k, act).time_ns;

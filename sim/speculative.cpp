@@ -54,7 +54,8 @@ std::string speculative_problem(const PoolConfig& pool, const models::ModelSpec&
   if (s.method == SpeculativeMethod::kDraft) {
     const models::ModelSpec& d = s.draft_model;
     if (d.num_layers < 1) return "speculative method draft needs a draft_model";
-    if (d.routed_experts > 0) return "draft model " + d.name + " has routed experts; only dense draft models are modelled";
+    if (d.routed_experts > 0)
+      return "draft model " + d.name + " has routed experts; only dense draft models are modelled";
     if (d.vocab != model.vocab)
       return "draft model " + d.name + " has a vocabulary of " + std::to_string(d.vocab) + " tokens, " + model.name +
              " of " + std::to_string(model.vocab) + "; drafts must share the target's vocabulary";

@@ -127,7 +127,8 @@ void StepModel::run_gathered_moe_layer(MicroBatch& mb, int moe_layer, std::int64
   // Routing over the EP groups: each group's tokens are those its ranks held before the gather.
   const int unit = deployment_.moe_tp();
   std::fill(unit_tokens_.begin(), unit_tokens_.end(), 0);
-  for (int r = 0; r < ranks; ++r) unit_tokens_[static_cast<std::size_t>(r / unit)] += mb.tokens[static_cast<std::size_t>(r)];
+  for (int r = 0; r < ranks; ++r)
+    unit_tokens_[static_cast<std::size_t>(r / unit)] += mb.tokens[static_cast<std::size_t>(r)];
   routing_.draw(moe_layer, step, unit_tokens_, rng);
   MOESIM_CHECK(routing_.total_pairs() == routing_.total_received(),
                "token-expert pairs routed != pairs received by experts");

@@ -65,7 +65,8 @@ void StreamTimeline::group_collective(std::span<const double> ready, int group, 
   const std::size_t n = compute_free_.size(), g = static_cast<std::size_t>(group);
   for (std::size_t first = 0; first < n; first += g) {
     double start = 0;
-    for (std::size_t r = first; r < first + g; ++r) start = std::max({start, ready[r], compute_free_[r], comm_free_[r]});
+    for (std::size_t r = first; r < first + g; ++r)
+      start = std::max({start, ready[r], compute_free_[r], comm_free_[r]});
     const double d = duration[first / g];
     for (std::size_t r = first; r < first + g; ++r) {
       compute_free_[r] = comm_free_[r] = end[r] = start + d;

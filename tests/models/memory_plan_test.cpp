@@ -105,7 +105,8 @@ TEST(MemoryPlan, AttentionTensorParallelSplitsPerHeadWeights) {
   tp4.attention_tp = 4;
   double per_head = 0;
   for (const auto& op : attention_projections(m))
-    if (op.name == "q_b_proj" || op.name == "kv_b_proj" || op.name == "o_proj") per_head += static_cast<double>(op.params());
+    if (op.name == "q_b_proj" || op.name == "kv_b_proj" || op.name == "o_proj")
+      per_head += static_cast<double>(op.params());
   ASSERT_GT(per_head, 0);
   const double dense = static_cast<double>(count_parameters(m).dense_mlp);
   const double saved = plan_rank_memory(m, tp1).weight_bytes - plan_rank_memory(m, tp4).weight_bytes;
