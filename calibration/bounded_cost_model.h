@@ -24,6 +24,14 @@ class BoundedCostModel : public CostModel {
     return bound(total.flops, total.bytes, hw_.peak_flops(model.activation_dtype));
   }
 
+  KernelCost attention_verify(const models::ModelSpec& model, std::span<const std::int64_t> kv_lengths,
+                              int queries) const override {
+    if (kv_lengths.empty()) return {};
+    models::Work total;
+    for (auto len : kv_lengths) add(total, models::attention_verify_core(model, len, queries));
+    return bound(total.flops, total.bytes, hw_.peak_flops(model.activation_dtype));
+  }
+
   KernelCost attention_prefill(const models::ModelSpec& model,
                                std::span<const PrefillChunk> chunks) const override {
     if (chunks.empty()) return {};

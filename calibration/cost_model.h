@@ -46,6 +46,10 @@ class CostModel {
   // Attention core of one decode step for requests with the given KV lengths.
   virtual KernelCost attention_decode(const models::ModelSpec& model,
                                       std::span<const std::int64_t> kv_lengths) const = 0;
+  // Attention core of a speculative-decoding verification step: `queries` query tokens per
+  // request, each request's cache read once (models::attention_verify_core).
+  virtual KernelCost attention_verify(const models::ModelSpec& model, std::span<const std::int64_t> kv_lengths,
+                                      int queries) const = 0;
   virtual KernelCost attention_prefill(const models::ModelSpec& model,
                                        std::span<const PrefillChunk> chunks) const = 0;
   // Elementwise / reduction kernels that stream `bytes` through HBM.

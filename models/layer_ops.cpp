@@ -116,6 +116,12 @@ Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len, int layer) {
   return decode_core(m, effective_kv_len(m, layer, kv_len));
 }
 
+Work attention_verify_core(const ModelSpec& m, std::int64_t kv_len, int queries) {
+  Work w = decode_core(m, kv_len);
+  for (int j = 1; j < queries && kv_len - j > 0; ++j) w.flops += decode_core(m, kv_len - j).flops;
+  return w;
+}
+
 Work attention_prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk) {
   return prefill_core(m, past, chunk, 0);
 }

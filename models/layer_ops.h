@@ -49,6 +49,12 @@ std::int64_t effective_kv_len(const ModelSpec& m, int layer, std::int64_t kv_len
 // Attention core for one decode token attending to `kv_len` cached positions (including itself).
 Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len);
 Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len, int layer);
+// Attention core for `queries` consecutive query tokens of one request (speculative-decoding
+// verification: the newest token and the draft tokens after it) whose cache holds `kv_len`
+// positions including them: query j attends causally up to its own position, and the cache is
+// read once for all of them (FlashMLA and FlashInfer process a request's queries in one pass
+// over its cache). queries = 1 is attention_decode_core.
+Work attention_verify_core(const ModelSpec& m, std::int64_t kv_len, int queries);
 // Attention core for a prefill chunk of `chunk` new tokens after `past` cached ones (causal).
 Work attention_prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk);
 Work attention_prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk, int layer);

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "models/layer_ops.h"
+#include "models/parallel_shard.h"
 
 namespace moesim::models {
 namespace {
@@ -26,39 +27,104 @@ std::int64_t kv_capacity_requests(const ModelSpec& m, const MemoryPlan& plan, st
   return static_cast<std::int64_t>(std::floor(plan.kv_bytes / per_request));
 }
 
+namespace {
+
+// Parameters of one rank's share of one layer's MLP (dense, or MoE with its routed, shared and
+// router weights), split by the options' degrees; routed experts counted apart.
+struct LayerParams {
+  double replicated = 0;  // in weight_dtype
+  double routed = 0;      // in the expert dtype
+};
+
+LayerParams mlp_params(const ModelSpec& m, const ModelSpec& shard, bool moe, std::int64_t experts_per_rank,
+                       const MemoryOptions& o) {
+  LayerParams p;
+  if (!moe) {
+    p.replicated = static_cast<double>(mlp_gate_up(shard, shard.dense_intermediate).params() +
+                                       mlp_down(shard, shard.dense_intermediate).params());
+    return p;
+  }
+  const double expert = static_cast<double>(expert_params(m));
+  p.routed = expert * static_cast<double>(experts_per_rank) / o.moe_tp;
+  p.replicated = expert * m.shared_experts / o.shared_expert_split + static_cast<double>(router(m).params());
+  return p;
+}
+
+}  // namespace
+
 MemoryPlan plan_rank_memory(const ModelSpec& m, const MemoryOptions& o) {
-  const ParameterCount p = count_parameters(m);
   const double wb = weight_bytes_per_param(m.weight_dtype);
+  const double eb = weight_bytes_per_param(m.expert_dtype());
   const double ab = bytes_per_element(m.activation_dtype);
+  const int begin = std::max(0, o.layer_begin);
+  const int end = o.layer_end < 0 ? m.num_layers : std::min(o.layer_end, m.num_layers);
+  const bool first = begin == 0, last = end == m.num_layers;
+  const ModelSpec shard = attention_shard(m, o.attention_tp);
   MemoryPlan plan;
   plan.capacity_bytes = o.capacity_bytes;
-  const std::int64_t experts_per_rank = m.routed_experts == 0 ? 0 : (m.routed_experts + o.redundant_experts + o.ep - 1) / o.ep;
-  // A loaded MTP module is one more MoE layer: its routed experts split over EP like the others,
-  // the rest of it (attention, shared experts, router, projection) is replicated.
-  const int mtp = o.load_mtp ? m.mtp_layers : 0;
-  const int expert_layers = m.num_moe_layers() + (m.routed_experts > 0 ? mtp : 0);
-  const double expert = static_cast<double>(expert_params(m));
-  plan.routed_expert_bytes = expert * experts_per_rank * expert_layers * weight_bytes_per_param(m.expert_dtype());
-  const double mtp_replicated =
-      mtp == 0 ? 0.0 : (static_cast<double>(p.mtp) / m.mtp_layers - expert * m.routed_experts) * mtp;
-  plan.weight_bytes = static_cast<double>(p.attention) / o.attention_tp * wb +
-                      (static_cast<double>(p.dense_mlp + p.shared_experts + p.routers) + mtp_replicated) * wb +
-                      static_cast<double>(p.embedding) * ab + plan.routed_expert_bytes;
+  const std::int64_t experts_per_rank =
+      m.routed_experts == 0 ? 0 : (m.routed_experts + o.redundant_experts + o.ep - 1) / o.ep;
+  double attention_layer = 0;
+  for (const auto& op : attention_projections(shard)) attention_layer += static_cast<double>(op.params());
+
+  double replicated = 0, routed = 0;
+  int layers = 0;
+  for (int l = begin; l < end; ++l, ++layers) {
+    const LayerParams p = mlp_params(m, shard, m.is_moe_layer(l), experts_per_rank, o);
+    replicated += attention_layer + p.replicated;
+    routed += p.routed;
+  }
+  // A loaded MTP module (DeepSeek-V3 §2.2) is one more block shaped like the model's MoE layers
+  // (a dense one for dense models) plus its [2h -> h] projection; it shares embedding and head.
+  const int mtp = o.load_mtp && last ? m.mtp_layers : 0;
+  for (int i = 0; i < mtp; ++i) {
+    const LayerParams p = mlp_params(m, shard, m.routed_experts > 0, experts_per_rank, o);
+    replicated += attention_layer + p.replicated + 2.0 * m.hidden * m.hidden;
+    routed += p.routed;
+  }
+  const double table = static_cast<double>(m.vocab) * m.hidden;
+  const double embedding = m.tie_embeddings && first && last ? table : table * ((first ? 1 : 0) + (last ? 1 : 0));
+  plan.routed_expert_bytes = routed * eb;
+  plan.weight_bytes = replicated * wb + embedding * ab + plan.routed_expert_bytes;
+
+  double per_token = shard.kv_bytes_per_token_per_layer() * (layers + mtp);
+  if (o.draft_model != nullptr && last) {
+    const ModelSpec& d = *o.draft_model;
+    const ModelSpec dshard = attention_shard(d, o.attention_tp);
+    double draft = 0;
+    for (const auto& op : attention_projections(dshard)) draft += static_cast<double>(op.params());
+    draft = draft * d.num_layers + static_cast<double>(mlp_gate_up(dshard, dshard.dense_intermediate).params() +
+                                                       mlp_down(dshard, dshard.dense_intermediate).params()) *
+                                       d.num_dense_layers();
+    const double dtable = static_cast<double>(d.vocab) * d.hidden * (d.tie_embeddings ? 1 : 2);
+    plan.weight_bytes +=
+        draft * weight_bytes_per_param(d.weight_dtype) + dtable * bytes_per_element(d.activation_dtype);
+    per_token += dshard.kv_bytes_per_token_per_layer() * d.num_layers;
+  }
+
   const double budget = static_cast<double>(o.token_budget_per_rank);
-  const double inter = std::max(m.dense_intermediate, m.moe_intermediate * std::max(1, m.shared_experts));
+  const double inter = std::max(shard.dense_intermediate, m.moe_intermediate * std::max(1, m.shared_experts));
   // Live activations of one layer: residual, normed input, attention output, MLP intermediate.
   plan.activation_bytes = budget * ab * (4.0 * m.hidden + 2.0 * inter);
   if (m.routed_experts > 0) {
-    // Received token copies (up to top_k per token) and their expert intermediates.
-    plan.activation_bytes += budget * m.top_k * ab * (m.hidden + 2.0 * m.moe_intermediate);
-    const double dispatch = budget * m.top_k * m.hidden * bytes_per_element(m.dispatch_dtype);
-    const double combine = budget * m.top_k * m.hidden * bytes_per_element(m.combine_dtype);
-    plan.comm_buffer_bytes = 2.0 * (dispatch + combine);  // send and receive sides
+    if (o.moe_tp > 1) {
+      // Every rank gathers the tokens of all attention groups and runs its expert shards on the
+      // ones routed to them; gather and scatter buffers hold the hidden states.
+      const double gathered = budget * std::max(1, o.moe_token_groups);
+      plan.activation_bytes += gathered * ab * (m.hidden + m.top_k * 2.0 * m.moe_intermediate / o.moe_tp);
+      plan.comm_buffer_bytes = 2.0 * gathered * m.hidden * ab;
+    } else {
+      // Received token copies (up to top_k per token) and their expert intermediates.
+      plan.activation_bytes += budget * m.top_k * ab * (m.hidden + 2.0 * m.moe_intermediate);
+      const double dispatch = budget * m.top_k * m.hidden * bytes_per_element(m.dispatch_dtype);
+      const double combine = budget * m.top_k * m.hidden * bytes_per_element(m.combine_dtype);
+      plan.comm_buffer_bytes = 2.0 * (dispatch + combine);  // send and receive sides
+    }
   }
   plan.runtime_reserve_bytes = o.runtime_reserve_bytes;
   plan.kv_bytes = o.capacity_bytes - plan.weight_bytes - plan.activation_bytes - plan.comm_buffer_bytes -
                   plan.runtime_reserve_bytes;
-  const double per_token = m.kv_bytes_per_token();
+  plan.kv_bytes_per_token = per_token;
   plan.kv_capacity_tokens =
       plan.kv_bytes > 0 && per_token > 0 ? static_cast<std::int64_t>(std::floor(plan.kv_bytes / per_token)) : 0;
   return plan;

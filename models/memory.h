@@ -1,18 +1,27 @@
 // Per-rank memory plan of a deployment: weights, activations, communication buffers, and what
 // is left for the KV cache (DESIGN.md §1, §4).
 //
-// Weights: attention split over attention TP (replicated across DP), dense MLPs, shared experts,
-// routers and the (untied) embedding and LM head replicated on every rank, routed experts split
-// over EP (ceil(experts / ep) per MoE layer), in the model's expert dtype. FP8 weights carry one
+// Weights: attention split over attention TP as models/parallel_shard.h describes (MLA's latent
+// down-projections replicated, per-head projections split), dense MLPs split over attention TP
+// (Megatron-LM), routed experts split over EP (ceil(slots / ep) per MoE layer) and each expert
+// over MoE TP (intermediate / moe_tp), shared experts split over `shared_expert_split` ranks,
+// routers replicated, in the model's expert dtype for routed experts. FP8 weights carry one
 // FP32 scale per 128×128 block (DeepSeek-V3's block quantisation), FP4 weights one 8-bit scale
-// per 32 values (OCP MXFP4, as gpt-oss ships its experts); embedding and LM head (one matrix when
-// tied) stay in the activation dtype. MTP modules are loaded only when asked for (speculative
-// decoding). Activations and all-to-all buffers are sized for the per-rank token budget of one
-// step.
+// per 32 values (OCP MXFP4, as gpt-oss ships its experts); embedding and LM head stay in the
+// activation dtype and are replicated. With pipeline stages a rank holds only its stage's
+// layers [layer_begin, layer_end): the input embedding on the first stage, the LM head (and the
+// MTP modules and draft model of speculative decoding) on the last; tied embeddings are one
+// matrix unless the first and last stage differ, when each holds a copy (Megatron-LM). MTP modules
+// are loaded only when asked for. Activations and all-to-all buffers are sized for the per-rank
+// token budget of one step; under MoE TP every rank gathers the tokens of `moe_token_groups`
+// attention groups instead of dispatching them.
 //
-// kv_capacity_tokens divides the KV budget by the bytes of a token cached in every layer; with
-// local attention that is a lower bound on what fits, and kv_capacity_requests() gives the exact
-// number of requests of a given context length (ModelSpec::kv_bytes_for_context).
+// KV cache per token on a rank: its stage's layers (plus loaded MTP modules and a draft model's
+// layers) of its attention shard: GQA caches kv_heads / tp heads, MLA the whole latent (replicated
+// over the TP group). kv_capacity_tokens divides the KV budget by those bytes; with local
+// attention that is a lower bound on what fits, and kv_capacity_requests() gives the exact
+// number of requests of a given context length (ModelSpec::kv_bytes_for_context) for a plan of
+// the whole, unsplit model.
 #pragma once
 
 #include <cstdint>
@@ -26,11 +35,19 @@ struct MemoryOptions {
   int ep = 1;
   int redundant_experts = 0;  // extra expert slots per MoE layer over the EP group (EPLB)
   int attention_tp = 1;
+  int moe_tp = 1;               // each routed expert's intermediate split over this many ranks
+  int shared_expert_split = 1;  // shared experts split over this many ranks
+  int moe_token_groups = 1;     // MoE TP: attention groups whose tokens every rank gathers
+  int layer_begin = 0;          // pipeline stage: the layers [layer_begin, layer_end) on this rank
+  int layer_end = -1;           // -1: through the last layer
   std::int64_t token_budget_per_rank = 4096;
   double capacity_bytes = 0;
   // CUDA context, library workspaces and allocator slack. Assumption: 2 GiB.
   double runtime_reserve_bytes = 2.0 * 1024 * 1024 * 1024;
-  bool load_mtp = false;  // hold the MTP modules too (MTP speculative decoding)
+  bool load_mtp = false;  // hold the MTP modules too (MTP speculative decoding), on the last stage
+  // A dense draft model for speculative decoding, held on the last stage (attention and MLP
+  // split over attention TP); null: none.
+  const ModelSpec* draft_model = nullptr;
 };
 
 struct MemoryPlan {
@@ -41,6 +58,7 @@ struct MemoryPlan {
   double comm_buffer_bytes = 0;
   double runtime_reserve_bytes = 0;
   double kv_bytes = 0;             // what is left for the KV cache (negative: does not fit)
+  double kv_bytes_per_token = 0;   // KV cache bytes one token takes on this rank
   std::int64_t kv_capacity_tokens = 0;
   bool fits() const { return kv_bytes > 0 && kv_capacity_tokens > 0; }
   // A multi-line table (bytes in GiB) for reports and out-of-memory errors.

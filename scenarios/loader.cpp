@@ -44,11 +44,11 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
     fail_at(deployment.loc(), "deployment",
             "give either 'colocated', or both 'prefill' and 'decode' (disaggregated)");
   if (has_colocated) {
-    read_pool(deployment.map("colocated", kPoolKeys, true), s.cluster, s.model, s.deployment.colocated);
+    read_pool(deployment.map("colocated", kPoolKeys, true), s.cluster, s.model, paths, s.deployment.colocated);
   } else {
     s.deployment.disaggregated = true;
-    read_pool(deployment.map("prefill", kPoolKeys, true), s.cluster, s.model, s.deployment.prefill);
-    read_pool(deployment.map("decode", kPoolKeys, true), s.cluster, s.model, s.deployment.decode);
+    read_pool(deployment.map("prefill", kPoolKeys, true), s.cluster, s.model, paths, s.deployment.prefill);
+    read_pool(deployment.map("decode", kPoolKeys, true), s.cluster, s.model, paths, s.deployment.decode);
     const std::int64_t need = std::int64_t{s.deployment.prefill.ranks} * s.deployment.prefill.instances +
                               std::int64_t{s.deployment.decode.ranks} * s.deployment.decode.instances;
     const std::int64_t devices = std::int64_t{s.cluster.nodes} * s.cluster.devices_per_node;

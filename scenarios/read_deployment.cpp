@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "models/parallel_shard.h"
 #include "scenarios/read_sections.h"
 #include "sim/overlap.h"
 #include "sim/placement.h"
@@ -12,7 +13,8 @@
 
 namespace moesim::scenarios {
 
-const std::vector<std::string_view> kPoolKeys = {"instances", "ranks", "attention", "moe", "overlap", "batch"};
+const std::vector<std::string_view> kPoolKeys = {"instances", "ranks", "pp",    "attention",
+                                                 "moe",       "overlap", "batch", "speculative"};
 
 namespace {
 
@@ -23,10 +25,40 @@ const Field& first_given(std::initializer_list<const std::optional<Field>*> cand
   return fallback;
 }
 
+// "ranks 8", or "ranks 8 per stage (16 / pp 2)" with pipeline stages: what the degrees must cover.
+std::string stage_ranks_text(const sim::PoolConfig& p) {
+  if (p.pipeline_stages == 1) return "ranks " + std::to_string(p.ranks);
+  return "ranks " + std::to_string(p.stage_ranks()) + " per stage (" + std::to_string(p.ranks) + " / pp " +
+         std::to_string(p.pipeline_stages) + ")";
+}
+
+// A TP degree and the DP/EP degree it pairs with over a stage's ranks: the other defaults to
+// stage ranks / tp. `what` is "attention dp" or "moe ep".
+void read_degrees(const std::optional<Field>& outer_f, const std::optional<Field>& tp_f, const Field& ranks,
+                  const sim::PoolConfig& p, const char* what, int& outer, int& tp) {
+  tp = tp_f ? as_int(*tp_f, 1) : 1;
+  const int stage = p.stage_ranks();
+  if (!outer_f && stage % tp != 0)
+    tp_f->fail_at_key(std::string(what).substr(0, std::string(what).find(' ')) + " tp " + std::to_string(tp) +
+                      " does not divide " + stage_ranks_text(p));
+  outer = outer_f ? as_int(*outer_f, 1) : stage / tp;
+  const std::int64_t product = std::int64_t{outer} * tp;
+  if (product != stage)
+    (outer_f ? *outer_f : tp_f ? *tp_f : ranks)
+        .fail_at_key(std::string(what) + " " + std::to_string(outer) + " x tp " + std::to_string(tp) + " = " +
+                     std::to_string(product) + " does not match " + stage_ranks_text(p));
+}
+
 void read_moe(const MapReader& m, const Field& ranks, const topology::ClusterConfig& cluster,
               const models::ModelSpec& model, sim::PoolConfig& p) {
   const auto ep = m.get("ep");
-  p.moe_ep = ep ? as_int(*ep, 1) : p.ranks;
+  const auto tp = m.get("tp");
+  read_degrees(ep, tp, ranks, p, "moe ep", p.moe_ep, p.moe_tp);
+  if (const auto why = models::moe_tp_problem(model, p.moe_tp); !why.empty()) tp->fail_at_key(why);
+  const std::int64_t shared = std::int64_t{model.moe_intermediate} * model.shared_experts;
+  if (p.moe_tp > 1 && shared > 0 && shared % p.stage_ranks() != 0)
+    tp->fail_at_key("the shared experts' intermediate size " + std::to_string(shared) + " does not divide over " +
+                    stage_ranks_text(p) + " (MoE TP splits it over every rank of the stage)");
   const auto policy = m.get("placement");
   if (policy) p.placement.policy = as_choice(*policy, "placement policy", names_of(sim::placement_policies()));
   const auto redundant = m.get("redundant_experts");
@@ -40,10 +72,7 @@ void read_moe(const MapReader& m, const Field& ranks, const topology::ClusterCon
   if (auto f = m.get("fidelity"))
     p.comm.fidelity = as_choice(*f, "network fidelity", names_of(topology::network_fidelities()));
 
-  const Field& ep_field = ep ? *ep : ranks;
-  if (p.moe_ep != p.ranks)
-    ep_field.fail_at_key("ep " + std::to_string(p.moe_ep) + " does not match ranks " + std::to_string(p.ranks) +
-                         "; only EP over all ranks of the pool is modelled so far");
+  const Field& ep_field = ep ? *ep : tp ? *tp : ranks;
   const int experts = model.routed_experts;
   const int extra = p.placement.redundant;
   if (experts == 0) {
@@ -60,6 +89,9 @@ void read_moe(const MapReader& m, const Field& ranks, const topology::ClusterCon
   if (rebalance && p.placement.rebalance_interval_s > 0 && !eplb)
     rebalance->fail_at_key("rebalancing needs an eplb placement; placement '" + p.placement.policy +
                            "' does not depend on load");
+  if (rebalance && p.placement.rebalance_interval_s > 0 && p.pipeline_stages > 1)
+    rebalance->fail_at_key("EPLB rebalancing is not modelled with pipeline stages (pp " +
+                           std::to_string(p.pipeline_stages) + ")");
 
   sim::PlacementShape shape;
   shape.experts = experts;
@@ -79,20 +111,26 @@ void read_moe(const MapReader& m, const Field& ranks, const topology::ClusterCon
 }  // namespace
 
 void read_pool(const MapReader& m, const topology::ClusterConfig& cluster, const models::ModelSpec& model,
-               sim::PoolConfig& p) {
+               const PathContext& paths, sim::PoolConfig& p) {
   const Field ranks = m.require("ranks");
   p.ranks = as_int(ranks, 1);
   if (auto f = m.get("instances")) p.instances = as_int(*f, 1);
+  if (auto f = m.get("pp")) {
+    p.pipeline_stages = as_int(*f, 1);
+    if (p.ranks % p.pipeline_stages != 0)
+      f->fail_at_key(std::to_string(p.ranks) + " ranks do not split into pp " + std::to_string(p.pipeline_stages) +
+                     " stages");
+    if (p.pipeline_stages > model.num_layers)
+      f->fail_at_key("pp " + std::to_string(p.pipeline_stages) + " exceeds the " + std::to_string(model.num_layers) +
+                     " layers of " + model.name);
+  }
 
   const MapReader attention = m.map("attention", {"dp", "tp"});
   const auto dp = attention.get("dp");
   const auto tp = attention.get("tp");
-  p.attention_dp = dp ? as_int(*dp, 1) : p.ranks;
-  p.attention_tp = tp ? as_int(*tp, 1) : 1;
-  if (p.attention_tp != 1) tp->fail("only tp 1 is modelled so far");
 
-  const MapReader moe = m.map("moe", {"ep", "placement", "redundant_experts", "replica_split", "rebalance_interval",
-                                      "comm", "fidelity"});
+  const MapReader moe = m.map("moe", {"ep", "tp", "placement", "redundant_experts", "replica_split",
+                                      "rebalance_interval", "comm", "fidelity"});
 
   const MapReader overlap = m.map("overlap", {"scheme", "comm_sm_share"});
   if (auto f = overlap.get("scheme"))
@@ -114,12 +152,10 @@ void read_pool(const MapReader& m, const topology::ClusterConfig& cluster, const
                       std::to_string(devices) + " devices (" + std::to_string(cluster.nodes) +
                       (cluster.nodes == 1 ? " node x " : " nodes x ") + std::to_string(cluster.devices_per_node) +
                       ")");
-  const std::int64_t dp_tp = std::int64_t{p.attention_dp} * p.attention_tp;
-  if (dp_tp != p.ranks)
-    (dp ? *dp : ranks).fail_at_key("attention dp " + std::to_string(p.attention_dp) + " x tp " +
-                                   std::to_string(p.attention_tp) + " = " + std::to_string(dp_tp) +
-                                   " does not match ranks " + std::to_string(p.ranks));
+  read_degrees(dp, tp, ranks, p, "attention dp", p.attention_dp, p.attention_tp);
+  if (const auto why = models::attention_tp_problem(model, p.attention_tp); !why.empty()) tp->fail_at_key(why);
   read_moe(moe, ranks, cluster, model, p);
+  if (auto f = m.get("speculative")) read_speculative(m.map("speculative", kSpeculativeKeys), *f, model, paths, p);
 }
 
 }  // namespace moesim::scenarios

@@ -59,8 +59,13 @@ extern const std::vector<std::string_view> kClusterKeys;
 
 // read_deployment.cpp: one pool, with the checks that tie it to the cluster and the model.
 void read_pool(const MapReader& m, const topology::ClusterConfig& cluster, const models::ModelSpec& model,
-               sim::PoolConfig& p);
+               const PathContext& paths, sim::PoolConfig& p);
 extern const std::vector<std::string_view> kPoolKeys;
+
+// read_speculative.cpp: a pool's `speculative:` map (`key` is the pool's entry for it).
+void read_speculative(const MapReader& m, const Field& key, const models::ModelSpec& model, const PathContext& paths,
+                      sim::PoolConfig& p);
+extern const std::vector<std::string_view> kSpeculativeKeys;
 
 // read_routing.cpp
 workloads::RoutingConfig read_routing(const MapReader& m, const models::ModelSpec& model, const PathContext& paths);

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "models/parallel_shard.h"
+#include "sim/speculative.h"
+
 namespace moesim::sim {
 
 const char* to_string(PoolRole role) {
@@ -13,18 +16,90 @@ const char* to_string(PoolRole role) {
   return "?";
 }
 
+std::vector<std::pair<int, int>> split_layers(int layers, int stages) {
+  std::vector<int> count(static_cast<std::size_t>(stages), layers / stages);
+  // vLLM's get_pp_indices: the remainder goes to the stages before the last, one each.
+  for (int i = 0; i < layers % stages; ++i) ++count[static_cast<std::size_t>(stages - 2 - i)];
+  std::vector<std::pair<int, int>> out;
+  int first = 0;
+  for (int c : count) {
+    out.emplace_back(first, first + c);
+    first += c;
+  }
+  return out;
+}
+
+InstanceLayout::InstanceLayout(const PoolLayout& pool, int instance, int stage)
+    : pool_(&pool),
+      instance_(instance),
+      stage_(stage),
+      ep_(pool.config.moe_ep),
+      moe_tp_(pool.config.moe_tp),
+      first_layer_(pool.stage_layers[static_cast<std::size_t>(stage)].first),
+      end_layer_(pool.stage_layers[static_cast<std::size_t>(stage)].second),
+      last_stage_(stage + 1 == pool.config.pipeline_stages) {
+  const auto& all = pool.instance_devices[static_cast<std::size_t>(instance)];
+  const auto per = static_cast<std::size_t>(pool.config.stage_ranks());
+  const auto first = all.begin() + static_cast<std::ptrdiff_t>(per * static_cast<std::size_t>(stage));
+  devices_.assign(first, first + static_cast<std::ptrdiff_t>(per));
+}
+
+InstanceLayout InstanceLayout::with_layers(int first, int end) const {
+  InstanceLayout v = *this;
+  v.first_layer_ = first;
+  v.end_layer_ = end;
+  v.last_stage_ = true;
+  return v;
+}
+
+InstanceLayout InstanceLayout::moe_view() const {
+  InstanceLayout v = *this;
+  if (moe_tp_ <= 1) return v;
+  v.devices_.clear();
+  for (std::size_t r = 0; r < devices_.size(); r += static_cast<std::size_t>(moe_tp_))
+    v.devices_.push_back(devices_[r]);
+  v.moe_tp_ = 1;
+  return v;
+}
+
 namespace {
+
+std::string str(int v) { return std::to_string(v); }
+
+void check_degrees(const PoolConfig& p, const models::ModelSpec& model, const std::string& name) {
+  if (p.ranks < 1 || p.instances < 1) throw DeploymentError(name + "needs at least one instance of one rank");
+  if (p.pipeline_stages < 1) throw DeploymentError(name + "needs at least one pipeline stage");
+  if (p.ranks % p.pipeline_stages != 0)
+    throw DeploymentError(name + str(p.ranks) + " ranks do not split into pp " + str(p.pipeline_stages) + " stages");
+  if (p.pipeline_stages > model.num_layers)
+    throw DeploymentError(name + "pp " + str(p.pipeline_stages) + " exceeds the " + str(model.num_layers) +
+                          " layers of " + model.name);
+  const int stage = p.stage_ranks();
+  const std::string of = p.pipeline_stages == 1 ? str(stage) + " ranks"
+                                                : str(stage) + " ranks per stage (" + str(p.ranks) + " ranks / pp " +
+                                                      str(p.pipeline_stages) + ")";
+  if (p.attention_dp < 1 || p.attention_tp < 1 || p.attention_dp * p.attention_tp != stage)
+    throw DeploymentError(name + "attention dp " + str(p.attention_dp) + " x tp " + str(p.attention_tp) + " != " + of);
+  if (p.moe_ep < 1 || p.moe_tp < 1 || p.moe_ep * p.moe_tp != stage)
+    throw DeploymentError(name + "moe ep " + str(p.moe_ep) + " x tp " + str(p.moe_tp) + " != " + of);
+  if (const auto why = models::attention_tp_problem(model, p.attention_tp); !why.empty())
+    throw DeploymentError(name + why);
+  if (const auto why = models::moe_tp_problem(model, p.moe_tp); !why.empty()) throw DeploymentError(name + why);
+  const std::int64_t shared = static_cast<std::int64_t>(model.moe_intermediate) * model.shared_experts;
+  if (p.moe_tp > 1 && shared > 0 && shared % stage != 0)
+    throw DeploymentError(name + "the shared experts' intermediate size " + std::to_string(shared) +
+                          " does not divide over " + of + " (MoE TP splits it over every rank of the stage)");
+  if (p.pipeline_stages > 1 && p.placement.rebalance_interval_s > 0)
+    throw DeploymentError(name + "EPLB rebalancing is not modelled with pipeline stages");
+  if (const auto why = speculative_problem(p, model); !why.empty()) throw DeploymentError(name + why);
+}
 
 PoolLayout layout_pool(const PoolConfig& p, const models::ModelSpec& model, const calibration::HardwareProfile& hw) {
   const std::string name = std::string(to_string(p.role)) + " pool: ";
-  if (p.ranks < 1 || p.instances < 1) throw DeploymentError(name + "needs at least one instance of one rank");
-  if (p.attention_dp * p.attention_tp != p.ranks)
-    throw DeploymentError(name + "attention dp " + std::to_string(p.attention_dp) + " x tp " +
-                          std::to_string(p.attention_tp) + " != " + std::to_string(p.ranks) + " ranks");
-  if (p.attention_tp != 1) throw DeploymentError(name + "only attention tp 1 is modelled so far");
-  if (p.moe_ep != p.ranks) throw DeploymentError(name + "only EP over all ranks of the pool is modelled so far");
+  check_degrees(p, model, name);
   PoolLayout pool;
   pool.config = p;
+  pool.stage_layers = split_layers(model.num_layers, p.pipeline_stages);
   if (model.routed_experts > 0) {
     PlacementShape shape;
     shape.experts = model.routed_experts;
@@ -47,13 +122,25 @@ PoolLayout layout_pool(const PoolConfig& p, const models::ModelSpec& model, cons
   mem.ep = p.moe_ep;
   mem.redundant_experts = p.placement.redundant;
   mem.attention_tp = p.attention_tp;
+  mem.moe_tp = p.moe_tp;
+  mem.shared_expert_split = p.moe_tp > 1 ? p.stage_ranks() : 1;
+  mem.moe_token_groups = p.moe_tp > 1 ? p.attention_dp : 1;
   mem.token_budget_per_rank = p.batch.token_budget_per_rank;
   mem.capacity_bytes = hw.hbm_bytes;
-  pool.memory = models::plan_rank_memory(model, mem);
-  if (!pool.memory.fits())
-    throw DeploymentError("out of memory: " + name + model.name + " on " + std::to_string(p.ranks) + " x " + hw.name +
-                          " (ep " + std::to_string(p.moe_ep) + ") leaves no room for the KV cache:\n" +
-                          pool.memory.table());
+  mem.load_mtp = p.speculative.enabled() && p.speculative.method == SpeculativeMethod::kMtp;
+  if (p.speculative.enabled() && p.speculative.method == SpeculativeMethod::kDraft)
+    mem.draft_model = &p.speculative.draft_model;
+  for (std::size_t s = 0; s < pool.stage_layers.size(); ++s) {
+    mem.layer_begin = pool.stage_layers[s].first;
+    mem.layer_end = pool.stage_layers[s].second;
+    const models::MemoryPlan plan = models::plan_rank_memory(model, mem);
+    const std::string stage = p.pipeline_stages == 1 ? "" : ", stage " + str(static_cast<int>(s));
+    if (!plan.fits())
+      throw DeploymentError("out of memory: " + name + model.name + " on " + std::to_string(p.ranks) + " x " +
+                            hw.name + " (ep " + std::to_string(p.moe_ep) + stage +
+                            ") leaves no room for the KV cache:\n" + plan.table());
+    if (s == 0 || plan.kv_capacity_tokens < pool.memory.kv_capacity_tokens) pool.memory = plan;
+  }
   return pool;
 }
 

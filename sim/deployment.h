@@ -2,15 +2,21 @@
 //
 // Pools take consecutive devices in order (prefill, then decode; or the colocated pool);
 // within a pool, instance i takes ranks [i·ranks, (i+1)·ranks) of the pool's devices, rank r of
-// an instance on the r-th of them. The routed experts of every MoE layer (plus redundant slots)
-// are placed over an instance's EP ranks by the pool's placement policy. Construction checks that
-// the degrees are consistent, that the pools fit the cluster and that each rank's memory holds
-// weights, buffers and some KV cache; a violation throws DeploymentError with the reason (and
-// the memory table for an out-of-memory pool).
+// an instance on the r-th of them. With pipeline stages, stage s of an instance is its ranks
+// [s·ranks/pp, (s+1)·ranks/pp) and holds a contiguous run of layers: ⌊layers/pp⌋ each, the
+// remainder going one apiece to the stages just before the last (which also holds the LM head),
+// as vLLM splits them. Within a stage, attention TP groups and MoE TP groups are consecutive
+// ranks (so a TP group of up to 8 stays inside an HGX node). The routed experts of every MoE
+// layer (plus redundant slots) are placed over a stage's EP groups by the pool's placement
+// policy. Construction checks that the degrees are consistent and divide the model, that the
+// pools fit the cluster and that each rank's memory holds weights, buffers and some KV cache; a
+// violation throws DeploymentError with the reason (and the memory table for an out-of-memory
+// pool).
 #pragma once
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calibration/hardware_profile.h"
@@ -28,25 +34,50 @@ class DeploymentError : public std::runtime_error {
 
 struct PoolLayout {
   PoolConfig config;
-  int slots_per_rank = 0;  // expert slots (routed + redundant) per rank of every MoE layer
-  models::MemoryPlan memory;
-  std::vector<std::vector<int>> instance_devices;  // [instance][rank] -> cluster device
+  int slots_per_rank = 0;  // expert slots (routed + redundant) per EP group of every MoE layer
+  models::MemoryPlan memory;  // per rank, of the stage with the least room for KV cache
+  std::vector<std::vector<int>> instance_devices;  // [instance][rank] -> cluster device, stage-major
+  std::vector<std::pair<int, int>> stage_layers;   // [stage] -> layers [first, end)
 };
 
-// One instance of a pool, as the step model sees it.
+// The layers of each of `stages` pipeline stages (see the header comment).
+std::vector<std::pair<int, int>> split_layers(int layers, int stages);
+
+// One pipeline stage of one instance of a pool, as the step model sees it (the whole instance
+// without pipeline parallelism).
 class InstanceLayout {
  public:
-  InstanceLayout(const PoolLayout& pool, int instance) : pool_(&pool), instance_(instance) {}
+  InstanceLayout(const PoolLayout& pool, int instance, int stage = 0);
   const PoolConfig& config() const { return pool_->config; }
   int instance() const { return instance_; }
-  int ranks() const { return pool_->config.ranks; }
-  int ep() const { return pool_->config.moe_ep; }
+  int stage() const { return stage_; }
+  int stages() const { return pool_->config.pipeline_stages; }
+  int ranks() const { return static_cast<int>(devices_.size()); }  // of this stage
+  int ep() const { return ep_; }
   int slots_per_rank() const { return pool_->slots_per_rank; }
-  const std::vector<int>& rank_devices() const { return pool_->instance_devices[static_cast<std::size_t>(instance_)]; }
+  int attention_dp() const { return pool_->config.attention_dp; }
+  int attention_tp() const { return pool_->config.attention_tp; }
+  int moe_tp() const { return moe_tp_; }
+  const std::vector<int>& rank_devices() const { return devices_; }
+  int first_layer() const { return first_layer_; }
+  int end_layer() const { return end_layer_; }
+  bool last_stage() const { return last_stage_; }
+  // What the expert routing sees: one rank per EP group (its first device). The layout itself
+  // without MoE TP.
+  InstanceLayout moe_view() const;
+  // The same ranks running layers [first, end) of another model (a speculative draft module),
+  // as a last stage (with the LM head).
+  InstanceLayout with_layers(int first, int end) const;
 
  private:
   const PoolLayout* pool_;
   int instance_;
+  int stage_;
+  int ep_;
+  int moe_tp_;
+  int first_layer_, end_layer_;
+  bool last_stage_;
+  std::vector<int> devices_;
 };
 
 class Deployment {

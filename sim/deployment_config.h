@@ -2,15 +2,21 @@
 //
 // A deployment is either one colocated pool (prefill and decode on the same instances) or a
 // disaggregated pair: a prefill pool whose instances compute prompts and hand the KV cache to a
-// decode pool. A pool has `instances` identical model replicas of `ranks` devices each:
-// attention data-parallel on every rank (dp = ranks, tp = 1) and the routed experts of every MoE
-// layer split evenly over `ep` = ranks ranks. Pools occupy consecutive devices, prefill first.
+// decode pool. A pool has `instances` identical model replicas of `ranks` devices each. The ranks
+// of an instance form `pipeline_stages` stages of ranks / pipeline_stages consecutive ranks, each
+// holding a contiguous run of layers. Within a stage, attention runs in attention_dp groups of
+// attention_tp consecutive ranks (each group serves its own requests; its ranks split the
+// heads), and the routed experts of every MoE layer split over moe_ep groups of moe_tp
+// consecutive ranks (each group holds its experts, each rank a 1/moe_tp slice of every one):
+// attention_dp × attention_tp = moe_ep × moe_tp = ranks / pipeline_stages. Pools occupy
+// consecutive devices, prefill first.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "models/model_spec.h"
 #include "sim/overlap.h"
 #include "sim/placement.h"
 
@@ -20,8 +26,9 @@ enum class PoolRole { kColocated, kPrefill, kDecode };
 const char* to_string(PoolRole role);
 
 struct BatchConfig {
-  int max_running_per_rank = 64;              // requests admitted at once on one attention rank
-  std::int64_t token_budget_per_rank = 4096;  // tokens (decode + prefill chunk) per rank per step
+  // Per attention-DP rank: one rank, or one attention TP group (whose ranks share its requests).
+  int max_running_per_rank = 64;              // requests admitted at once
+  std::int64_t token_budget_per_rank = 4096;  // tokens (decode + prefill chunk) per step
   int kv_block_tokens = 64;                   // paged KV cache: tokens per block
 };
 
@@ -31,17 +38,36 @@ struct MoeCommConfig {
   std::string fidelity = "analytic";  // analytic or flow
 };
 
+// Speculative decoding (sim/speculative.h): each decode step verifies `tokens` draft tokens per
+// request after the newest one and emits 1 + the accepted ones.
+enum class SpeculativeMethod { kNone, kMtp, kDraft };
+
+struct SpeculativeConfig {
+  SpeculativeMethod method = SpeculativeMethod::kNone;
+  int tokens = 0;                  // draft tokens proposed per request per step (k)
+  // Acceptance probability of draft position i given that positions before it were accepted:
+  // one value for every position, or one per position (k values).
+  std::vector<double> acceptance;
+  models::ModelSpec draft_model;   // method kDraft: the (dense) draft model
+  bool enabled() const { return method != SpeculativeMethod::kNone && tokens > 0; }
+};
+const char* to_string(SpeculativeMethod method);
+
 struct PoolConfig {
   PoolRole role = PoolRole::kColocated;
   int instances = 1;
-  int ranks = 8;
-  int attention_dp = 8;
+  int ranks = 8;             // per instance, all pipeline stages
+  int pipeline_stages = 1;   // pp
+  int attention_dp = 8;      // per stage
   int attention_tp = 1;
-  int moe_ep = 8;
+  int moe_ep = 8;            // per stage
+  int moe_tp = 1;
+  SpeculativeConfig speculative;
   BatchConfig batch;
   OverlapConfig overlap;
   PlacementConfig placement;  // expert placement, redundant slots, rebalancing
   MoeCommConfig comm;
+  int stage_ranks() const { return ranks / pipeline_stages; }
 };
 
 inline PoolConfig with_role(PoolRole role) {

@@ -92,6 +92,8 @@ void summarize_pool(const std::vector<StepRecord>& steps, int pool_index, PoolRe
   for (const auto& layer : pool.breakdown.layer_ns)
     for (std::size_t p = 0; p < layer.size(); ++p) pool.phase_ns_per_step[p] += layer[p] / n;
   pool.lm_head_ns_per_step = pool.breakdown.lm_head_ns / n;
+  pool.pipeline_send_ns_per_step = pool.breakdown.pipeline_send_ns / n;
+  pool.draft_ns_per_step = pool.breakdown.draft_ns / n;
   for (double e : pool.breakdown.exposed_comm_ns) pool.exposed_comm_ns_per_step += e / n;
 }
 

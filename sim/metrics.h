@@ -38,7 +38,7 @@ struct StepRecord {
   int instance = 0;
   std::int64_t start_ns = 0;
   std::int64_t duration_ns = 0;
-  std::int64_t decode_tokens = 0;
+  std::int64_t decode_tokens = 0;   // positions fed by decoding requests (1 + drafts each)
   std::int64_t prefill_tokens = 0;
   std::int64_t running = 0;  // requests admitted on all ranks of the instance
 };
@@ -72,6 +72,13 @@ struct PoolResult {
   std::int64_t preemptions = 0;
   std::int64_t rebalances = 0;          // EPLB re-placements
   double migration_s = 0;               // time the instances spent moving expert weights
+  double pipeline_send_ns_per_step = 0; // activations sent between pipeline stages
+  double draft_ns_per_step = 0;         // speculative decoding: draft passes
+  std::int64_t drafts_proposed = 0;     // speculative decoding: draft tokens verified ...
+  std::int64_t drafts_accepted = 0;     // ... and accepted
+  double acceptance_rate() const {
+    return drafts_proposed > 0 ? static_cast<double>(drafts_accepted) / static_cast<double>(drafts_proposed) : 0.0;
+  }
 };
 
 struct Summary {

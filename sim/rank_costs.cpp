@@ -9,9 +9,9 @@ namespace moesim::sim {
 namespace {
 
 double core_ns(const models::ModelSpec& m, const calibration::CostModel& cost, std::span<const std::int64_t> kv,
-               std::span<const calibration::PrefillChunk> chunks) {
+               int queries, std::span<const calibration::PrefillChunk> chunks) {
   double t = 0;
-  if (!kv.empty()) t += cost.attention_decode(m, kv).time_ns;
+  if (!kv.empty()) t += (queries > 1 ? cost.attention_verify(m, kv, queries) : cost.attention_decode(m, kv)).time_ns;
   if (!chunks.empty()) t += cost.attention_prefill(m, chunks).time_ns;
   return t;
 }
@@ -25,17 +25,25 @@ int first_local_layer(const models::ModelSpec& m) {
 }
 
 RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& cost, const RankBatch& b) {
+  return rank_costs(m, cost, b, RankCostShape{});
+}
+
+RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& cost, const RankBatch& b,
+                     const RankCostShape& shape) {
   RankCosts c;
   const std::int64_t t = b.tokens();
-  if (t == 0) return c;
+  const models::ModelSpec& a = shape.attention != nullptr ? *shape.attention : m;
+  const std::int64_t moe_t = shape.moe_tokens < 0 ? t : shape.moe_tokens;
+  if (t == 0 && moe_t == 0) return c;
   const auto w = m.weight_dtype;
   const auto act = m.activation_dtype;
   const double act_bytes = models::bytes_per_element(act);
   // Two RMSNorms and the residual adds per layer stream the hidden state a few times.
   const double norm_bytes = 4.0 * static_cast<double>(t) * m.hidden * act_bytes;
-  double base = cost.memory_op(norm_bytes).time_ns;
-  for (const auto& op : models::attention_projections(m)) base += cost.gemm(t, op.n, op.k, w).time_ns;
-  c.attention = base + core_ns(m, cost, b.decode_kv_lengths, b.prefill_chunks);
+  double base = t > 0 ? cost.memory_op(norm_bytes).time_ns : 0.0;
+  if (t > 0)
+    for (const auto& op : models::attention_projections(a)) base += cost.gemm(t, op.n, op.k, w).time_ns;
+  c.attention = base + core_ns(a, cost, b.decode_kv_lengths, b.decode_queries, b.prefill_chunks);
   const int local = first_local_layer(m);
   if (local >= 0) {
     // A local layer attends to at most its window (or the current chunk) of the context.
@@ -44,20 +52,22 @@ RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& c
     std::vector<calibration::PrefillChunk> chunks = b.prefill_chunks;
     for (auto& ch : chunks)
       ch.past = std::clamp<std::int64_t>(models::effective_kv_len(m, local, ch.past + ch.tokens) - ch.tokens, 0, ch.past);
-    c.attention_local = base + core_ns(m, cost, kv, chunks);
+    c.attention_local = base + core_ns(a, cost, kv, b.decode_queries, chunks);
   }
 
-  auto mlp = [&](std::int64_t inter) {
+  auto mlp = [&](std::int64_t rows, std::int64_t inter) {
+    if (rows == 0 || inter == 0) return 0.0;
     const auto gu = models::mlp_gate_up(m, inter);
     const auto dn = models::mlp_down(m, inter);
-    return cost.gemm(t, gu.n, gu.k, w).time_ns + cost.gemm(t, dn.n, dn.k, w).time_ns +
-           cost.memory_op(3.0 * static_cast<double>(t) * inter * act_bytes).time_ns;  // SiLU(gate)*up
+    return cost.gemm(rows, gu.n, gu.k, w).time_ns + cost.gemm(rows, dn.n, dn.k, w).time_ns +
+           cost.memory_op(3.0 * static_cast<double>(rows) * inter * act_bytes).time_ns;  // SiLU(gate)*up
   };
-  c.dense_mlp = mlp(m.dense_intermediate);
-  if (m.shared_experts > 0) c.shared = mlp(static_cast<std::int64_t>(m.moe_intermediate) * m.shared_experts);
-  if (m.routed_experts > 0) {
+  c.dense_mlp = mlp(t, a.dense_intermediate);
+  if (m.shared_experts > 0)
+    c.shared = mlp(moe_t, std::int64_t{m.moe_intermediate} * m.shared_experts / std::max(1, shape.shared_split));
+  if (m.routed_experts > 0 && moe_t > 0) {
     const auto r = models::router(m);
-    c.router = cost.gemm(t, r.n, r.k, act).time_ns;
+    c.router = cost.gemm(moe_t, r.n, r.k, act).time_ns;
   }
   if (b.sampled_tokens > 0) {
     const auto h = models::lm_head(m);
@@ -67,16 +77,17 @@ RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& c
 }
 
 double expert_gemm_ns(const models::ModelSpec& m, const calibration::CostModel& cost,
-                      std::span<const std::int64_t> counts) {
+                      std::span<const std::int64_t> counts, int tp) {
   std::int64_t rows = 0;
   for (auto c : counts) rows += c;
   if (rows == 0) return 0;
-  const auto gu = models::mlp_gate_up(m, m.moe_intermediate);
-  const auto dn = models::mlp_down(m, m.moe_intermediate);
+  const std::int64_t inter = m.moe_intermediate / std::max(1, tp);
+  const auto gu = models::mlp_gate_up(m, inter);
+  const auto dn = models::mlp_down(m, inter);
   const double act_bytes = models::bytes_per_element(m.activation_dtype);
   return cost.grouped_gemm(counts, gu.n, gu.k, m.expert_dtype()).time_ns +
          cost.grouped_gemm(counts, dn.n, dn.k, m.expert_dtype()).time_ns +
-         cost.memory_op(3.0 * static_cast<double>(rows) * m.moe_intermediate * act_bytes).time_ns;
+         cost.memory_op(3.0 * static_cast<double>(rows) * inter * act_bytes).time_ns;
 }
 
 }  // namespace moesim::sim

@@ -2,6 +2,13 @@
 //
 // Attention (norms, projections, attention core over each request's KV) and the local MLPs cost
 // the same in every layer of a kind, so they are computed once per step per rank.
+//
+// Under tensor parallelism (sim/step_model.h) a rank runs its attention shard
+// (models/parallel_shard.h: heads / tp, dense MLP intermediate / tp) over its attention group's
+// whole batch, while its router and shared expert see only the tokens the MoE hands it
+// (`moe_tokens`), the shared experts split over `shared_split` ranks under MoE TP. Speculative
+// verification feeds decode_queries positions per decoding request: every GEMM sees them all, the
+// attention core reads each request's cache once (models::attention_verify_core).
 #pragma once
 
 #include <cstdint>
@@ -25,10 +32,20 @@ struct RankCosts {
 // The first layer with local attention, or -1 if every layer attends to the full context.
 int first_local_layer(const models::ModelSpec& model);
 
-RankCosts rank_costs(const models::ModelSpec& model, const calibration::CostModel& cost, const RankBatch& batch);
+struct RankCostShape {
+  const models::ModelSpec* attention = nullptr;  // the rank's attention shard; null: the whole model
+  std::int64_t moe_tokens = -1;                  // tokens through router and shared expert; -1: the batch's
+  int shared_split = 1;                          // shared experts' intermediate split over this many ranks
+};
 
-// Grouped GEMM of a rank's local experts (gate/up, activation, down) for the given counts.
+RankCosts rank_costs(const models::ModelSpec& model, const calibration::CostModel& cost, const RankBatch& batch);
+RankCosts rank_costs(const models::ModelSpec& model, const calibration::CostModel& cost, const RankBatch& batch,
+                     const RankCostShape& shape);
+
+// Grouped GEMM of a rank's local experts (gate/up, activation, down) for the given counts; under
+// MoE TP (`tp` > 1) each expert's intermediate is split tp ways and the rank computes its slice
+// for every row.
 double expert_gemm_ns(const models::ModelSpec& model, const calibration::CostModel& cost,
-                      std::span<const std::int64_t> counts);
+                      std::span<const std::int64_t> counts, int tp = 1);
 
 }  // namespace moesim::sim

@@ -5,20 +5,29 @@
 #include <string>
 
 #include "sim/check.h"
+#include "sim/speculative.h"
 
 namespace moesim::sim {
 
 Scheduler::Scheduler(const PoolConfig& pool, std::int64_t kv_capacity_tokens_per_rank,
-                     const std::vector<workloads::Request>& requests, std::vector<RequestRecord>& records)
-    : pool_(pool), kv_capacity_tokens_(kv_capacity_tokens_per_rank), requests_(requests), records_(records) {
+                     const std::vector<workloads::Request>& requests, std::vector<RequestRecord>& records,
+                     workloads::Rng acceptance)
+    : pool_(pool),
+      kv_capacity_tokens_(kv_capacity_tokens_per_rank),
+      requests_(requests),
+      records_(records),
+      queries_(pool.speculative.enabled() ? 1 + pool.speculative.tokens : 1),
+      acceptance_(acceptance) {
   live_.resize(requests.size());
-  for (int r = 0; r < pool.ranks; ++r) ranks_.emplace_back(kv_capacity_tokens_per_rank, pool.batch.kv_block_tokens);
+  for (int r = 0; r < pool.attention_dp; ++r)
+    ranks_.emplace_back(kv_capacity_tokens_per_rank, pool.batch.kv_block_tokens);
 }
 
 int Scheduler::enqueue(std::size_t index) {
   auto& rec = records_[index];
   // A prefill instance holds only the prompt; the others eventually hold prompt and output.
-  const std::int64_t need = rec.input_tokens + (pool_.role == PoolRole::kPrefill ? 0 : rec.output_tokens);
+  const std::int64_t need =
+      rec.input_tokens + (pool_.role == PoolRole::kPrefill ? 0 : rec.output_tokens + queries_ - 1);
   if (ranks_.front().kv.blocks_for(need) > ranks_.front().kv.capacity_blocks()) {
     rec.rejected = "needs " + std::to_string(need) + " KV tokens, a rank holds " + std::to_string(kv_capacity_tokens_);
     return -1;
@@ -67,16 +76,20 @@ void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record)
     live_[idx].chunk = 0;
     live_[idx].decoding = false;
   }
+  const bool drafts = pool_.speculative.enabled();
+  batch.decode_queries = queries_;
   auto decode = [&](std::size_t idx, std::size_t position) {
     auto& l = live_[idx];
-    const std::int64_t kv_len = records_[idx].input_tokens + l.generated;  // cached + the token fed now
+    // Cached + the token fed now + its draft tokens.
+    const std::int64_t kv_len = records_[idx].input_tokens + l.generated + queries_ - 1;
     while (!rank.kv.grow(l.blocks, kv_len))
       if (!preempt_one(rank, position)) return;  // no room even after preempting later requests
     l.decoding = true;
-    --budget;
+    budget -= queries_;
     batch.decode_kv_lengths.push_back(kv_len);
-    ++batch.sampled_tokens;
-    ++record.decode_tokens;
+    batch.sampled_tokens += queries_;  // verification needs logits at every fed position
+    record.decode_tokens += queries_;
+    if (drafts) batch.draft_kv_lengths.push_back(kv_len);
   };
   auto prefill = [&](std::size_t idx) {
     auto& l = live_[idx];
@@ -85,13 +98,16 @@ void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record)
     l.chunk = chunk;
     budget -= chunk;
     batch.prefill_chunks.push_back({l.cached, chunk});
-    if (l.cached + chunk == l.target && l.generated == 0) ++batch.sampled_tokens;
+    if (l.cached + chunk == l.target && l.generated == 0) {
+      ++batch.sampled_tokens;
+      if (drafts && decodes()) batch.draft_kv_lengths.push_back(l.target);  // drafts its first decode step
+    }
     record.prefill_tokens += chunk;
     return true;
   };
   // Decode tokens first, one per request whose prompt is cached.
   if (decodes())
-    for (std::size_t i = 0; i < rank.running.size() && budget > 0; ++i) {
+    for (std::size_t i = 0; i < rank.running.size() && budget >= queries_; ++i) {
       const std::size_t idx = rank.running[i];
       if (live_[idx].cached >= live_[idx].target) decode(idx, i);
     }
@@ -112,7 +128,7 @@ void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record)
     rank.waiting.pop_front();
     rank.running.push_back(idx);
     if (l.cached >= l.target) {
-      if (decodes()) decode(idx, rank.running.size() - 1);
+      if (decodes() && budget >= queries_) decode(idx, rank.running.size() - 1);
     } else if (!prefill(idx)) {
       break;
     }
@@ -146,9 +162,17 @@ void Scheduler::complete_step(Time end, ItlSamples& itl, std::vector<std::size_t
       bool leaves = false;
       if (l.decoding) {
         MOESIM_CHECK(now >= l.last_token_ns, "token emitted before the previous one");
-        ++gaps[now - l.last_token_ns];
+        std::int64_t emitted = 1;
+        if (queries_ > 1) {
+          const int accepted = draw_accepted(pool_.speculative, acceptance_);
+          drafts_proposed_ += queries_ - 1;
+          drafts_accepted_ += accepted;
+          emitted = std::min<std::int64_t>(1 + accepted, rec.output_tokens - l.generated);
+        }
+        const std::int64_t gap = now - l.last_token_ns;
+        gaps[emitted == 1 ? gap : (gap + emitted / 2) / emitted] += emitted;
         l.last_token_ns = now;
-        ++l.generated;
+        l.generated += emitted;
       } else if (l.chunk > 0) {
         l.cached += l.chunk;
         if (l.cached == l.target && l.generated == 0) {  // the last chunk samples the first token

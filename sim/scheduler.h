@@ -1,4 +1,6 @@
-// Scheduler: continuous batching on one instance, per attention-DP rank (DESIGN.md §4).
+// Scheduler: continuous batching on one instance, per attention-DP rank (DESIGN.md §4). An
+// attention-DP rank is one rank, or one attention TP group whose ranks share its requests; with
+// pipeline stages it spans every stage.
 //
 // A request queued on the instance goes to the rank with the fewest outstanding requests (lowest
 // index on a tie). Each step a rank fills its token budget with one decode token per running
@@ -9,6 +11,13 @@
 // blocks are freed and it goes back to the head of the queue to prefill its prompt and the
 // tokens it generated again). A request whose prompt and output can never fit one rank's cache
 // is rejected with the reason.
+//
+// Speculative decoding (sim/speculative.h): a decoding request feeds 1 + k positions (its newest
+// token and k drafts), which its KV reserves and the token budget pays for; when the step ends
+// it emits 1 + the accepted drafts (drawn per request from the instance's acceptance stream),
+// at most what is left of its output, and keeps the KV of what it emitted. ITL follows SGLang's
+// bench_serving: a step emitting m tokens after a gap g gives m samples of g / m (TPOT is
+// (e2e − TTFT) / (output − 1) either way, as vLLM and SGLang report it).
 //
 // Roles: a colocated instance prefills and decodes; a prefill instance hands a request over as
 // soon as its prompt is cached (its last chunk samples the first token); a decode instance
@@ -25,15 +34,18 @@
 #include "sim/metrics.h"
 #include "sim/step_batch.h"
 #include "workloads/arrivals.h"
+#include "workloads/rng.h"
 
 namespace moesim::sim {
 
-using ItlSamples = std::vector<std::pair<std::int64_t, std::int64_t>>;  // (gap ns, tokens)
+using ItlSamples = std::vector<std::pair<std::int64_t, std::int64_t>>;  // (inter-token gap ns, tokens)
 
 class Scheduler {
  public:
+  // `acceptance` draws the accepted drafts of speculative decoding (unused without it).
   Scheduler(const PoolConfig& pool, std::int64_t kv_capacity_tokens_per_rank,
-            const std::vector<workloads::Request>& requests, std::vector<RequestRecord>& records);
+            const std::vector<workloads::Request>& requests, std::vector<RequestRecord>& records,
+            workloads::Rng acceptance = workloads::Rng(0));
 
   // Queues request `index` (whose record is already filled in) and returns the chosen rank, or
   // -1 if the request can never fit (its record then says why).
@@ -50,6 +62,9 @@ class Scheduler {
   std::int64_t kv_blocks_in_use(int rank) const { return ranks_[static_cast<std::size_t>(rank)].kv.used_blocks(); }
   double kv_peak_utilisation() const;
   std::int64_t preemptions() const { return preemptions_; }
+  // Speculative decoding: drafts verified and accepted so far.
+  std::int64_t drafts_proposed() const { return drafts_proposed_; }
+  std::int64_t drafts_accepted() const { return drafts_accepted_; }
 
  private:
   struct Live {
@@ -80,6 +95,9 @@ class Scheduler {
   std::vector<RankState> ranks_;
   std::int64_t outstanding_ = 0;
   std::int64_t preemptions_ = 0;
+  int queries_ = 1;  // positions a decoding request feeds per step (1 + draft tokens)
+  workloads::Rng acceptance_;
+  std::int64_t drafts_proposed_ = 0, drafts_accepted_ = 0;
 };
 
 }  // namespace moesim::sim

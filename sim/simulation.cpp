@@ -10,7 +10,7 @@
 #include "sim/event_queue.h"
 #include "topology/collectives.h"
 #include "sim/scheduler.h"
-#include "sim/step_model.h"
+#include "sim/pipeline_step.h"
 #include "workloads/arrivals.h"
 #include "workloads/routing_model.h"
 
@@ -26,17 +26,19 @@ struct Instance {
   Instance(const SimulationConfig& c, const PoolLayout& pool, int pool_index, int index, const topology::Cluster& cluster,
            const calibration::CostModel& cost, const workloads::RoutingModel& routing,
            const std::vector<workloads::Request>& requests, std::vector<RequestRecord>& records)
-      : layout(pool, index),
-        pool_index(pool_index),
-        scheduler(pool.config, pool.memory.kv_capacity_tokens, requests, records),
-        step_model(c.model, layout, cluster, cost, routing, pool.config.overlap),
+      : pool_index(pool_index),
+        scheduler(pool.config, pool.memory.kv_capacity_tokens, requests, records,
+                  workloads::make_stream(c.seed, std::string("speculative.") + to_string(pool.config.role) + "." +
+                                                     std::to_string(index))),
+        step_model(c.model, pool, index, cluster, cost, routing),
+        layout(step_model.layout()),
         rng(workloads::make_stream(c.seed, std::string("routing.") + to_string(pool.config.role) + "." +
                                                std::to_string(index))),
         next_rebalance_s(pool.config.placement.rebalance_interval_s) {}
-  InstanceLayout layout;
   int pool_index;
   Scheduler scheduler;
-  StepModel step_model;
+  InstanceStep step_model;
+  const InstanceLayout& layout;  // the first pipeline stage
   workloads::Rng rng;
   std::vector<RankBatch> batches;
   bool busy = false;
@@ -100,6 +102,8 @@ class ServingRun {
       for (std::size_t i = pool_first_[p]; i < pool_first_[p + 1]; ++i) {
         pr.kv_peak_utilisation = std::max(pr.kv_peak_utilisation, instances_[i]->scheduler.kv_peak_utilisation());
         pr.preemptions += instances_[i]->scheduler.preemptions();
+        pr.drafts_proposed += instances_[i]->scheduler.drafts_proposed();
+        pr.drafts_accepted += instances_[i]->scheduler.drafts_accepted();
       }
       summarize_pool(steps_, static_cast<int>(p), pr);
     }
@@ -181,11 +185,13 @@ class ServingRun {
     s.start_step(inst);
   }
 
-  // Sends a finished prompt's KV cache from its prefill rank to the decode instance that will
-  // take it (the least-loaded one now; its rank is chosen on arrival, costed as rank 0's node).
+  // Sends a finished prompt's KV cache from its prefill rank (the first device of its attention
+  // group, first stage) to the decode instance that will take it (the least-loaded one now; its
+  // rank is chosen on arrival, costed as rank 0's node).
   void send_kv(const Instance& from, std::size_t index) {
     const auto& rec = records_[index];
-    const int src = from.layout.rank_devices()[static_cast<std::size_t>(std::max(0, rec.rank))];
+    const auto group = static_cast<std::size_t>(std::max(0, rec.rank) * from.layout.attention_tp());
+    const int src = from.layout.rank_devices()[group];
     const Instance& to = pick(1);
     const int dst = to.layout.rank_devices()[static_cast<std::size_t>(src) % to.layout.rank_devices().size()];
     const double bytes = config_.model.kv_bytes_for_context(rec.input_tokens);

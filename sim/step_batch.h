@@ -1,4 +1,5 @@
-// RankBatch: what one rank runs in a step (decode tokens and prefill chunks).
+// RankBatch: what one attention-DP rank (one rank, or one attention TP group) runs in a step:
+// decode requests and prefill chunks.
 #pragma once
 
 #include <cstdint>
@@ -9,11 +10,18 @@
 namespace moesim::sim {
 
 struct RankBatch {
-  std::vector<std::int64_t> decode_kv_lengths;           // one per decode token
+  // One per decoding request: the KV length including the positions fed in this step.
+  std::vector<std::int64_t> decode_kv_lengths;
+  // Positions each decoding request feeds: 1, or 1 + k draft tokens under speculative decoding.
+  int decode_queries = 1;
   std::vector<calibration::PrefillChunk> prefill_chunks;  // one per prefilling request
   std::int64_t sampled_tokens = 0;                        // tokens that need logits
+  // Speculative decoding: one per request that drafts its next tokens after this step (the
+  // decoding ones and those whose prompt completes), with its KV length.
+  std::vector<std::int64_t> draft_kv_lengths;
+  std::int64_t decode_tokens() const { return static_cast<std::int64_t>(decode_kv_lengths.size()) * decode_queries; }
   std::int64_t tokens() const {
-    std::int64_t t = static_cast<std::int64_t>(decode_kv_lengths.size());
+    std::int64_t t = decode_tokens();
     for (const auto& c : prefill_chunks) t += c.tokens;
     return t;
   }

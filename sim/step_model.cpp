@@ -21,6 +21,7 @@ const char* phase_name(Phase p) {
     case Phase::kDispatch: return "dispatch";
     case Phase::kExpertGemm: return "expert_gemm";
     case Phase::kCombine: return "combine";
+    case Phase::kTpComm: return "tp_comm";
   }
   return "?";
 }
@@ -34,7 +35,7 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
       overlap_(overlap),
       dispatch_bytes_per_token_(models::dispatch_bytes_per_token(model)),
       combine_bytes_per_token_(models::combine_bytes_per_token(model)),
-      routing_(model, deployment, routing, cluster),
+      routing_(model, deployment.moe_view(), routing, cluster),
       timeline_(deployment.ranks()) {
   dispatch_options_.algorithm = combine_options_.algorithm = deployment.config().comm.algorithm;
   dispatch_options_.fidelity = combine_options_.fidelity = deployment.config().comm.fidelity;
@@ -56,33 +57,35 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
     mb.scratch.resize(ranks);
     mb.gemm_ns.resize(ranks);
   }
+  init_parallel();
 }
 
 void StepModel::split(std::span<const RankBatch> batches) {
-  const std::size_t ranks = batches.size();
+  MOESIM_CHECK(static_cast<int>(batches.size()) * attention_tp_ == deployment_.ranks(),
+               "one batch per attention group expected");
   if (micro_.size() == 1) {
-    for (std::size_t r = 0; r < ranks; ++r) {
-      micro_[0].costs[r] = rank_costs(model_, cost_, batches[r]);
-      micro_[0].tokens[r] = batches[r].tokens();
-    }
+    cost_micro_batch(micro_[0], batches);
     return;
   }
-  // Two micro-batches: alternate decode tokens; give each prefill chunk to the lighter half.
-  halves_.resize(2);
-  for (std::size_t r = 0; r < ranks; ++r) {
-    const RankBatch& b = batches[r];
-    for (auto& h : halves_) h = RankBatch{};
-    for (std::size_t i = 0; i < b.decode_kv_lengths.size(); ++i)
-      halves_[i % 2].decode_kv_lengths.push_back(b.decode_kv_lengths[i]);
-    for (const auto& c : b.prefill_chunks) halves_[halves_[0].tokens() <= halves_[1].tokens() ? 0 : 1].prefill_chunks.push_back(c);
-    const std::int64_t prefill_samples = b.sampled_tokens - static_cast<std::int64_t>(b.decode_kv_lengths.size());
-    halves_[0].sampled_tokens = static_cast<std::int64_t>(halves_[0].decode_kv_lengths.size()) + (prefill_samples + 1) / 2;
-    halves_[1].sampled_tokens = static_cast<std::int64_t>(halves_[1].decode_kv_lengths.size()) + prefill_samples / 2;
-    for (std::size_t m = 0; m < 2; ++m) {
-      micro_[m].costs[r] = rank_costs(model_, cost_, halves_[m]);
-      micro_[m].tokens[r] = halves_[m].tokens();
+  // Two micro-batches: alternate decode requests; give each prefill chunk to the lighter half.
+  const std::size_t groups = batches.size();
+  halves_.resize(2 * groups);
+  for (std::size_t g = 0; g < groups; ++g) {
+    const RankBatch& b = batches[g];
+    RankBatch* h[2] = {&halves_[g], &halves_[groups + g]};
+    for (auto* x : h) {
+      *x = RankBatch{};
+      x->decode_queries = b.decode_queries;
     }
+    for (std::size_t i = 0; i < b.decode_kv_lengths.size(); ++i)
+      h[i % 2]->decode_kv_lengths.push_back(b.decode_kv_lengths[i]);
+    for (const auto& c : b.prefill_chunks) h[h[0]->tokens() <= h[1]->tokens() ? 0 : 1]->prefill_chunks.push_back(c);
+    const std::int64_t prefill_samples = b.sampled_tokens - b.decode_tokens();
+    h[0]->sampled_tokens = h[0]->decode_tokens() + (prefill_samples + 1) / 2;
+    h[1]->sampled_tokens = h[1]->decode_tokens() + prefill_samples / 2;
   }
+  for (std::size_t m = 0; m < 2; ++m)
+    cost_micro_batch(micro_[m], std::span<const RankBatch>(halves_).subspan(m * groups, groups));
 }
 
 void StepModel::run_dense_layer(MicroBatch& mb, PhaseTimes& phases) {
@@ -93,11 +96,13 @@ void StepModel::run_dense_layer(MicroBatch& mb, PhaseTimes& phases) {
     attn = std::max(attn, attention_of(mb.costs[r]));
   }
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention", layer_, m});
+  if (attention_tp_ > 1) tp_collective(mb, mb.group_all_reduce, attention_tp_, phases, "tp_all_reduce");
   for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
     mb.scratch[r] = slow(mb.costs[r].dense_mlp);
     mlp = std::max(mlp, mb.costs[r].dense_mlp);
   }
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {"dense_mlp", layer_, m});
+  if (attention_tp_ > 1) tp_collective(mb, mb.group_all_reduce, attention_tp_, phases, "tp_all_reduce");
   phases[static_cast<int>(Phase::kAttention)] += attn;
   phases[static_cast<int>(Phase::kDenseMlp)] += mlp;
 }
@@ -115,6 +120,7 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
     shared = std::max(shared, c.shared);
   }
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention", layer_, m});
+  if (attention_tp_ > 1) tp_collective(mb, mb.group_reduce_scatter, attention_tp_, phases, "tp_reduce_scatter");
   for (std::size_t r = 0; r < mb.scratch.size(); ++r)
     mb.scratch[r] = slow(mb.costs[r].router + (shared_in_front ? mb.costs[r].shared : 0.0));
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {shared_in_front ? "router+shared_expert" : "router", layer_, m});
@@ -199,6 +205,7 @@ void StepModel::moe_back(MicroBatch& mb, double dispatch_end, PhaseTimes& phases
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {"expert_gemm", layer_, m});
   const double combine_end = timeline_.collective(mb.ready, mb.combine_ns, {"combine", layer_, m});
   std::fill(mb.ready.begin(), mb.ready.end(), combine_end);
+  if (attention_tp_ > 1) tp_collective(mb, mb.group_all_gather, attention_tp_, phases, "tp_all_gather");
   phases[static_cast<int>(Phase::kExpertGemm)] += max_of(mb.gemm_ns);
   phases[static_cast<int>(Phase::kCombine)] += mb.combine_ns;
 }
@@ -220,20 +227,25 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
   split(batches);
   timeline_.reset();
   timeline_.trace_into(recorder_ && recorder_->wants_step(step) ? recorder_ : nullptr, trace_pool_, trace_instance_,
-                       start.count_ns());
+                       start.count_ns(), deployment_.stage() * deployment_.ranks());
   for (auto& mb : micro_) std::fill(mb.ready.begin(), mb.ready.end(), 0.0);
 
   const int ranks = deployment_.ranks();
   busy_before_.resize(static_cast<std::size_t>(ranks));
   double layer_start = 0;
-  int moe_index = 0;
-  for (std::size_t layer = 0; layer < layers; ++layer) {
+  int moe_index = 0;  // MoE layers before this stage's first
+  for (int l = 0; l < deployment_.first_layer(); ++l) moe_index += model_.is_moe_layer(l) ? 1 : 0;
+  const auto end_layer = static_cast<std::size_t>(deployment_.end_layer());
+  for (auto layer = static_cast<std::size_t>(deployment_.first_layer()); layer < end_layer; ++layer) {
     layer_ = static_cast<int>(layer);
     layer_local_ = model_.attention_window(layer_) > 0;
     for (int r = 0; r < ranks; ++r) busy_before_[static_cast<std::size_t>(r)] = timeline_.compute_busy(r);
     auto& phases = breakdown.layer_ns[layer];
     if (!model_.is_moe_layer(static_cast<int>(layer))) {
       for (auto& mb : micro_) run_dense_layer(mb, phases);
+    } else if (gathered_moe_) {
+      for (auto& mb : micro_) run_gathered_moe_layer(mb, moe_index, step, rng, phases, breakdown);
+      ++moe_index;
     } else {
       dispatch_end_.resize(micro_.size());
       for (std::size_t m = 0; m < micro_.size(); ++m)
@@ -252,6 +264,7 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
   }
   double lm = 0;
   for (auto& mb : micro_) {
+    if (!deployment_.last_stage()) break;  // the LM head sits on the last pipeline stage
     for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
       mb.scratch[r] = slow(mb.costs[r].lm_head);
       lm = std::max(lm, mb.costs[r].lm_head);

@@ -10,6 +10,34 @@
 // follows the pool's overlap scheme (sim/overlap.h); ops are placed on a StreamTimeline.
 //
 // Each token-expert pair is one message of the dispatch (as in DeepEP's low-latency mode).
+//
+// Tensor parallelism (Megatron-LM, Shoeybi et al. 2019, §3). An attention TP group of tp
+// consecutive ranks serves one batch: each rank runs its attention shard (heads / tp;
+// models/parallel_shard.h) over the group's whole batch. What follows depends on the MoE plan:
+// - Dense layers: the attention output is all-reduced over the group, the dense MLP runs split
+//   tp ways (column- then row-parallel) over the group's tokens, and is all-reduced again.
+// - MoE over EP with moe tp 1 (SGLang's DP attention with attention TP inside each DP rank): the
+//   attention output is reduce-scattered over the group, so each rank holds 1/tp of the group's
+//   tokens, routes them and dispatches them over the whole EP group; after the combine the group
+//   all-gathers its tokens again for the next attention. Reduce-scatter plus all-gather moves
+//   what one all-reduce moves, and no token is dispatched twice.
+// - MoE TP (moe tp > 1; ep groups of moe tp ranks, each rank a 1/moe_tp slice of every expert of
+//   its group): the reduce-scatter is followed by an all-gather over every rank of the stage, so
+//   each rank holds all the stage's tokens (the all-reduce of classic TP when attention dp is 1;
+//   SGLang's gather around a TP MoE with DP attention); each rank runs the router on all of them,
+//   the shared experts split over all ranks, and its grouped GEMM on the tokens routed to its EP
+//   group's experts, with the intermediate split moe tp ways; a reduce-scatter over the stage
+//   sums the partial outputs and an all-gather over the attention group restores its tokens. No
+//   all-to-all.
+// The TP collectives are timed on the group's devices (sim/tp_collective.h) and hold
+// the members' compute and communication streams (StreamTimeline::group_collective); they show
+// as the `tp_comm` phase and count as exposed communication.
+//
+// Pipeline stages: a StepModel runs its layout's stage, layers [first_layer, end_layer), and
+// the LM head only on the last stage (sim/pipeline_step.h chains the stages).
+//
+// Speculative verification: a decoding request feeds decode_queries positions; GEMMs, routing and
+// the all-to-all see all of them, its attention reads its cache once (sim/rank_costs.h).
 #pragma once
 
 #include <array>
@@ -37,8 +65,8 @@
 
 namespace moesim::sim {
 
-enum class Phase { kAttention, kDenseMlp, kSharedExpert, kRouter, kDispatch, kExpertGemm, kCombine };
-inline constexpr int kNumPhases = 7;
+enum class Phase { kAttention, kDenseMlp, kSharedExpert, kRouter, kDispatch, kExpertGemm, kCombine, kTpComm };
+inline constexpr int kNumPhases = 8;
 const char* phase_name(Phase p);
 
 using PhaseTimes = std::array<double, kNumPhases>;  // nanoseconds
@@ -55,6 +83,8 @@ struct LayerBreakdown {
   std::int64_t tokens_routed = 0;      // token-expert pairs dispatched
   std::int64_t tokens_combined = 0;    // token-expert pairs the experts processed
   double lm_head_ns = 0;               // LM head after the last layer, summed over steps
+  double pipeline_send_ns = 0;         // activations between pipeline stages, summed over steps
+  double draft_ns = 0;                 // speculative-decoding draft passes, summed over steps
 };
 
 class StepModel {
@@ -62,7 +92,8 @@ class StepModel {
   StepModel(const models::ModelSpec& model, const InstanceLayout& deployment, const topology::Cluster& cluster,
             const calibration::CostModel& cost, const workloads::RoutingModel& routing, OverlapConfig overlap);
 
-  // Duration of one step starting at `start`; adds each layer's phases to `breakdown`.
+  // Duration of one step starting at `start`, with one batch per attention group (per rank
+  // without attention TP); adds each layer's phases to `breakdown`.
   Duration run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
                LayerBreakdown& breakdown, Time start = Time::zero());
   // Re-places the experts from the load seen since the last call (EPLB rebalancing); returns
@@ -70,17 +101,31 @@ class StepModel {
   Duration rebalance();
   // Reports the ops of the steps `recorder` wants (null: none).
   void set_trace(TraceRecorder* recorder, int pool, int instance);
+  const InstanceLayout& layout() const { return deployment_; }
 
  private:
   struct MicroBatch {
     std::vector<RankCosts> costs;       // per rank
-    std::vector<std::int64_t> tokens;   // per rank
+    std::vector<std::int64_t> tokens;   // per rank: tokens it routes (its slice of its group's)
     std::vector<double> ready;          // per rank: end of this micro-batch's last op
     std::vector<double> scratch;        // per rank
     std::vector<double> gemm_ns;        // per rank: this layer's expert GEMM (drawn in front)
     double combine_ns = 0;              // this layer's combine (drawn in front)
+    // Tensor parallelism, per attention group: all-reduce, reduce-scatter and all-gather of the
+    // group's hidden states; over the whole stage (MoE TP): all-gather and reduce-scatter.
+    std::vector<double> group_all_reduce, group_reduce_scatter, group_all_gather;
+    std::vector<double> stage_all_gather, stage_reduce_scatter;  // one entry
   };
   void split(std::span<const RankBatch> batches);
+  // sim/step_model_parallel.cpp: the tensor-parallel parts.
+  void init_parallel();
+  // Costs and routed tokens of every rank of `mb` from its attention groups' batches, and the
+  // step's TP collective times.
+  void cost_micro_batch(MicroBatch& mb, std::span<const RankBatch> groups);
+  void tp_collective(MicroBatch& mb, const std::vector<double>& durations, int group, PhaseTimes& phases,
+                     const char* name);
+  void run_gathered_moe_layer(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng,
+                              PhaseTimes& phases, LayerBreakdown& breakdown);
   void run_dense_layer(MicroBatch& mb, PhaseTimes& phases);
   // The attention half of an MoE layer: attention, router, shared expert (unless overlapped),
   // then dispatch. Returns the dispatch's end.
@@ -114,6 +159,13 @@ class StepModel {
   bool layer_local_ = false;  // the current layer has local (windowed) attention
   TraceRecorder* recorder_ = nullptr;
   int trace_pool_ = 0, trace_instance_ = 0;
+  // Tensor parallelism (sim/step_model_parallel.cpp).
+  int attention_tp_ = 1;
+  bool gathered_moe_ = false;            // MoE TP: every rank gathers the stage's tokens
+  models::ModelSpec attention_shard_;    // one rank's share of attention and dense MLPs
+  std::vector<std::vector<int>> group_devices_;  // [attention group] -> devices
+  std::vector<std::int64_t> group_tokens_, unit_tokens_;  // per attention group; per EP group (MoE TP)
+  std::vector<double> unit_gemm_ns_;     // per EP group (MoE TP)
 };
 
 }  // namespace moesim::sim

@@ -15,7 +15,9 @@ void StreamTimeline::reset() {
   std::fill(busy_.begin(), busy_.end(), 0.0);
 }
 
-void StreamTimeline::trace_into(TraceRecorder* recorder, int pool, int instance, std::int64_t step_start_ns) {
+void StreamTimeline::trace_into(TraceRecorder* recorder, int pool, int instance, std::int64_t step_start_ns,
+                                int rank_offset) {
+  rank_offset_ = rank_offset;
   recorder_ = recorder;
   base_ = TraceEvent{};
   base_.pool = static_cast<std::int16_t>(pool);
@@ -24,6 +26,7 @@ void StreamTimeline::trace_into(TraceRecorder* recorder, int pool, int instance,
 }
 
 void StreamTimeline::record(int rank, bool comm, OpLabel label, double start, double duration) {
+  rank += rank_offset_;
   if (duration <= 0 || !recorder_->wants_rank(rank)) return;
   TraceEvent e = base_;
   e.rank = rank;
@@ -55,6 +58,21 @@ double StreamTimeline::collective(std::span<const double> ready, double duration
   if (recorder_)
     for (std::size_t r = 0; r < comm_free_.size(); ++r) record(static_cast<int>(r), true, label, start, duration);
   return end;
+}
+
+void StreamTimeline::group_collective(std::span<const double> ready, int group, std::span<const double> duration,
+                                      std::span<double> end, OpLabel label) {
+  const std::size_t n = compute_free_.size(), g = static_cast<std::size_t>(group);
+  for (std::size_t first = 0; first < n; first += g) {
+    double start = 0;
+    for (std::size_t r = first; r < first + g; ++r)
+      start = std::max({start, ready[r], compute_free_[r], comm_free_[r]});
+    const double d = duration[first / g];
+    for (std::size_t r = first; r < first + g; ++r) {
+      compute_free_[r] = comm_free_[r] = end[r] = start + d;
+      if (recorder_) record(static_cast<int>(r), true, label, start, d);
+    }
+  }
 }
 
 double StreamTimeline::finish() const {

@@ -27,7 +27,8 @@ class StreamTimeline {
   explicit StreamTimeline(int ranks);
   void reset();
   // Reports the ops of this step to `recorder` (null: none), shifted by `step_start_ns`.
-  void trace_into(TraceRecorder* recorder, int pool, int instance, std::int64_t step_start_ns);
+  // `rank_offset` is added to the rank of every event (pipeline stages after the first).
+  void trace_into(TraceRecorder* recorder, int pool, int instance, std::int64_t step_start_ns, int rank_offset = 0);
 
   // Per rank r: start = max(compute_free[r], ready[r]); end[r] = start + duration[r].
   // `end` may alias `ready`.
@@ -35,6 +36,13 @@ class StreamTimeline {
                OpLabel label = {});
   // Returns the common end time of a collective lasting `duration` once all ranks are ready.
   double collective(std::span<const double> ready, double duration, OpLabel label = {});
+  // A collective within each group of `group` consecutive ranks that holds its members' compute
+  // and communication streams (the tensor-parallel all-reduce, all-gather and reduce-scatter run
+  // as NCCL kernels in the compute stream's order): group g starts when its members' inputs and
+  // both streams are free and ends for all of them duration[g] later. It is communication, so it
+  // does not count as compute busy time. `end` may alias `ready`.
+  void group_collective(std::span<const double> ready, int group, std::span<const double> duration,
+                        std::span<double> end, OpLabel label = {});
 
   double compute_busy(int rank) const { return busy_[static_cast<std::size_t>(rank)]; }
   double finish() const;  // latest end over all streams
@@ -46,6 +54,7 @@ class StreamTimeline {
   TraceRecorder* recorder_ = nullptr;
   TraceEvent base_;
   std::int64_t offset_ns_ = 0;
+  int rank_offset_ = 0;
 };
 
 }  // namespace moesim::sim

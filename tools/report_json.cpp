@@ -22,6 +22,8 @@ Json pool_json(const models::ModelSpec& model, const sim::PoolResult& p) {
   for (int i = 0; i < sim::kNumPhases; ++i)
     per_step[sim::phase_name(static_cast<sim::Phase>(i))] = p.phase_ns_per_step[static_cast<std::size_t>(i)] * 1e-6;
   per_step["lm_head"] = p.lm_head_ns_per_step * 1e-6;
+  per_step["pipeline_send"] = p.pipeline_send_ns_per_step * 1e-6;
+  per_step["draft"] = p.draft_ns_per_step * 1e-6;
   per_step["exposed_comm"] = p.exposed_comm_ns_per_step * 1e-6;
   j["breakdown_ms_per_step"] = per_step;
   Json layers = Json::array();
@@ -46,6 +48,9 @@ Json pool_json(const models::ModelSpec& model, const sim::PoolResult& p) {
                                 {"kv_cache", m.kv_bytes},                {"kv_capacity_tokens", m.kv_capacity_tokens}};
   j["kv_peak_utilisation"] = p.kv_peak_utilisation;
   j["preemptions"] = p.preemptions;
+  j["speculative"] = {{"drafts_proposed", p.drafts_proposed},
+                      {"drafts_accepted", p.drafts_accepted},
+                      {"acceptance_rate", p.acceptance_rate()}};
   j["communication"] = {{"dispatch_bytes", b.dispatch_bytes},
                         {"combine_bytes", b.combine_bytes},
                         {"token_expert_pairs", b.tokens_routed}};

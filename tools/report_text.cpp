@@ -2,6 +2,7 @@
 #include <ostream>
 #include <string>
 
+#include "sim/speculative.h"
 #include "tools/report.h"
 
 namespace moesim::tools {
@@ -19,11 +20,19 @@ std::string latency_row(const char* name, const sim::LatencyStats& s, double sca
 }
 
 std::string pool_line(const sim::PoolConfig& p) {
-  return fmt("%s pool: %d instance%s x %d ranks, attention DP %d, EP %d, batch <= %d/rank, budget %lld tokens/rank, "
-             "overlap %s",
-             sim::to_string(p.role), p.instances, p.instances == 1 ? "" : "s", p.ranks, p.attention_dp, p.moe_ep,
-             p.batch.max_running_per_rank, static_cast<long long>(p.batch.token_budget_per_rank),
-             std::string(sim::to_string(p.overlap.scheme)).c_str());
+  std::string degrees = fmt("attention DP %d", p.attention_dp);
+  if (p.attention_tp > 1) degrees += fmt(" x TP %d", p.attention_tp);
+  degrees += fmt(", EP %d", p.moe_ep);
+  if (p.moe_tp > 1) degrees += fmt(" x MoE TP %d", p.moe_tp);
+  if (p.pipeline_stages > 1) degrees += fmt(", PP %d", p.pipeline_stages);
+  std::string line = fmt("%s pool: %d instance%s x %d ranks, %s, batch <= %d/rank, budget %lld tokens/rank, overlap %s",
+                         sim::to_string(p.role), p.instances, p.instances == 1 ? "" : "s", p.ranks, degrees.c_str(),
+                         p.batch.max_running_per_rank, static_cast<long long>(p.batch.token_budget_per_rank),
+                         std::string(sim::to_string(p.overlap.scheme)).c_str());
+  if (p.speculative.enabled())
+    line += fmt(", speculative %s x %d (%.2f tokens/step expected)", sim::to_string(p.speculative.method),
+                p.speculative.tokens, sim::expected_emitted_tokens(p.speculative));
+  return line;
 }
 
 // Mean time of one layer per step, by layer kind, each phase its slowest rank's time (us).
@@ -31,7 +40,7 @@ void print_layer_table(std::ostream& out, const models::ModelSpec& model, const 
   const auto& b = pool.breakdown;
   if (b.layer_ns.empty() || pool.steps == 0) return;
   out << "    per layer, per step (us) attention  dense_mlp  shared    router  dispatch  expert_gemm  combine"
-         "     wall  exposed\n";
+         "  tp_comm     wall  exposed\n";
   for (const bool moe : {false, true}) {
     sim::PhaseTimes sum{};
     double wall = 0, exposed = 0;
@@ -45,9 +54,9 @@ void print_layer_table(std::ostream& out, const models::ModelSpec& model, const 
     }
     if (count == 0) continue;
     const double k = 1e-3 / (static_cast<double>(count) * static_cast<double>(pool.steps));
-    out << fmt("      %-5s layers x %-3d %9.1f %10.1f %7.1f %9.1f %9.1f %12.1f %8.1f %8.1f %8.1f\n", moe ? "MoE" : "dense",
-               count, sum[0] * k, sum[1] * k, sum[2] * k, sum[3] * k, sum[4] * k, sum[5] * k, sum[6] * k, wall * k,
-               exposed * k);
+    out << fmt("      %-5s layers x %-3d %9.1f %10.1f %7.1f %9.1f %9.1f %12.1f %8.1f %8.1f %8.1f %8.1f\n",
+               moe ? "MoE" : "dense", count, sum[0] * k, sum[1] * k, sum[2] * k, sum[3] * k, sum[4] * k, sum[5] * k,
+               sum[6] * k, sum[7] * k, wall * k, exposed * k);
   }
 }
 
@@ -57,7 +66,7 @@ void print_pool(std::ostream& out, const models::ModelSpec& model, const sim::Po
              sim::to_string(p.role), static_cast<long long>(p.steps), p.mean_step_ms, p.mean_tokens_per_step,
              100.0 * p.kv_peak_utilisation, static_cast<long long>(p.preemptions));
   out << "    time per step by phase (slowest rank per layer, summed over layers):\n";
-  double total = p.lm_head_ns_per_step;
+  double total = p.lm_head_ns_per_step + p.pipeline_send_ns_per_step + p.draft_ns_per_step;
   for (auto v : p.phase_ns_per_step) total += v;
   auto row = [&](const char* name, double v) {
     out << fmt("      %-14s %9.3f ms  %5.1f %%\n", name, v * 1e-6, total > 0 ? 100.0 * v / total : 0.0);
@@ -65,6 +74,12 @@ void print_pool(std::ostream& out, const models::ModelSpec& model, const sim::Po
   for (int i = 0; i < sim::kNumPhases; ++i)
     row(sim::phase_name(static_cast<sim::Phase>(i)), p.phase_ns_per_step[static_cast<std::size_t>(i)]);
   row("lm_head", p.lm_head_ns_per_step);
+  if (p.pipeline_send_ns_per_step > 0) row("pipeline_send", p.pipeline_send_ns_per_step);
+  if (p.drafts_proposed > 0) {
+    row("draft", p.draft_ns_per_step);
+    out << fmt("      speculative: %.1f %% of %lld draft tokens accepted\n", 100.0 * p.acceptance_rate(),
+               static_cast<long long>(p.drafts_proposed));
+  }
   out << fmt("      exposed communication %.3f ms per step (of %.3f ms mean step)\n",
              p.exposed_comm_ns_per_step * 1e-6, p.mean_step_ms);
   print_layer_table(out, model, p);

@@ -96,15 +96,71 @@ TEST(MemoryPlan, BiggerTokenBudgetLeavesLessForKv) {
   EXPECT_DOUBLE_EQ(b.weight_bytes, a.weight_bytes);
 }
 
-TEST(MemoryPlan, AttentionTensorParallelSplitsAttentionWeights) {
+TEST(MemoryPlan, AttentionTensorParallelSplitsPerHeadWeights) {
+  // MLA under TP: q_b, kv_b and o_proj are split by heads, the q_a and kv_a down-projections
+  // stay whole on every rank; the three dense layers' MLPs are split too (Megatron-LM).
   const ModelSpec m = deepseek();
   MemoryOptions tp1, tp4;
   tp1.ep = tp4.ep = 32;
   tp4.attention_tp = 4;
-  const ParameterCount params = count_parameters(m);
+  double per_head = 0;
+  for (const auto& op : attention_projections(m))
+    if (op.name == "q_b_proj" || op.name == "kv_b_proj" || op.name == "o_proj")
+      per_head += static_cast<double>(op.params());
+  ASSERT_GT(per_head, 0);
+  const double dense = static_cast<double>(count_parameters(m).dense_mlp);
   const double saved = plan_rank_memory(m, tp1).weight_bytes - plan_rank_memory(m, tp4).weight_bytes;
   const double per_param = 1.0 + 4.0 / (128 * 128);
-  EXPECT_NEAR(saved, static_cast<double>(params.attention) * per_param * 3 / 4, 1e-6 * saved);
+  EXPECT_NEAR(saved, (per_head * m.num_layers + dense) * per_param * 3 / 4, 1e-6 * saved);
+}
+
+TEST(MemoryPlan, MlaLatentCacheIsReplicatedAcrossTheTpGroupGqaHeadsAreSplit) {
+  const ModelSpec mla = deepseek();
+  MemoryOptions tp1, tp8;
+  tp1.ep = tp8.ep = 32;
+  tp8.attention_tp = 8;
+  tp1.capacity_bytes = tp8.capacity_bytes = 80 * kGiB;
+  EXPECT_DOUBLE_EQ(plan_rank_memory(mla, tp8).kv_bytes_per_token, mla.kv_bytes_per_token());
+  EXPECT_DOUBLE_EQ(plan_rank_memory(mla, tp1).kv_bytes_per_token, 61.0 * (512 + 64) * 2);
+  // Mixtral: 8 KV heads of 128, BF16, 32 layers: TP4 keeps 2 heads per rank, TP16 one (replicated).
+  const ModelSpec gqa = *find_model_preset("mixtral-8x7b");
+  MemoryOptions o;
+  o.ep = 8;
+  o.capacity_bytes = 80 * kGiB;
+  o.attention_tp = 4;
+  EXPECT_DOUBLE_EQ(plan_rank_memory(gqa, o).kv_bytes_per_token, 32.0 * 2 * 2 * 128 * 2);
+  o.attention_tp = 16;
+  EXPECT_DOUBLE_EQ(plan_rank_memory(gqa, o).kv_bytes_per_token, 32.0 * 2 * 1 * 128 * 2);
+}
+
+TEST(MemoryPlan, MoeTensorParallelSplitsEveryExpert) {
+  const ModelSpec m = *find_model_preset("mixtral-8x7b");
+  MemoryOptions ep8, tp8;
+  ep8.ep = 8;
+  tp8.ep = 1;
+  tp8.moe_tp = 8;
+  // Either way a rank holds one eighth of the routed experts: one whole expert, or an eighth of
+  // each of the 8.
+  EXPECT_NEAR(plan_rank_memory(m, ep8).routed_expert_bytes, plan_rank_memory(m, tp8).routed_expert_bytes, 1.0);
+  EXPECT_NEAR(plan_rank_memory(m, tp8).routed_expert_bytes,
+              static_cast<double>(expert_params(m)) * 32 * 2.0, 1.0);  // 8 experts / 8, 32 layers, BF16
+}
+
+TEST(MemoryPlan, PipelineStageHoldsOnlyItsLayers) {
+  const ModelSpec m = deepseek();
+  MemoryOptions all, first, last;
+  all.ep = first.ep = last.ep = 32;
+  all.capacity_bytes = first.capacity_bytes = last.capacity_bytes = 80 * kGiB;
+  first.layer_end = 31;
+  last.layer_begin = 31;
+  const MemoryPlan a = plan_rank_memory(m, all), f = plan_rank_memory(m, first), l = plan_rank_memory(m, last);
+  // Input embedding on the first stage, LM head on the last, the layers split between them.
+  const double table = static_cast<double>(m.vocab) * m.hidden * 2;  // BF16
+  EXPECT_NEAR(f.weight_bytes + l.weight_bytes, a.weight_bytes, 1e-9 * a.weight_bytes);
+  EXPECT_NEAR(f.routed_expert_bytes + l.routed_expert_bytes, a.routed_expert_bytes, 1.0);
+  EXPECT_GT(f.weight_bytes, table);
+  EXPECT_DOUBLE_EQ(f.kv_bytes_per_token, 31.0 * 1152);
+  EXPECT_DOUBLE_EQ(l.kv_bytes_per_token, 30.0 * 1152);
 }
 
 TEST(MemoryPlan, TableNamesEveryItem) {

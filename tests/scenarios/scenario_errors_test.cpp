@@ -149,14 +149,13 @@ TEST(ScenarioErrors, RanksMustFitTheCluster) {
 TEST(ScenarioErrors, AttentionDegreesMustCoverRanks) {
   EXPECT_EQ(load_error(with("    attention: {dp: 4}\n")),
             "scn.yaml:7:17: deployment.colocated.attention.dp: attention dp 4 x tp 1 = 4 does not match ranks 8");
-  EXPECT_EQ(load_error(with("    attention: {dp: 4, tp: 2}\n")),
-            "scn.yaml:7:28: deployment.colocated.attention.tp: only tp 1 is modelled so far");
+  EXPECT_EQ(load_error(with("    attention: {dp: 2, tp: 2}\n")),
+            "scn.yaml:7:17: deployment.colocated.attention.dp: attention dp 2 x tp 2 = 4 does not match ranks 8");
 }
 
-TEST(ScenarioErrors, ExpertParallelismSpansThePool) {
+TEST(ScenarioErrors, MoeDegreesMustCoverRanks) {
   EXPECT_EQ(load_error(with("    moe: {ep: 4}\n")),
-            "scn.yaml:7:11: deployment.colocated.moe.ep: ep 4 does not match ranks 8; only EP over all ranks of "
-            "the pool is modelled so far");
+            "scn.yaml:7:11: deployment.colocated.moe.ep: moe ep 4 x tp 1 = 4 does not match ranks 8");
 }
 
 TEST(ScenarioErrors, ExpertsMustDivideOverEp) {

@@ -17,8 +17,9 @@ namespace moesim {
 namespace {
 
 // Mean decode-step time of the scenario's decode pool with every rank holding `seqs` sequences
-// of `tokens_per_seq` tokens each at KV length `kv`.
-double decode_step_ms(const std::string& file, int seqs, int tokens_per_seq, std::int64_t kv) {
+// at KV length `kv`, each feeding 1 + the pool's speculative draft tokens (its verification
+// step; the draft passes are not part of it).
+double decode_step_ms(const std::string& file, int seqs, std::int64_t kv) {
   const auto s = scenarios::load_scenario_file(std::string(MOESIM_SOURCE_DIR) + "/scenarios/validation/" + file);
   const auto c = scenarios::simulation_config(s);
   const topology::Cluster cluster(c.cluster);
@@ -29,8 +30,11 @@ double decode_step_ms(const std::string& file, int seqs, int tokens_per_seq, std
   const auto routing = workloads::make_routing_model(c.routing, workloads::routing_shape(c.model), 1);
   sim::StepModel step(c.model, layout, cluster, *cost, *routing, pool.config.overlap);
   std::vector<sim::RankBatch> batches(static_cast<std::size_t>(layout.ranks()));
+  const auto& spec = pool.config.speculative;
+  const int tokens_per_seq = spec.enabled() ? 1 + spec.tokens : 1;
   for (auto& b : batches) {
-    b.decode_kv_lengths.assign(static_cast<std::size_t>(seqs * tokens_per_seq), kv);
+    b.decode_kv_lengths.assign(static_cast<std::size_t>(seqs), kv);
+    b.decode_queries = tokens_per_seq;
     b.sampled_tokens = seqs * tokens_per_seq;
   }
   workloads::Rng rng(7);
@@ -55,7 +59,7 @@ double decode_step_ms(const std::string& file, int seqs, int tokens_per_seq, std
 }
 
 TEST(SglangDecode, ThroughputPerNodeAgainstPublished) {
-  const double step_ms = decode_step_ms("sglang-96xh100-decode.yaml", 256, 1, 2000);
+  const double step_ms = decode_step_ms("sglang-96xh100-decode.yaml", 256, 2000);
   const double per_node = 256.0 * 8 / (step_ms * 1e-3);
   constexpr double kPublished = 22282;  // output tokens/s per decode node
   const double error = (per_node - kPublished) / kPublished;
@@ -67,9 +71,10 @@ TEST(SglangDecode, ThroughputPerNodeAgainstPublished) {
 }
 
 TEST(SglangDecode, TwoBatchOverlapAblation) {
-  // 128 sequences per GPU with simulated MTP: two tokens per sequence per step, KV 4,000.
-  const double with_ms = decode_step_ms("sglang-96xh100-decode.yaml", 128, 2, 4000);
-  const double without_ms = decode_step_ms("sglang-96xh100-decode-no-overlap.yaml", 128, 2, 4000);
+  // 128 sequences per GPU with simulated MTP (one draft token: two tokens per sequence through
+  // the model, each sequence's cache read once), KV 4,000.
+  const double with_ms = decode_step_ms("sglang-96xh100-decode-mtp.yaml", 128, 4000);
+  const double without_ms = decode_step_ms("sglang-96xh100-decode-no-overlap.yaml", 128, 4000);
   const double speedup = without_ms / with_ms;
   constexpr double kPublished = 17552.0 / 12929.0;
   std::printf("SGLang overlap ablation: %.1f ms/step with two-batch overlap, %.1f ms without: x%.2f; "

@@ -1,0 +1,133 @@
+#include "sim/pipeline_step.h"
+
+#include <algorithm>
+
+#include "models/dtype.h"
+#include "topology/collectives.h"
+
+namespace moesim::sim {
+
+InstanceStep::InstanceStep(const models::ModelSpec& model, const PoolLayout& pool, int instance,
+                           const topology::Cluster& cluster, const calibration::CostModel& cost,
+                           const workloads::RoutingModel& routing)
+    : model_(model), cluster_(cluster) {
+  for (int s = 0; s < pool.config.pipeline_stages; ++s) layouts_.emplace_back(pool, instance, s);
+  for (const auto& layout : layouts_)
+    stages_.push_back(std::make_unique<StepModel>(model, layout, cluster, cost, routing, pool.config.overlap));
+  if (pool.config.speculative.enabled())
+    draft_ = std::make_unique<SpeculativeDraft>(model, layouts_.back(), cluster, cost, routing);
+}
+
+void InstanceStep::set_trace(TraceRecorder* recorder, int pool, int instance) {
+  for (auto& s : stages_) s->set_trace(recorder, pool, instance);
+}
+
+Duration InstanceStep::rebalance() {
+  Duration worst{};
+  for (auto& s : stages_) worst = std::max(worst, s->rebalance());
+  return worst;
+}
+
+Duration InstanceStep::send_ns(const RankBatch* groups, std::size_t count, int from_stage) const {
+  const auto& src = layouts_[static_cast<std::size_t>(from_stage)].rank_devices();
+  const auto& dst = layouts_[static_cast<std::size_t>(from_stage + 1)].rank_devices();
+  const int tp = layouts_.front().attention_tp();
+  const double row = static_cast<double>(model_.hidden) * models::bytes_per_element(model_.activation_dtype);
+  std::vector<topology::Transfer> transfers;
+  for (std::size_t g = 0; g < count; ++g) {
+    const std::int64_t tokens = groups[g].tokens();
+    for (int j = 0; j < tp; ++j) {
+      const std::int64_t share = tokens / tp + (j < tokens % tp ? 1 : 0);
+      const auto r = g * static_cast<std::size_t>(tp) + static_cast<std::size_t>(j);
+      if (share > 0) transfers.push_back({src[r], dst[r], static_cast<double>(share) * row});
+    }
+  }
+  if (transfers.empty()) return Duration{};
+  const auto& fidelity = layouts_.front().config().comm.fidelity;
+  return Duration::from_ns_rounded(topology::point_to_point(cluster_, transfers, fidelity).duration_ns);
+}
+
+Duration InstanceStep::run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
+                           LayerBreakdown& breakdown, Time start) {
+  if (stages_.size() == 1) {
+    Duration d = stages_[0]->run(batches, step, rng, breakdown, start);
+    if (draft_) {
+      const Duration draft = draft_->run(batches, step, rng);
+      breakdown.draft_ns += static_cast<double>(draft.count_ns());
+      d += draft;
+    }
+    return d;
+  }
+  // Split every group's requests into one micro-batch per stage.
+  const std::size_t stages = stages_.size(), micro = stages, groups = batches.size();
+  micro_.assign(micro * groups, RankBatch{});
+  for (std::size_t g = 0; g < groups; ++g) {
+    const RankBatch& b = batches[g];
+    auto part = [&](std::size_t m) -> RankBatch& { return micro_[m * groups + g]; };
+    for (std::size_t m = 0; m < micro; ++m) part(m).decode_queries = b.decode_queries;
+    for (std::size_t i = 0; i < b.decode_kv_lengths.size(); ++i)
+      part(i % micro).decode_kv_lengths.push_back(b.decode_kv_lengths[i]);
+    for (std::size_t i = 0; i < b.draft_kv_lengths.size(); ++i)
+      part(i % micro).draft_kv_lengths.push_back(b.draft_kv_lengths[i]);
+    std::int64_t prefill_samples = b.sampled_tokens - b.decode_tokens();
+    for (const auto& c : b.prefill_chunks) {
+      std::size_t lightest = 0;
+      for (std::size_t m = 1; m < micro; ++m)
+        if (part(m).tokens() < part(lightest).tokens()) lightest = m;
+      part(lightest).prefill_chunks.push_back(c);
+    }
+    for (std::size_t m = 0; m < micro; ++m) {
+      part(m).sampled_tokens = part(m).decode_tokens();
+      // Prompts that complete sample one token each; spread them like the chunks (approximately).
+      if (prefill_samples > 0 && !part(m).prefill_chunks.empty()) {
+        const auto chunks = static_cast<std::int64_t>(part(m).prefill_chunks.size());
+        const std::int64_t n = std::min(prefill_samples, chunks);
+        part(m).sampled_tokens += n;
+        prefill_samples -= n;
+      }
+    }
+  }
+  // Stage times, placed on the clock (for traces) as a pipeline fill: micro-batch m enters stage
+  // s when stage s is done with m - 1 and stage s - 1 has sent it m.
+  stage_ns_.assign(stages * micro, Duration{});
+  send_.assign(stages * micro, Duration{});
+  std::vector<Time> stage_free(stages, start);
+  for (std::size_t m = 0; m < micro; ++m) {
+    const std::span<const RankBatch> mb(micro_.data() + m * groups, groups);
+    std::int64_t tokens = 0;
+    for (const auto& b : mb) tokens += b.tokens();
+    if (tokens == 0) continue;
+    Time arrive = start;
+    for (std::size_t s = 0; s < stages; ++s) {
+      const Time begin = std::max(arrive, stage_free[s]);
+      Duration d = stages_[s]->run(mb, step, rng, breakdown, begin);
+      if (s + 1 == stages && draft_) {
+        const Duration draft = draft_->run(mb, step, rng);
+        breakdown.draft_ns += static_cast<double>(draft.count_ns());
+        d += draft;
+      }
+      stage_ns_[s * micro + m] = d;
+      stage_free[s] = begin + d;
+      if (s + 1 < stages) {
+        send_[s * micro + m] = send_ns(mb.data(), groups, static_cast<int>(s));
+        breakdown.pipeline_send_ns += static_cast<double>(send_[s * micro + m].count_ns());
+      }
+      arrive = begin + d + send_[s * micro + m];
+    }
+  }
+  // Steady state: the longest of a micro-batch's trip and a stage's summed work.
+  Duration cycle{};
+  for (std::size_t m = 0; m < micro; ++m) {
+    Duration trip{};
+    for (std::size_t s = 0; s < stages; ++s) trip += stage_ns_[s * micro + m] + send_[s * micro + m];
+    cycle = std::max(cycle, trip);
+  }
+  for (std::size_t s = 0; s < stages; ++s) {
+    Duration work{};
+    for (std::size_t m = 0; m < micro; ++m) work += stage_ns_[s * micro + m];
+    cycle = std::max(cycle, work);
+  }
+  return cycle;
+}
+
+}  // namespace moesim::sim
