@@ -49,6 +49,14 @@ GemmFitParams deepgemm_h800_fit() {
   return p;
 }
 
+std::vector<int> default_block_m() { return {64, 128}; }
+
+std::vector<int> default_block_n() {
+  std::vector<int> out;
+  for (int bn = 16; bn <= 256; bn += 16) out.push_back(bn);
+  return out;
+}
+
 namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -64,14 +72,14 @@ Tiling best_tiling(std::span<const std::int64_t> tokens, std::int64_t n, std::in
   const int sms = std::max(dev.sm_count, 1);
   const double per_sm_flops = p.mma_fraction * dev.peak_flops / sms;
   Tiling best;
-  for (int bm : {64, 128}) {
+  for (int bm : p.block_m) {
     std::int64_t m_tiles = 0;
     for (auto t : tokens) {
       if (t <= 0) continue;
       const std::int64_t rows = layout == GroupedLayout::kContiguous ? ceil_div(t, 128) * 128 : t;
       m_tiles += ceil_div(rows, bm);
     }
-    for (int bn = 16; bn <= 256; bn += 16) {
+    for (int bn : p.block_n) {
       const std::int64_t tiles = m_tiles * ceil_div(n, bn);
       const std::int64_t waves = ceil_div(tiles, sms);
       const double tile_ns = p.per_tile_overhead_ns + 2.0 * bm * bn * static_cast<double>(k) / per_sm_flops * 1e9;

@@ -13,7 +13,8 @@
 // where bytes = weights of the non-empty groups + activations + BF16 output. The tile is picked
 // per shape in the spirit of DeepGEMM's heuristic (not a copy of it): among BLOCK_M ∈ {64, 128}
 // and BLOCK_N ∈ {16, 32, ..., 256}, the one with the least modelled compute time (padded waves ×
-// tile time), ties to the larger tile.
+// tile time), ties to the larger tile. Profiles fitted by `moesim calibrate fit` may give their
+// own tile candidates (a CPU's register blocks are far smaller than a GPU's tiles).
 //
 // The five free parameters (`GemmFitParams`) were fitted once, to the published DeepGEMM H800
 // table only (calibration/data/deepgemm_h800.csv); see `deepgemm_h800_fit()` in
@@ -26,8 +27,13 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace moesim::calibration {
+
+// Tile heights and widths the kernel may pick from (DeepGEMM-style defaults).
+std::vector<int> default_block_m();  // 64, 128
+std::vector<int> default_block_n();  // 16, 32, ..., 256
 
 struct GemmFitParams {
   double mma_fraction = 1.0;         // achievable fraction of the peak dense MMA rate, per SM
@@ -35,6 +41,8 @@ struct GemmFitParams {
   double fixed_overhead_ns = 0;      // per kernel: launch, prologue, tail
   double per_group_overhead_ns = 0;  // per non-empty group of a grouped GEMM
   double per_tile_overhead_ns = 0;   // per tile: pipeline fill, epilogue (K-independent)
+  std::vector<int> block_m = default_block_m();  // tile candidates (positive)
+  std::vector<int> block_n = default_block_n();
 };
 
 // The parameters fitted to calibration/data/deepgemm_h800.csv (see gemm_efficiency.cpp).
