@@ -95,10 +95,13 @@ HardwareFile read(const YamlField& doc) {
   const std::vector<std::string_view> fit_keys = {"mma_fraction",       "hbm_fraction",      "fixed_overhead",
                                                   "per_group_overhead", "per_tile_overhead", "block_m",
                                                   "block_n"};
+  // In file order: the first fit is the profile's default (HardwareProfile::gemm_fit).
   const YamlMap gemm = top.map("gemm", {"fp8", "bf16", "fp16", "fp32"});
-  for (const auto dtype : {models::DType::kFp8, models::DType::kBf16, models::DType::kFp16, models::DType::kFp32})
-    if (gemm.has(models::to_string(dtype)))
-      p.gemm_fits.push_back({dtype, read_fit(gemm.map(models::to_string(dtype), fit_keys))});
+  if (gemm.field().node.IsMap())
+    for (const auto& kv : gemm.field().node) {
+      const std::string& key = kv.first.Scalar();
+      p.gemm_fits.push_back({*models::parse_dtype(key), read_fit(gemm.map(key, fit_keys))});
+    }
   return out;
 }
 

@@ -2,6 +2,7 @@
 // kernels/CMakeLists.txt defines MOESIM_HAVE_CUDA, MOESIM_HAVE_NCCL and MOESIM_HAVE_MPI (0 or 1)
 // for this file from what it found at configure time.
 #include <memory>
+#include <string>
 
 #include "kernels/all_to_all_bench.h"
 #include "kernels/bench_types.h"
@@ -13,6 +14,11 @@ bool cuda_backend_built() { return MOESIM_HAVE_CUDA != 0; }
 bool mpi_backend_built() { return MOESIM_HAVE_MPI != 0; }
 
 #if !MOESIM_HAVE_CUDA
+int visible_cuda_devices(std::string& why_none) {
+  why_none = "this moesim was built without the CUDA backend";
+  return 0;
+}
+
 std::unique_ptr<GemmBench> make_cuda_gemm_bench(int) {
   throw KernelError("this moesim was built without the CUDA backend (no CUDA toolkit at configure time, or "
                     "MOESIM_CUDA=OFF)");

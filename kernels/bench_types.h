@@ -60,5 +60,8 @@ struct DeviceInfo {
 bool cuda_backend_built();
 // Whether this build has the MPI launcher of the NCCL all-to-all.
 bool mpi_backend_built();
+// GPUs the CUDA backend can use; 0 with `why_none` set (one line) when there are none or the
+// build has no CUDA backend. Never throws: tests use it to decide whether to skip.
+int visible_cuda_devices(std::string& why_none);
 
 }  // namespace moesim::kernels

@@ -80,6 +80,15 @@ int visible_gpus() {
   return n;
 }
 
+int visible_cuda_devices(std::string& why_none) {
+  try {
+    return visible_gpus();
+  } catch (const KernelError& e) {
+    why_none = e.what();
+    return 0;
+  }
+}
+
 void use_device(int device) {
   const int n = visible_gpus();
   if (device < 0 || device >= n)
