@@ -189,7 +189,9 @@ Volumes volumes(const kernels::AllToAllPattern& p) {
 
 std::vector<CaptureEntry> capture_backends() {
   return {{"cpu", "reference kernels on this CPU: Eigen FP32 GEMMs, threads exchanging through shared memory"},
-          {"cuda", "cuBLAS/cuBLASLt GEMMs (bf16, fp16, fp8, fp32) and NCCL all-to-all on the local GPUs"}};
+          {"cuda", kernels::cuda_backend_built()
+                       ? "cuBLAS/cuBLASLt GEMMs (bf16, fp16, fp8, fp32) and NCCL all-to-all on the local GPUs"
+                       : "cuBLAS/cuBLASLt GEMMs and NCCL all-to-all (not in this build: no CUDA toolkit found)"}};
 }
 
 std::vector<CaptureEntry> capture_suites() {

@@ -1,6 +1,7 @@
-// Which GPU backends this build has, and the factories of those it lacks (they explain why).
-// kernels/CMakeLists.txt defines MOESIM_HAVE_CUDA, MOESIM_HAVE_NCCL and MOESIM_HAVE_MPI (0 or 1)
-// for this file from what it found at configure time.
+// Which GPU backends this build has, and, in a build without CUDA, the factories that explain
+// why they cannot run. kernels/CMakeLists.txt defines MOESIM_HAVE_CUDA and MOESIM_HAVE_MPI (0 or
+// 1) for this file from what it found at configure time; with CUDA the factories live in
+// kernels/cuda_plugin_loader.cpp.
 #include <memory>
 #include <string>
 
@@ -14,28 +15,18 @@ bool cuda_backend_built() { return MOESIM_HAVE_CUDA != 0; }
 bool mpi_backend_built() { return MOESIM_HAVE_MPI != 0; }
 
 #if !MOESIM_HAVE_CUDA
+namespace {
+constexpr const char* kNoCuda =
+    "this moesim was built without the CUDA backend (no CUDA toolkit at configure time, or MOESIM_CUDA=OFF)";
+}  // namespace
+
 int visible_cuda_devices(std::string& why_none) {
-  why_none = "this moesim was built without the CUDA backend";
+  why_none = kNoCuda;
   return 0;
 }
-
-std::unique_ptr<GemmBench> make_cuda_gemm_bench(int) {
-  throw KernelError("this moesim was built without the CUDA backend (no CUDA toolkit at configure time, or "
-                    "MOESIM_CUDA=OFF)");
-}
-#endif
-
-#if !MOESIM_HAVE_NCCL
-std::unique_ptr<AllToAllBench> make_nccl_all_to_all_bench(int) {
-  throw KernelError("this moesim was built without NCCL (no CUDA toolkit or no libnccl at configure time)");
-}
-#endif
-
-#if !MOESIM_HAVE_MPI
-std::unique_ptr<AllToAllBench> make_nccl_mpi_all_to_all_bench() {
-  throw KernelError("this moesim was built without the MPI launcher (needs CUDA, NCCL and MPI at configure time: "
-                    "install libopenmpi-dev and reconfigure with MOESIM_MPI=AUTO or ON)");
-}
+std::unique_ptr<GemmBench> make_cuda_gemm_bench(int) { throw KernelError(kNoCuda); }
+std::unique_ptr<AllToAllBench> make_nccl_all_to_all_bench(int) { throw KernelError(kNoCuda); }
+std::unique_ptr<AllToAllBench> make_nccl_mpi_all_to_all_bench() { throw KernelError(kNoCuda); }
 #endif
 
 }  // namespace moesim::kernels

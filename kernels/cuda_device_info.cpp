@@ -11,6 +11,7 @@
 #include <string>
 
 #include "kernels/cuda_check.h"
+#include "kernels/cuda_factories.h"
 
 namespace moesim::kernels {
 namespace {
@@ -80,7 +81,7 @@ int visible_gpus() {
   return n;
 }
 
-int visible_cuda_devices(std::string& why_none) {
+int cuda_visible_devices(std::string& why_none) {
   try {
     return visible_gpus();
   } catch (const KernelError& e) {

@@ -14,6 +14,7 @@
 
 #include "kernels/cuda_buffer.h"
 #include "kernels/cuda_check.h"
+#include "kernels/cuda_factories.h"
 #include "kernels/cuda_device_info.h"
 #include "kernels/cuda_fill.h"
 #include "kernels/cuda_lt_fp8.h"
@@ -243,6 +244,6 @@ class CudaGemmBench final : public GemmBench {
 
 }  // namespace
 
-std::unique_ptr<GemmBench> make_cuda_gemm_bench(int device) { return std::make_unique<CudaGemmBench>(device); }
+std::unique_ptr<GemmBench> cuda_gemm_bench(int device) { return std::make_unique<CudaGemmBench>(device); }
 
 }  // namespace moesim::kernels

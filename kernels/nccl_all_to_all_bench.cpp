@@ -11,6 +11,7 @@
 #include "kernels/all_to_all_bench.h"
 #include "kernels/cuda_buffer.h"
 #include "kernels/cuda_check.h"
+#include "kernels/cuda_factories.h"
 #include "kernels/cuda_device_info.h"
 #include "kernels/nccl_exchange.h"
 
@@ -122,8 +123,7 @@ class NcclAllToAllBench final : public AllToAllBench {
 
 }  // namespace
 
-std::unique_ptr<AllToAllBench> make_nccl_all_to_all_bench(int gpus) {
-  if (gpus < 0) throw KernelError("all-to-all: gpus must be >= 0 (0: all visible)");
+std::unique_ptr<AllToAllBench> nccl_all_to_all_bench(int gpus) {
   return std::make_unique<NcclAllToAllBench>(gpus);
 }
 

@@ -12,6 +12,7 @@
 #include "kernels/all_to_all_bench.h"
 #include "kernels/cuda_buffer.h"
 #include "kernels/cuda_check.h"
+#include "kernels/cuda_factories.h"
 #include "kernels/cuda_device_info.h"
 #include "kernels/nccl_exchange.h"
 
@@ -128,6 +129,6 @@ class NcclMpiAllToAllBench final : public AllToAllBench {
 
 }  // namespace
 
-std::unique_ptr<AllToAllBench> make_nccl_mpi_all_to_all_bench() { return std::make_unique<NcclMpiAllToAllBench>(); }
+std::unique_ptr<AllToAllBench> nccl_mpi_all_to_all_bench() { return std::make_unique<NcclMpiAllToAllBench>(); }
 
 }  // namespace moesim::kernels
