@@ -70,6 +70,7 @@ struct Case {
   std::int64_t tokens = 0, peer_bytes = 0;
   std::string what;
   kernels::Timings timings;
+  std::string skipped;  // why the backend refused this case
 };
 
 struct Resolved {
@@ -212,6 +213,8 @@ CaptureOutput run_capture(const CaptureOptions& o, const CaptureProgress& progre
     if (comm->ranks() < 2) bad("--ranks", "an all-to-all needs at least 2 ranks, got " + std::to_string(comm->ranks()));
   } else {
     gemm = o.backend == "cpu" ? kernels::make_cpu_gemm_bench() : kernels::make_cuda_gemm_bench(o.device);
+    if (!gemm->supports(element_type(r.dtype)))
+      throw kernels::KernelError("the " + o.backend + " backend does not run " + r.dtype + " GEMMs");
   }
   std::vector<Case> cases = a2a ? all_to_all_cases(o, r, comm->ranks()) : gemm_cases(o, r);
   if (cases.empty()) bad("--suite", "no cases to measure (every case was filtered out)");
@@ -224,14 +227,32 @@ CaptureOutput run_capture(const CaptureOptions& o, const CaptureProgress& progre
     for (Case& c : cases) {
       const kernels::BenchSettings s{r.warmup, reps, o.flush_cache,
                                      o.clock == "cpu" ? kernels::CpuClock::kThreadCpu : kernels::CpuClock::kWall};
-      const kernels::Timings t = a2a ? comm->run(c.a2a, s) : gemm->run(c.gemm, s);
-      c.timings.insert(c.timings.end(), t.begin(), t.end());
-      if (progress) progress(++done, total, c.what);
+      if (c.skipped.empty()) {
+        if (a2a) {
+          const kernels::Timings t = comm->run(c.a2a, s);  // every MPI rank must run every case
+          c.timings.insert(c.timings.end(), t.begin(), t.end());
+        } else {
+          // A shape the library refuses (no algorithm for it) is left out with its reason, so
+          // that one odd shape does not cost a whole GPU capture.
+          try {
+            const kernels::Timings t = gemm->run(c.gemm, s);
+            c.timings.insert(c.timings.end(), t.begin(), t.end());
+          } catch (const kernels::KernelError& e) {
+            c.skipped = e.what();
+            c.timings.clear();
+          }
+        }
+      }
+      if (progress) progress(++done, total, c.what + (c.skipped.empty() ? "" : " (skipped: " + c.skipped + ")"));
     }
   }
+  std::vector<std::string> skipped;
+  for (const Case& c : cases)
+    if (!c.skipped.empty()) skipped.push_back(c.what + ": " + c.skipped);
+  if (skipped.size() == cases.size()) throw kernels::KernelError(cases.front().skipped);
 
   CaptureOutput out;
-  out.cases = static_cast<int>(cases.size());
+  out.cases = static_cast<int>(cases.size() - skipped.size());
   out.is_root = a2a ? comm->is_root() : true;
   CalibrationTable& t = out.table;
   t.add_meta("format", std::string(kCalibrationFormat));
@@ -248,12 +269,15 @@ CaptureOutput run_capture(const CaptureOptions& o, const CaptureProgress& progre
                       : o.clock == "cpu"  ? "thread cpu time (CLOCK_THREAD_CPUTIME_ID)"
                                           : "wall (steady_clock)");
   t.add_meta("date", utc_now());
+  t.add_meta("skipped_cases", std::to_string(skipped.size()));
+  for (std::size_t i = 0; i < skipped.size(); ++i) t.add_meta("skipped_" + std::to_string(i + 1), skipped[i]);
   std::string command = o.command_line;
   std::replace(command.begin(), command.end(), '\n', ' ');
   t.add_meta("command", command.empty() ? "n/a" : command);
 
   t.columns = a2a ? all_to_all_columns() : gemm_columns();
   for (const Case& c : cases) {
+    if (!c.skipped.empty()) continue;
     const kernels::TimingSummary s = kernels::summarize(c.timings);
     std::vector<std::string> cells;
     const std::string skew = c.distribution == "zipf" ? fmt(o.skew, "%g") : "0";

@@ -50,14 +50,16 @@ struct CaptureOptions {
 struct CaptureOutput {
   CalibrationTable table;
   bool is_root = true;  // false on MPI ranks other than 0: do not write
-  int cases = 0;
+  int cases = 0;  // rows written
 };
 
 // Called after each measured case: cases done so far (over all rounds), total, description.
 using CaptureProgress = std::function<void(int done, int total, const std::string& what)>;
 
 // Throws CalibrationError naming the flag for bad options, kernels::KernelError when the
-// backend cannot run (no GPU, ...).
+// backend cannot run (no GPU, an operand type it lacks, ...). A GEMM case the backend refuses
+// (e.g. no cuBLASLt algorithm for a shape) is left out and listed in the metadata
+// (skipped_cases, skipped_1, ...); if every case is refused, the first refusal is thrown.
 CaptureOutput run_capture(const CaptureOptions& options, const CaptureProgress& progress = {});
 
 }  // namespace moesim::calibration
