@@ -243,7 +243,9 @@ CaptureOutput run_capture(const CaptureOptions& o, const CaptureProgress& progre
           }
         }
       }
-      if (progress) progress(++done, total, c.what + (c.skipped.empty() ? "" : " (skipped: " + c.skipped + ")"));
+      ++done;
+      if (progress && (!comm || comm->is_root()))  // one progress stream under MPI
+        progress(done, total, c.what + (c.skipped.empty() ? "" : " (skipped: " + c.skipped + ")"));
     }
   }
   std::vector<std::string> skipped;
