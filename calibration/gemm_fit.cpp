@@ -84,13 +84,17 @@ GemmFitOutcome fit_gemm_params(std::span<const GemmMeasurement> rows, const Gemm
   const double shortest = std::min_element(rows.begin(), rows.end(), [](const auto& x, const auto& y) {
                             return x.time.median_ns < y.time.median_ns;
                           })->time.median_ns;
+  // Starts: fractions over a grid; per-tile overhead none or a tenth of the shortest row (it
+  // sways the tile choice); fixed overhead a quarter of the shortest row.
   for (double mma : {0.25, 0.5, 0.8, 1.0})
-    for (double hbm : {0.25, 0.5, 0.8, 1.0}) {
+    for (double hbm : {0.25, 0.5, 0.8, 1.0})
+      for (double tile : {0.0, 0.1 * shortest}) {
       GemmFitParams p;
       p.block_m = s.block_m;
       p.block_n = s.block_n;
       p.mma_fraction = mma;
       p.hbm_fraction = hbm;
+      p.per_tile_overhead_ns = tile;
       p.fixed_overhead_ns = 0.25 * shortest;
       std::vector<bool> informed(kUnknowns, false);
       Assignment prev, cur;

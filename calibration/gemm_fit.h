@@ -11,8 +11,8 @@
 // errors; the unknowns are found by non-negative least squares (calibration/nnls.h; u, v >= 1
 // when the peaks are the spec sheet's, so that fractions stay <= 1). The tile choice and the
 // bound depend on the unknowns, so the fit alternates: estimate every row with the current
-// parameters, solve, repeat until the assignment stops changing, from a grid of starting
-// fractions, keeping the parameters with the smallest sum of squared relative errors under the
+// parameters, solve, repeat until the assignment stops changing, from a grid of 32 starts
+// (fractions and per-tile overhead), keeping the parameters with the smallest sum of squared relative errors under the
 // real (max, ceil) model. A parameter that no row informs (no memory-bound row, no grouped row,
 // ...) keeps its starting value and is reported as not identified.
 #pragma once

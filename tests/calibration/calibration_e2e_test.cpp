@@ -20,6 +20,21 @@
 namespace moesim::calibration {
 namespace {
 
+// Under AddressSanitizer every memory access is instrumented, so Eigen's kernels no longer follow
+// the cost model's shape; the loop still runs (and is checked for memory errors), but the error
+// bound applies to optimised builds only.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kInstrumented = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kInstrumented = true;
+#else
+constexpr bool kInstrumented = false;
+#endif
+#else
+constexpr bool kInstrumented = false;
+#endif
+
 MeasurementFile capture(const std::string& suite, std::vector<std::int64_t> m = {}) {
   CaptureOptions o;
   o.suite = suite;
@@ -59,6 +74,10 @@ TEST(CalibrationEndToEnd, CpuFitOnHalfTheRowsPredictsTheOtherHalf) {
   print("gemm rows", check_profile(profile, {test[0], test[1]}));
   print("alltoall rows", check_profile(profile, {test[2]}));
   EXPECT_EQ(held_out.rows.size(), test[0].gemm.size() + test[1].gemm.size() + test[2].all_to_all.size());
+  if (kInstrumented) {
+    std::printf("instrumented build: the 15 %% bound is not applied\n");
+    return;
+  }
   EXPECT_LE(held_out.median_error, 0.15);
 }
 
