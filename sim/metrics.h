@@ -13,6 +13,7 @@
 
 #include "models/memory.h"
 #include "sim/deployment_config.h"
+#include "sim/load_stats.h"
 #include "sim/step_model.h"
 #include "sim/time.h"
 
@@ -72,6 +73,7 @@ struct PoolResult {
   std::int64_t preemptions = 0;
   std::int64_t rebalances = 0;          // EPLB re-placements
   double migration_s = 0;               // time the instances spent moving expert weights
+  LoadStats load;                       // expert, rank-over-time and link loads (sim/load_stats.h)
 };
 
 struct Summary {
