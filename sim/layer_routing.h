@@ -43,6 +43,8 @@ class LayerRouting {
   std::int64_t total_pairs() const { return total_pairs_; }
   std::int64_t total_received() const { return total_received_; }
   int slots_per_rank() const { return shape_.slots_per_rank(); }
+  // The last draw's counts (per expert, per slot, per rank pair).
+  const workloads::LayerCounts& counts() const { return counts_; }
 
   // The last draw's traffic in tokens (scale by bytes per token for dispatch or combine).
   // `per_pair_only` fills only the per-pair matrix (all that low-latency kernels need).
