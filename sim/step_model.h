@@ -21,6 +21,7 @@
 #include "models/model_spec.h"
 #include "sim/deployment.h"
 #include "sim/layer_routing.h"
+#include "sim/load_stats.h"
 #include "sim/overlap.h"
 #include "sim/rank_costs.h"
 #include "sim/step_batch.h"
@@ -68,6 +69,8 @@ class StepModel {
   Duration rebalance();
   // Reports the ops of the steps `recorder` wants (null: none).
   void set_trace(TraceRecorder* recorder, int pool, int instance);
+  // Adds this instance's routing and link loads to `stats` (null: none).
+  void set_load_stats(LoadStats* stats, int instance);
 
  private:
   struct MicroBatch {
@@ -110,6 +113,10 @@ class StepModel {
   bool layer_local_ = false;  // the current layer has local (windowed) attention
   TraceRecorder* recorder_ = nullptr;
   int trace_pool_ = 0, trace_instance_ = 0;
+  LoadStats* load_ = nullptr;
+  int load_instance_ = 0;
+  std::int64_t step_start_ns_ = 0;
+  std::vector<int> reverse_links_;  // for a combine booked as the dispatch reversed
 };
 
 }  // namespace moesim::sim
