@@ -6,8 +6,6 @@
 // Rows carry their point index and parameters and no timing, so sorting by index gives the same
 // rows for any N. --resume keeps the complete rows of results.jsonl (a truncated last line is
 // dropped), checks that they belong to this sweep, and runs only the missing points.
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -34,6 +32,8 @@
 #include "scenarios/sweep_analysis.h"
 #include "sim/deployment.h"
 #include "tools/commands.h"
+#include "tools/progress_bar.h"
+#include "tools/report_html.h"
 #include "topology/cluster.h"
 #include "workloads/workload_error.h"
 
@@ -143,39 +143,6 @@ std::vector<SweepRow> resume_rows(const fs::path& jsonl, const std::vector<Sweep
   return kept;
 }
 
-// "[=====     ] 12/40  3.1 points/s  ETA 0:09" on stderr, only on a terminal and outside CI.
-class Progress {
- public:
-  Progress(std::size_t total, std::size_t done, bool enabled)
-      : total_(total), done_at_start_(done), enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
-
-  void update(std::size_t done) const {
-    if (!enabled_) return;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const double rate = elapsed > 0 ? static_cast<double>(done - done_at_start_) / elapsed : 0;
-    constexpr int kWidth = 30;
-    const int filled = total_ ? static_cast<int>(kWidth * done / total_) : kWidth;
-    std::string bar = "[" + std::string(filled, '=') + std::string(kWidth - filled, ' ') + "]";
-    char line[160];
-    if (rate > 0) {
-      const long eta = std::lround(static_cast<double>(total_ - done) / rate);
-      std::snprintf(line, sizeof line, "\r%s %zu/%zu  %.2f points/s  ETA %ld:%02ld   ", bar.c_str(), done, total_,
-                    rate, eta / 60, eta % 60);
-    } else {
-      std::snprintf(line, sizeof line, "\r%s %zu/%zu   ", bar.c_str(), done, total_);
-    }
-    std::cerr << line << std::flush;
-  }
-  void finish() const {
-    if (enabled_) std::cerr << "\n";
-  }
-
- private:
-  std::size_t total_, done_at_start_;
-  bool enabled_;
-  std::chrono::steady_clock::time_point start_;
-};
-
 std::string params_text(const SweepRow& row) {
   std::string s;
   for (const auto& p : row.params) s += (s.empty() ? "" : ", ") + p.path + "=" + p.value;
@@ -255,6 +222,7 @@ void report(const SweepOptions& o, const SweepSpec& spec, const std::vector<Swee
     for (const auto& flag : points[r.index].overrides()) header += " --set '" + flag + "'";
     write_file(dir / "best.yaml", scenarios::point_scenario_yaml(spec, points[r.index], header));
   }
+  write_file(dir / "report.html", sweep_report_html(spec, rows, best));
   if (o.quiet) return;
   std::size_t ok = 0, skipped = 0;
   for (const SweepRow& r : rows) (r.status == "ok" ? ok : skipped) += 1;
@@ -274,7 +242,7 @@ void report(const SweepOptions& o, const SweepSpec& spec, const std::vector<Swee
               << fixed(value("tpot_p90") * 1e3, 2) << " ms, SLO attainment " << fixed(value("slo_attainment"), 3)
               << "\n  written to " << (dir / "best.yaml").string() << "\n";
   }
-  std::cout << "\nresults in " << dir.string() << "/ (results.csv, results.jsonl, pareto.csv"
+  std::cout << "\nresults in " << dir.string() << "/ (results.csv, results.jsonl, pareto.csv, report.html"
             << (best ? ", best.yaml)" : ")") << "\n";
 }
 
@@ -309,8 +277,7 @@ int run_sweep(const SweepOptions& o) {
               << (threads == 1 ? "" : "s") << "\n"
               << std::flush;
 
-  const bool show_progress = !o.quiet && ::isatty(2) == 1 && std::getenv("CI") == nullptr;
-  const Progress progress(points.size(), done_rows.size(), show_progress);
+  ProgressBar progress(points.size(), done_rows.size(), "points", progress_wanted(o.quiet));
   std::mutex mutex;
   std::atomic<std::size_t> next{0};
   std::size_t done = done_rows.size();
@@ -329,10 +296,10 @@ int run_sweep(const SweepOptions& o) {
         return;
       }
       done_rows.push_back(std::move(row));
-      progress.update(++done);
+      progress.update(++done, {}, true);
     }
   };
-  progress.update(done);
+  progress.update(done, {}, true);
   std::vector<std::thread> pool;
   for (std::size_t t = 0; t < threads && !pending.empty(); ++t) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
