@@ -183,4 +183,17 @@ TEST_F(SweepCli, ABadPathFailsBeforeAnythingRuns) {
   EXPECT_FALSE(fs::exists(dir_ / "out"));
 }
 
+TEST_F(SweepCli, AnEmptyGridOrAMissingFileIsOneErrorBeforeAnythingRuns) {
+  write("sw.yaml", "base: base.yaml\n");
+  auto r = sweep("out", "");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "moesim: " + path("sw.yaml") +
+                       ":1:1: nothing to sweep: give 'sweep' (or 'zip') with at least one key and its values\n");
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+  r = run_moesim("sweep " + path("missing.yaml") + " -o " + path("out"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "moesim: cannot open sweep file '" + path("missing.yaml") + "'\n");
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
 }  // namespace
