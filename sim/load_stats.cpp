@@ -55,7 +55,13 @@ LoadStats::LoadStats(int moe_layers_, int experts_, int instances, int ranks_per
       ranks_per_instance(ranks_per_instance_),
       expert_pairs(static_cast<std::size_t>(moe_layers_) * static_cast<std::size_t>(experts_), 0),
       rank_pairs(instances * ranks_per_instance_, kMaxBuckets, kInitialBucketNs),
+      step_starts(instances, kMaxBuckets, kInitialBucketNs),
       link_bytes(static_cast<std::size_t>(links), 0.0) {}
+
+void LoadStats::begin_step(int instance, std::int64_t step_start_ns) {
+  step_starts.add(step_start_ns, instance, 1);
+  if (rank_pairs.ranks() > 0) rank_pairs.add(step_start_ns, 0, 0);  // keeps both series on the same buckets
+}
 
 void LoadStats::add_routing(int instance, std::int64_t step_start_ns, int moe_layer,
                             const workloads::LayerCounts& counts, int slots_per_rank) {

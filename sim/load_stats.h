@@ -7,7 +7,8 @@
 //    rank r is i * ranks + r), summed over MoE layers, in time buckets by step start. The series
 //    keeps at most `max_buckets` buckets: when a step starts past the last one, the bucket width
 //    doubles and neighbouring buckets merge, so a run of any length keeps the whole history at a
-//    resolution of at least run length / max_buckets;
+//    resolution of at least run length / max_buckets; the steps each instance started are kept
+//    in the same buckets, to read the load per step;
 //  - link load: bytes each fabric link (topology::Cluster link id) carried in dispatch and
 //    combine all-to-alls, summed over the run.
 //
@@ -55,6 +56,9 @@ struct LoadStats {
   // `ranks_per_instance` EP ranks per instance, `links` the cluster's link count.
   LoadStats(int moe_layers, int experts, int instances, int ranks_per_instance, int links);
 
+  // A step of instance `instance` started at `step_start_ns` (counted per time bucket, so the
+  // rank load can be read per step).
+  void begin_step(int instance, std::int64_t step_start_ns);
   // One MoE layer's draw on instance `instance`, in a step that started at `step_start_ns`;
   // `slots_per_rank` groups counts.slot_counts by rank.
   void add_routing(int instance, std::int64_t step_start_ns, int moe_layer, const workloads::LayerCounts& counts,
@@ -68,6 +72,7 @@ struct LoadStats {
   int moe_layers = 0, experts = 0, ranks_per_instance = 0;
   std::vector<std::int64_t> expert_pairs;  // [moe_layer * experts + expert]
   RankLoadSeries rank_pairs;               // pairs received per pool rank per time bucket
+  RankLoadSeries step_starts;              // steps started per instance per time bucket (same buckets)
   std::vector<double> link_bytes;          // [link id] dispatch + combine bytes
 };
 

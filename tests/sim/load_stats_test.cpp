@@ -96,6 +96,9 @@ TEST(LoadStats, RunLoadsAddUpToTheRoutedPairsAndFabricBytes) {
   std::int64_t received = 0;
   for (int rank = 0; rank < load.rank_pairs.ranks(); ++rank) received += series_total(load.rank_pairs, rank);
   EXPECT_EQ(received, pool.breakdown.tokens_combined);
+  EXPECT_EQ(series_total(load.step_starts, 0), pool.steps);
+  EXPECT_EQ(load.step_starts.bucket_ns(), load.rank_pairs.bucket_ns());
+  EXPECT_EQ(load.step_starts.buckets(), load.rank_pairs.buckets());
   // Each byte of dispatch and combine leaves on one device's NVLink and arrives on another's.
   const topology::Cluster cluster(config.cluster);
   double scaleup = 0, other = 0;
