@@ -213,6 +213,7 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
     breakdown.exposed_comm_ns.assign(layers, 0.0);
   }
   step_start_ns_ = start.count_ns();
+  if (load_) load_->begin_step(load_instance_, step_start_ns_);
   split(batches);
   timeline_.reset();
   timeline_.trace_into(recorder_ && recorder_->wants_step(step) ? recorder_ : nullptr, trace_pool_, trace_instance_,
