@@ -95,17 +95,26 @@ Json expert_load_json(const sim::PoolResult& p, const models::ModelSpec& model) 
 Json rank_load_json(const sim::PoolResult& p) {
   const auto& s = p.load.rank_pairs;
   if (s.ranks() == 0 || s.buckets() == 0) return nullptr;
-  Json start = Json::array(), pairs = Json::array();
+  const auto& steps = p.load.step_starts;
+  const int per = std::max(1, p.load.ranks_per_instance);
+  Json start = Json::array(), per_step = Json::array(), step_count = Json::array();
   for (int b = 0; b < s.buckets(); ++b) start.push_back(chart_value(static_cast<double>(b) * static_cast<double>(s.bucket_ns()) * 1e-6));
+  // Pairs per step of the rank's instance in each bucket; null where that instance started none.
   for (int r = 0; r < s.ranks(); ++r) {
-    Json row = Json::array();
-    for (int b = 0; b < s.buckets(); ++b) row.push_back(s.at(b, r));
-    pairs.push_back(row);
+    Json row = Json::array(), counts = Json::array();
+    for (int b = 0; b < s.buckets(); ++b) {
+      const std::int64_t n = b < steps.buckets() ? steps.at(b, r / per) : 0;
+      row.push_back(n > 0 ? Json(chart_value(static_cast<double>(s.at(b, r)) / static_cast<double>(n))) : Json(nullptr));
+      counts.push_back(n);
+    }
+    per_step.push_back(row);
+    step_count.push_back(counts);
   }
   return Json{{"bucket_ms", chart_value(static_cast<double>(s.bucket_ns()) * 1e-6)},
               {"start_ms", start},
               {"ranks_per_instance", p.load.ranks_per_instance},
-              {"pairs", pairs}};
+              {"pairs_per_step", per_step},
+              {"steps", step_count}};
 }
 
 Json links_json(const topology::Cluster& cluster, const sim::PoolResult& p, double seconds) {

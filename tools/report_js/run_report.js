@@ -67,14 +67,15 @@
 
     if (pool.rank_load) {
       const R = pool.rank_load;
-      const ranks = Array.from({ length: R.pairs.length }, (_, i) => i);
+      const ranks = Array.from({ length: R.pairs_per_step.length }, (_, i) => i);
       moesim.chart(sec, 'chart-rank-load-' + role, [{
-        z: R.pairs, x: R.start_ms, y: ranks, type: 'heatmap', colorscale: 'Viridis', colorbar: { title: 'pairs' },
-        hovertemplate: 'rank %{y}, from %{x} ms<br>%{z} pairs received<extra></extra>',
+        z: R.pairs_per_step, x: R.start_ms, y: ranks, customdata: R.steps, type: 'heatmap', colorscale: 'Viridis',
+        colorbar: { title: 'pairs/step' }, hoverongaps: false,
+        hovertemplate: 'rank %{y}, from %{x} ms<br>%{z} pairs received per step<br>%{customdata} steps<extra></extra>',
       }], {
-        title: 'Rank load over time (pairs received per ' + moesim.text(R.bucket_ms) + ' ms, all MoE layers)',
+        title: 'Rank load over time (pairs received per step, all MoE layers; ' + moesim.text(R.bucket_ms) + ' ms buckets by step start)',
         xaxis: { title: 'simulated time (ms)' },
-        yaxis: { title: R.pairs.length > R.ranks_per_instance ? 'rank (instance-major)' : 'rank' },
+        yaxis: { title: R.pairs_per_step.length > R.ranks_per_instance ? 'rank (instance-major)' : 'rank' },
       });
     }
 
