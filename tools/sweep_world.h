@@ -33,7 +33,7 @@ class SweepWorld {
   // A worker: sends its finished row (empty at first) and receives its next point (-1: stop).
   virtual std::int64_t request(const std::string& finished_row) = 0;
 
-  // Ends the session normally. A world destroyed without finish() while an exception is
+  // Ends MPI normally (MPI_Finalize). A world destroyed without finish() while an exception is
   // propagating aborts every rank, so none waits forever for a rank that failed.
   virtual void finish() = 0;
 };

@@ -1,4 +1,4 @@
-// Shared helpers of the report.html pages (tools/report_html.h): sections, tables and charts
+// Shared functions of the report.html pages (tools/report_html.h): sections, tables and charts
 // (plotly.js), and the status line written once every chart has been drawn.
 'use strict';
 
