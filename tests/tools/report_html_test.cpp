@@ -73,13 +73,14 @@ class ReportHtml : public ::testing::Test {
   }
 
   // Loads the page offline (every host name fails to resolve) and dumps the DOM once the
-  // page's timers have run.
+  // page's timers have run. /dev/shm is not used: containers often keep it small.
   Rendered render(const fs::path& html) const {
     const fs::path profile = dir_ / ("profile-" + html.parent_path().filename().string());
     const fs::path dom = dir_ / "dom.html", log = dir_ / "chromium.log";
     const std::string cmd = "timeout 90 " + browser_ +
                             " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
                             " --disable-background-networking --disable-component-update --disable-sync"
+                            " --disable-dev-shm-usage"
                             " --user-data-dir=" + profile.string() +
                             " --enable-logging=stderr --v=0 '--host-resolver-rules=MAP * ~NOTFOUND'"
                             " --virtual-time-budget=20000 --dump-dom 'file://" + html.string() + "' >" +
