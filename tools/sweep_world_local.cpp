@@ -1,6 +1,9 @@
 // A sweep on one process (the build without MOESIM_MPI, or moesim not started by mpirun).
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 
+#include "tools/commands.h"
 #include "tools/sweep_world.h"
 
 namespace moesim::tools {
@@ -22,7 +25,17 @@ class LocalWorld final : public SweepWorld {
 std::unique_ptr<SweepWorld> make_local_sweep_world() { return std::make_unique<LocalWorld>(); }
 
 #ifndef MOESIM_WITH_MPI
-std::unique_ptr<SweepWorld> make_sweep_world() { return make_local_sweep_world(); }
+// Started as one of several MPI ranks, every copy would run the whole sweep into the same files.
+std::unique_ptr<SweepWorld> make_sweep_world() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    const char* size = std::getenv(name);
+    if (size != nullptr && std::atoi(size) > 1)
+      throw UsageError(std::string("started as one of ") + size +
+                       " MPI ranks, but this moesim was built without MPI (MOESIM_MPI): run the sweep without "
+                       "mpirun (-j N for threads), or rebuild with Open MPI installed");
+  }
+  return make_local_sweep_world();
+}
 #endif
 
 }  // namespace moesim::tools
