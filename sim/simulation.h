@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -25,6 +26,14 @@
 
 namespace moesim::sim {
 
+// Where a run stands, for progress bars.
+struct SimulationProgress {
+  std::int64_t now_ns = 0;             // simulated time
+  std::int64_t requests_done = 0;      // finished or rejected
+  std::int64_t requests_total = 0;
+  std::int64_t steps = 0;              // steps started, all instances
+};
+
 struct SimulationConfig {
   models::ModelSpec model;
   calibration::HardwareProfile hardware;
@@ -36,6 +45,10 @@ struct SimulationConfig {
   std::string cost_model = "fitted";
   std::uint64_t seed = 1;
   std::optional<TraceOptions> trace;  // record op-level events for Perfetto
+  // Called on the simulating thread every kProgressSteps steps (unset: never). It must not
+  // change anything the run depends on.
+  std::function<void(const SimulationProgress&)> progress;
+  static constexpr std::int64_t kProgressSteps = 64;
 };
 
 struct SimulationResult {
