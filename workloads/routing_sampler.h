@@ -102,7 +102,7 @@ class RoutingSampler {
   std::vector<std::size_t> order_;
   // Margins scratch.
   LayerCounts full_;
-  std::vector<double> node_q_, inside_weight_;
+  std::vector<double> node_q_, inside_weight_, node_w_;
   std::vector<std::int64_t> rank_total_, rest_, remote_, inside_, block_rem_;
   std::vector<std::size_t> node_first_, node_ranks_, slot_first_;
 };

@@ -116,8 +116,10 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
   }
   for (std::size_t s = 0; s < D; ++s) out.source_pairs[s] = tokens[s] * top_k_;
 
-  // What each class sends into every node from elsewhere.
+  // What each class sends into every node from elsewhere, and what reaches every rank.
+  FastBits bits{rng()};
   remote_.assign(C * N, 0);
+  rank_total_.assign(C * D, 0);   // pairs of class c reaching rank d
   if (per_source_nodes) {
     out.node_pairs.resize(D * N);
     rows_.draw(out.source_pairs, t.source_class, node_q_, static_cast<int>(N), rng, out.node_pairs);
@@ -133,35 +135,48 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
         }
     }
   } else {
+    // Per source only its own-node share; every remote pair then goes to rank d with
+    // probability q_d / (1 - Q_own) of its sender's node. Summed over the senders, rank d expects
+    // q_d · Σ_{m ≠ node(d)} rem_m / (1 - Q_m) of them: one multinomial per class over the ranks
+    // with those weights keeps every mean exact (variance within 1 / (N (N-1) M) for N nodes of
+    // M ranks).
     out.node_pairs.clear();
+    out.block_pairs.clear();
     block_rem_.assign(C * N, 0);
     for (std::size_t s = 0; s < D; ++s) {
       const auto c = static_cast<std::size_t>(t.source_class[s]);
       const auto own = static_cast<std::size_t>(t.node_of(static_cast<int>(s)));
       const std::int64_t n = out.source_pairs[s];
-      const std::int64_t y = sample_binomial(n, std::min(1.0, node_q_[c * N + own]), rng);
+      const std::int64_t y = sample_binomial(n, std::min(1.0, node_q_[c * N + own]), bits);
       out.own_node_pairs[s] = y;
       block_rem_[c * N + own] += n - y;
     }
-    // A remote pair goes to node n with probability Q_n / (1 - Q_own), whichever source sent it.
-    sub_.resize(N);
-    tmp_.resize(N);
-    for (std::size_t c = 0; c < C; ++c)
+    sub_.resize(D);
+    tmp_.resize(D);
+    for (std::size_t c = 0; c < C; ++c) {
+      double weight = 0;
+      std::int64_t pairs = 0;
+      node_w_.assign(N, 0.0);
       for (std::size_t m = 0; m < N; ++m) {
-        const std::int64_t pairs = block_rem_[c * N + m];
-        if (pairs == 0) continue;
-        for (std::size_t n = 0; n < N; ++n) sub_[n] = n == m ? 0.0 : node_q_[c * N + n];
-        std::fill(tmp_.begin(), tmp_.end(), 0);
-        sample_multinomial(pairs, sub_, rng, tmp_);
-        for (std::size_t n = 0; n < N; ++n) {
-          remote_[c * N + n] += tmp_[n];
-          out.block_pairs[m * N + n] += tmp_[n];
-        }
+        const std::int64_t rem = block_rem_[c * N + m];
+        if (rem == 0) continue;
+        node_w_[m] = static_cast<double>(rem) / std::max(1e-300, 1.0 - node_q_[c * N + m]);
+        weight += node_w_[m];
+        pairs += rem;
       }
+      if (pairs == 0) continue;
+      for (std::size_t d = 0; d < D; ++d)
+        sub_[d] = q_[c * D + d] * std::max(0.0, weight - node_w_[static_cast<std::size_t>(t.node_of(static_cast<int>(d)))]);
+      std::fill(tmp_.begin(), tmp_.end(), 0);
+      sample_multinomial(pairs, sub_, bits, tmp_);
+      for (std::size_t d = 0; d < D; ++d) {
+        out.received_remote[d] += tmp_[d];
+        rank_total_[c * D + d] += tmp_[d];
+      }
+    }
   }
 
   // Self pairs and internal pairs: exactly per source on small nodes, else per node.
-  rank_total_.assign(C * D, 0);   // pairs of class c reaching rank d
   rest_.assign(C * D, 0);         // [c * D + s]: source s's own-node pairs bound for its other ranks
   inside_.assign(C * N, 0);
   inside_weight_.assign(C * N, 0.0);
@@ -177,7 +192,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
       sub_.resize(m);
       tmp_.assign(m, 0);
       for (std::size_t i = 0; i < m; ++i) sub_[i] = q_[c * D + node_ranks_[first + i]];
-      sample_multinomial(y, sub_, rng, tmp_);
+      sample_multinomial(y, sub_, bits, tmp_);
       for (std::size_t i = 0; i < m; ++i) {
         const std::size_t d = node_ranks_[first + i];
         (d == s ? out.self_pairs[s] : out.received_intra[d]) += tmp_[i];
@@ -185,7 +200,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
       }
       continue;
     }
-    const std::int64_t self = q >= Q ? y : sample_binomial(y, q / Q, rng);
+    const std::int64_t self = q >= Q ? y : sample_binomial(y, q / Q, bits);
     out.self_pairs[s] = self;
     rank_total_[c * D + s] += self;
     const std::int64_t rest = y - self;
@@ -213,7 +228,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
                            : q * std::max(0.0, inside_weight_[c * N + n] -
                                                    (rest_[c * D + d] > 0 ? static_cast<double>(rest_[c * D + d]) / (Q - q) : 0.0));
         }
-        sample_multinomial(pairs, sub_, rng, tmp_);
+        sample_multinomial(pairs, sub_, bits, tmp_);
         auto& received = remote ? out.received_remote : out.received_intra;
         for (std::size_t i = 0; i < m; ++i) {
           const std::size_t d = node_ranks_[first + i];
@@ -240,7 +255,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
       sub_.resize(m);
       tmp_.assign(m, 0);
       for (std::size_t i = 0; i < m; ++i) sub_[i] = w_[c * slots + order_[first + i]];
-      sample_multinomial(pairs, sub_, rng, tmp_);
+      sample_multinomial(pairs, sub_, bits, tmp_);
       for (std::size_t i = 0; i < m; ++i) out.slot_counts[order_[first + i]] += tmp_[i];
     }
   for (std::size_t j = 0; j < slots; ++j)
