@@ -116,7 +116,7 @@ void check_conservation(const RoutingMargins& m, const RoutingTargets& t, const 
 // if larger) of 1, or of the documented inflation (single variances are too noisy at this many
 // draws to say more than 25 %).
 void compare(const char* model_name, int ranks, int per_node, const std::vector<std::int64_t>& tokens, int draws,
-             double var_tol, bool per_source, double intra_inflation = 1.0) {
+             double var_tol, bool per_source, double intra_inflation = 1.0, int groups = 0, int top_groups = 0) {
   // Without per-source rows remote receipts are split once over all ranks (routing_margins.h).
   const int nodes = ranks / per_node;
   const double remote_inflation = per_source ? 1.0 : 1.0 + 1.0 / (nodes * (nodes - 1) * per_node);
@@ -124,7 +124,8 @@ void compare(const char* model_name, int ranks, int per_node, const std::vector<
   RoutingConfig rc;
   rc.model = model_name;
   rc.s = 1.1;
-  const auto model = make_routing_model(rc, RoutingShape{experts, 2, k, 1, 1}, 5);
+  if (groups > 0) rc.group_limit = {true, groups, top_groups};
+  const auto model = make_routing_model(rc, RoutingShape{experts, 2, k, std::max(groups, 1), std::max(top_groups, 1)}, 5);
   const auto t = targets_with_replicas(experts, ranks, per_node);
   RoutingSampler full(*model, experts, k), fast(*model, experts, k);
   Rng rng_full = make_stream(1, "full"), rng_fast = make_stream(1, "fast");
@@ -191,27 +192,10 @@ TEST(RoutingMargins, LargeScaleUpDomainsKeepTheMeansExact) {
   compare("zipf", 40, 20, tokens, 2000, 0.03, false, 1.0 + 1.0 / 360);
 }
 
-TEST(RoutingMargins, GroupLimitedAndFullDrawsAgreeExactly) {
-  const int experts = 32, ranks = 8, k = 4;
-  RoutingConfig rc;
-  rc.model = "zipf";
-  rc.group_limit.enabled = true;
-  rc.group_limit.groups = 4;
-  rc.group_limit.top_groups = 2;
-  const auto model = make_routing_model(rc, RoutingShape{experts, 2, k, 4, 2}, 5);
-  const auto t = targets_with_replicas(experts, ranks, 4);
-  RoutingSampler a(*model, experts, k), b(*model, experts, k);
-  Rng ra = make_stream(3, "x"), rb = make_stream(3, "x");
-  const std::vector<std::int64_t> tokens{10, 20, 30, 40, 0, 1, 2, 64};
-  LayerCounts counts;
-  RoutingMargins expected, got;
-  a.draw(0, 0, tokens, t, ra, counts);
-  aggregate_margins(counts, t, expected);
-  b.draw_margins(0, 0, tokens, t, rb, got);
-  EXPECT_EQ(flatten(got, true), flatten(expected, true));
-  check_conservation(got, t, tokens, k);
-  // The group-limited path reports the model's masses, which sum to one.
-  EXPECT_NEAR(std::accumulate(got.rank_mass.begin(), got.rank_mass.end(), 0.0), 1.0, 1e-12);
+TEST(RoutingMargins, GroupLimitedRoutingHasTheFullDrawsDistribution) {
+  // DeepSeek-style: 4 groups, each token's pairs in at most 2 of them; per (source, group) rows.
+  const std::vector<std::int64_t> tokens{9, 30, 30, 30, 2, 0, 17, 30, 30, 30, 30, 5, 30, 30, 30, 64};
+  for (const bool per_source : {false, true}) compare("zipf", 16, 4, tokens, 3000, 0.03, per_source, 1.0, 4, 2);
 }
 
 TEST(RoutingMargins, ModelMassesFollowTheExpertDistribution) {
