@@ -1,6 +1,7 @@
 #include "calibration/gemm_efficiency.h"
 
 #include <algorithm>
+#include <bit>
 #include <array>
 #include <limits>
 #include <vector>
@@ -67,10 +68,12 @@ using Tiling = TilingMemo::Choice;
 
 std::int64_t m_tiles_of(std::span<const std::int64_t> tokens, int bm, GroupedLayout layout) {
   std::int64_t m_tiles = 0;
+  const bool pow2 = bm > 0 && (bm & (bm - 1)) == 0;  // the usual 64 / 128: shifts, not divisions
+  const int shift = pow2 ? std::countr_zero(static_cast<unsigned>(bm)) : 0;
   for (auto t : tokens) {
     if (t <= 0) continue;
     const std::int64_t rows = layout == GroupedLayout::kContiguous ? ceil_div(t, 128) * 128 : t;
-    m_tiles += ceil_div(rows, bm);
+    m_tiles += pow2 ? (rows + bm - 1) >> shift : ceil_div(rows, bm);
   }
   return m_tiles;
 }

@@ -107,8 +107,10 @@ void LayerRouting::traffic(topology::AllToAllTraffic& out, bool per_pair_only) c
   }
 }
 
-void LayerRouting::traffic(topology::AggregatedTraffic& out) const {
+void LayerRouting::traffic(topology::AggregatedTraffic& out, const std::string& algorithm) const {
   const workloads::RoutingMargins& m = margins_;
+  const bool pairs_view = algorithm == "low-latency", node_view = algorithm == "hierarchical";
+  const bool rank_view = !pairs_view;
   const int R = m.ranks, N = m.nodes, k = model_.top_k;
   if (out.ranks != R || out.nodes != N) out.assign(R, N);
   const auto NN = static_cast<std::size_t>(N);
@@ -141,20 +143,26 @@ void LayerRouting::traffic(topology::AggregatedTraffic& out) const {
                              : n == own     ? static_cast<double>(m.own_node_pairs[i])
                                             : remote * block_share_[own * NN + n];
       const double pairs = to_node - (n == own ? static_cast<double>(m.self_pairs[i]) : 0.0);
-      out.pairs.sent_to_node[i * NN + n] = pairs;
-      out.node_tokens.sent_to_node[i * NN + n] = pairs * node_rho_[n];
-      double qn = m.node_mass[n], qrho = node_q_rho_[n];
-      if (n == own) qn -= m.rank_mass[i], qrho -= m.rank_mass[i] * rank_rho_[i];
-      out.rank_tokens.sent_to_node[i * NN + n] = pairs * (qn > 0 ? qrho / qn : 1.0);
+      if (pairs_view) out.pairs.sent_to_node[i * NN + n] = pairs;
+      if (node_view) out.node_tokens.sent_to_node[i * NN + n] = pairs * node_rho_[n];
+      if (rank_view) {
+        double qn = m.node_mass[n], qrho = node_q_rho_[n];
+        if (n == own) qn -= m.rank_mass[i], qrho -= m.rank_mass[i] * rank_rho_[i];
+        out.rank_tokens.sent_to_node[i * NN + n] = pairs * (qn > 0 ? qrho / qn : 1.0);
+      }
     }
   }
   for (int d = 0; d < R; ++d) {
     const auto i = static_cast<std::size_t>(d);
     const double intra = static_cast<double>(m.received_intra[i]), remote = static_cast<double>(m.received_remote[i]);
-    out.pairs.received_intra[i] = intra;
-    out.pairs.received_remote[i] = remote;
-    out.rank_tokens.received_intra[i] = intra * rank_rho_[i];
-    out.rank_tokens.received_remote[i] = remote * rank_rho_[i];
+    if (pairs_view) {
+      out.pairs.received_intra[i] = intra;
+      out.pairs.received_remote[i] = remote;
+    }
+    if (rank_view) {
+      out.rank_tokens.received_intra[i] = intra * rank_rho_[i];
+      out.rank_tokens.received_remote[i] = remote * rank_rho_[i];
+    }
   }
 }
 

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "models/model_spec.h"
@@ -59,8 +60,9 @@ class LayerRouting {
   // The last draw's traffic in tokens (scale by bytes per token for dispatch or combine).
   // `per_pair_only` fills only the per-pair matrix (all that low-latency kernels need).
   void traffic(topology::AllToAllTraffic& out, bool per_pair_only = false) const;
-  // The last draw's traffic as margins (aggregated() only).
-  void traffic(topology::AggregatedTraffic& out) const;
+  // The last draw's traffic as margins (aggregated() only): the views `algorithm` reads
+  // (low-latency: pairs; direct: rank tokens; hierarchical: node and rank tokens).
+  void traffic(topology::AggregatedTraffic& out, const std::string& algorithm) const;
   // Token-expert pairs the last draw sent to other ranks (self pairs stay local).
   std::int64_t sent_pairs() const;
 

@@ -133,7 +133,7 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   const bool low_latency = dispatch_options_.algorithm == "low-latency";
   topology::CommResult dispatch;
   if (aggregated_) {
-    routing_.traffic(margins_traffic_);
+    routing_.traffic(margins_traffic_, dispatch_options_.algorithm);
     // One low-latency message per token-expert pair (DeepEP LL sends each pair on its own).
     margins_traffic_.message_bytes = low_latency ? dispatch_options_.scale : 0.0;
     dispatch = (*aggregated_)(margins_traffic_, dispatch_options_);

@@ -169,10 +169,23 @@ CommResult closed_form_result(const Cluster& cluster, const RankLayout& L, const
   const bool combine = o.direction == Direction::kCombine;
   CommResult r;
   r.link_bytes.assign(static_cast<std::size_t>(cluster.num_links()), 0.0);
+  // Only the bounding links of the ranks' devices and the leaves carry anything: the worst
+  // utilisation and the per-class maxima are taken over those alone.
+  double worst = 0;
+  auto load = [&](int id, double bytes) {
+    if (id < 0 || bytes <= 0) return;
+    double& b = r.link_bytes[static_cast<std::size_t>(id)];
+    b += bytes;
+    const LinkProps& p = cluster.link_props(id);
+    const double u = b / (p.bytes_per_s * p.efficiency);
+    if (u > worst || (u == worst && id < r.bottleneck_link)) worst = u, r.bottleneck_link = id;
+    if (p.cls == LinkClass::kScaleUp) r.max_scaleup_bytes = std::max(r.max_scaleup_bytes, b);
+    if (p.cls == LinkClass::kScaleOut) r.max_scaleout_bytes = std::max(r.max_scaleout_bytes, b);
+  };
   auto add = [&](int out_link, int in_link, double sent, double received) {
     if (combine) std::swap(sent, received);
-    if (out_link >= 0) r.link_bytes[static_cast<std::size_t>(out_link)] += sent;
-    if (in_link >= 0) r.link_bytes[static_cast<std::size_t>(in_link)] += received;
+    load(out_link, sent);
+    load(in_link, received);
   };
   for (int k = 0; k < L.ranks; ++k) {
     const auto i = static_cast<std::size_t>(k);
@@ -186,13 +199,6 @@ CommResult closed_form_result(const Cluster& cluster, const RankLayout& L, const
     for (std::size_t s = 0; s < ll.up.size(); ++s)
       add(ll.up[s], ll.down[s], v.leaf_up[static_cast<std::size_t>(l)] / static_cast<double>(ll.up.size()),
           v.leaf_down[static_cast<std::size_t>(l)] / static_cast<double>(ll.up.size()));
-  }
-  double worst = 0;
-  for (int l = 0; l < cluster.num_links(); ++l) {
-    const double b = r.link_bytes[static_cast<std::size_t>(l)];
-    if (b <= 0) continue;
-    const double u = b / cluster.link_capacity(l);
-    if (u > worst) worst = u, r.bottleneck_link = l;
   }
   r.transfer_ns = worst * 1e9;
   const DeviceLinks& rep = cluster.device_links(L.device.empty() ? 0 : L.device[0]);
@@ -208,7 +214,7 @@ CommResult closed_form_result(const Cluster& cluster, const RankLayout& L, const
   for (const double m : combine ? v.messages_in : v.messages) msgs = std::max(msgs, m);
   r.message_ns = msgs * 1e9 / cluster.config().nic_messages_per_s;
   r.duration_ns = r.transfer_ns + r.latency_ns + r.message_ns;
-  summarise_links(cluster, r);
+  bottleneck_device(cluster, r);
   return r;
 }
 

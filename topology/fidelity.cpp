@@ -171,6 +171,10 @@ void summarise_links(const Cluster& cluster, CommResult& r) {
     if (c == LinkClass::kScaleUp) r.max_scaleup_bytes = std::max(r.max_scaleup_bytes, r.link_bytes[static_cast<std::size_t>(l)]);
     if (c == LinkClass::kScaleOut) r.max_scaleout_bytes = std::max(r.max_scaleout_bytes, r.link_bytes[static_cast<std::size_t>(l)]);
   }
+  bottleneck_device(cluster, r);
+}
+
+void bottleneck_device(const Cluster& cluster, CommResult& r) {
   r.bottleneck_device = -1;
   if (r.bottleneck_link < 0) return;
   const Graph& g = cluster.graph();

@@ -36,5 +36,7 @@ CommResult run_schedule(const Cluster& cluster, const Schedule& schedule, const 
 
 // Fills the max_* and bottleneck_device fields of `r` from r.link_bytes and r.bottleneck_link.
 void summarise_links(const Cluster& cluster, CommResult& r);
+// Fills only bottleneck_device (the device behind r.bottleneck_link).
+void bottleneck_device(const Cluster& cluster, CommResult& r);
 
 }  // namespace moesim::topology
