@@ -4,6 +4,7 @@
 
 #include "models/layer_ops.h"
 #include "sim/check.h"
+#include "sim/invariants.h"
 
 namespace moesim::sim {
 namespace {
@@ -126,8 +127,7 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {shared_in_front ? "router+shared_expert" : "router", layer_, m});
 
   routing_.draw(moe_layer, step, mb.tokens, rng);
-  MOESIM_CHECK(routing_.total_pairs() == routing_.total_received(),
-               "token-expert pairs dispatched != pairs received by experts");
+  check_layer_pairs(moe_layer, routing_.total_pairs(), routing_.total_received());
   const bool low_latency = dispatch_options_.algorithm == "low-latency";
   topology::CommResult dispatch;
   if (aggregated_) {
