@@ -79,6 +79,8 @@ SafetensorsFile::SafetensorsFile(std::filesystem::path path) : path_(std::move(p
     j = nlohmann::json::parse(header);
   } catch (const nlohmann::json::parse_error& e) {
     fail(8 + (e.byte > 0 ? e.byte - 1 : 0), "header is not valid JSON");
+  } catch (const nlohmann::json::out_of_range&) {
+    fail(8, "header is not valid JSON (a number is out of range)");
   }
   if (!j.is_object()) fail(8, "header is not a JSON object");
   for (auto it = j.begin(); it != j.end(); ++it) {

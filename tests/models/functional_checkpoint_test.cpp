@@ -235,6 +235,9 @@ TEST(Safetensors, CorruptHeadersAreRejected) {
             f + ": byte 8: tensor 'a': unknown dtype 'Q4'");
   EXPECT_EQ(error_for(with_header(R"({"a": {"dtype": "F32", "shape": [2]}})")),
             f + ": byte 8: tensor 'a': expected {\"dtype\", \"shape\", \"data_offsets\": [begin, end]}");
+  // Found by fuzzing: a number too large for a double escaped as nlohmann's out_of_range.
+  EXPECT_EQ(error_for(with_header(R"({"a": {"dtype": "F32", "shape": [1e999], "data_offsets": [0, 4]}})")),
+            f + ": byte 8: header is not valid JSON (a number is out of range)");
   test::write_bytes(file, with_header(R"({"w": {"dtype": "F8_E4M3", "shape": [2], "data_offsets": [0, 2]}})") + "xy");
   const SafetensorsFile fp8(file);
   std::vector<float> out(2);
