@@ -64,8 +64,8 @@ class RooflineCostModel final : public BoundedCostModel {
 
 std::vector<CostModelInfo> cost_models() {
   return {{"roofline", "max(FLOPs/peak, bytes/HBM bandwidth) + launch overhead, spec-sheet peaks"},
-          {"fitted", "tile/wave GEMM model fitted to DeepGEMM H800 (calibration/data/deepgemm_h800.csv); "
-                     "roofline at fitted fractions of peak for attention and memory ops"}};
+          {"fitted", "tile/wave GEMM model fitted to DeepGEMM H800 (calibration/data/deepgemm_h800.csv), or a "
+                     "measured profile's own fit; roofline at fitted fractions of peak for attention and memory ops"}};
 }
 
 std::unique_ptr<CostModel> make_cost_model(std::string_view name, const HardwareProfile& hw) {

@@ -11,11 +11,12 @@ namespace {
 
 class FittedCostModel final : public BoundedCostModel {
  public:
-  FittedCostModel(const HardwareProfile& hw, const GemmFitParams& p) : BoundedCostModel(hw), p_(p) {}
+  FittedCostModel(const HardwareProfile& hw, const GemmFitParams& p, bool forced)
+      : BoundedCostModel(hw), p_(p), forced_(forced) {}
 
   KernelCost gemm(std::int64_t m, std::int64_t n, std::int64_t k, models::DType dtype) const override {
     if (m <= 0) return {};
-    return to_cost(estimate_gemm(m, n, k, models::bytes_per_element(dtype), device(dtype), p_, memo(dtype)));
+    return to_cost(estimate_gemm(m, n, k, models::bytes_per_element(dtype), device(dtype), params(dtype), memo(dtype)));
   }
 
   // Grouped GEMMs use per-group tiles (the masked layout; the contiguous layout's 128-row padding
@@ -23,7 +24,7 @@ class FittedCostModel final : public BoundedCostModel {
   KernelCost grouped_gemm(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k,
                           models::DType dtype) const override {
     return to_cost(estimate_grouped_gemm(tokens, n, k, models::bytes_per_element(dtype), GroupedLayout::kMasked,
-                                         device(dtype), p_, memo(dtype)));
+                                         device(dtype), params(dtype), memo(dtype)));
   }
 
 
@@ -32,6 +33,12 @@ class FittedCostModel final : public BoundedCostModel {
   double launch_overhead_ns() const override { return p_.fixed_overhead_ns; }
 
  private:
+  const GemmFitParams& params(models::DType dtype) const {
+    if (forced_) return p_;
+    const GemmFitParams* f = hw().gemm_fit(dtype);
+    return f ? *f : p_;
+  }
+
   GemmDevice device(models::DType dtype) const { return {hw().sm_count, hw().peak_flops(dtype), hw().hbm_bytes_per_s}; }
 
   static KernelCost to_cost(const GemmEstimate& e) {
@@ -55,20 +62,26 @@ class FittedCostModel final : public BoundedCostModel {
     return c;
   }
 
-  // One tiling memo per operand dtype (the device's peak differs by dtype).
+  // One tiling memo per operand dtype (the device's peak and the fit differ by dtype).
   TilingMemo* memo(models::DType dtype) const {
     const auto i = static_cast<std::size_t>(dtype);
     return i < memos_.size() ? &memos_[i] : nullptr;
   }
 
-  GemmFitParams p_;
+  GemmFitParams p_;  // forced, or the profile's first fit, or the DeepGEMM H800 fit
+  bool forced_;
   mutable std::array<TilingMemo, 8> memos_;
 };
 
 }  // namespace
 
+std::unique_ptr<CostModel> make_fitted_cost_model(const HardwareProfile& hw) {
+  return std::make_unique<FittedCostModel>(hw, hw.gemm_fits.empty() ? deepgemm_h800_fit() : hw.gemm_fits.front().params,
+                                           false);
+}
+
 std::unique_ptr<CostModel> make_fitted_cost_model(const HardwareProfile& hw, const GemmFitParams& params) {
-  return std::make_unique<FittedCostModel>(hw, params);
+  return std::make_unique<FittedCostModel>(hw, params, true);
 }
 
 }  // namespace moesim::calibration

@@ -1,8 +1,12 @@
 // The `fitted` cost model (DESIGN.md §4): GEMMs and grouped GEMMs through the tile/wave curve of
-// calibration/gemm_efficiency.h with the parameters fitted to the DeepGEMM H800 table; attention
-// and memory-bound ops through the roofline at the fitted achievable fractions of peak MMA rate
-// and HBM bandwidth. Devices other than the H800 use the same fitted fractions and overheads on
-// their own spec-sheet peaks, bandwidth and SM count (see gemm_efficiency.h).
+// calibration/gemm_efficiency.h; attention and memory-bound ops through the roofline at the
+// fitted achievable fractions of peak MMA rate and HBM bandwidth.
+//
+// Parameters: a profile measured with `moesim calibrate fit` carries its own per dtype
+// (HardwareProfile::gemm_fit; a dtype it has no fit for uses its first fit); every other profile
+// uses the parameters fitted to the DeepGEMM H800 table, applied to its own spec-sheet peaks,
+// bandwidth and SM count (see gemm_efficiency.h). Memory-bound ops and attention use the
+// profile's first fit (or the H800 fit).
 #pragma once
 
 #include <memory>
@@ -12,7 +16,8 @@
 
 namespace moesim::calibration {
 
-std::unique_ptr<CostModel> make_fitted_cost_model(const HardwareProfile& hw,
-                                                  const GemmFitParams& params = deepgemm_h800_fit());
+std::unique_ptr<CostModel> make_fitted_cost_model(const HardwareProfile& hw);
+// The same model with `params` for every dtype, whatever the profile carries.
+std::unique_ptr<CostModel> make_fitted_cost_model(const HardwareProfile& hw, const GemmFitParams& params);
 
 }  // namespace moesim::calibration

@@ -1,7 +1,9 @@
 #include "calibration/gemm_efficiency.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
+#include <vector>
 
 namespace moesim::calibration {
 
@@ -49,6 +51,14 @@ GemmFitParams deepgemm_h800_fit() {
   return p;
 }
 
+std::vector<int> default_block_m() { return {64, 128}; }
+
+std::vector<int> default_block_n() {
+  std::vector<int> out;
+  for (int bn = 16; bn <= 256; bn += 16) out.push_back(bn);
+  return out;
+}
+
 namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -65,15 +75,16 @@ std::int64_t m_tiles_of(std::span<const std::int64_t> tokens, int bm, GroupedLay
   return m_tiles;
 }
 
-Tiling best_tiling(std::int64_t m_tiles_64, std::int64_t m_tiles_128, std::int64_t n, std::int64_t k,
+Tiling best_tiling(std::span<const std::int64_t> m_tiles_per_bm, std::int64_t n, std::int64_t k,
                    const GemmDevice& dev, const GemmFitParams& p) {
   const int sms = std::max(dev.sm_count, 1);
   const double per_sm_flops = p.mma_fraction * dev.peak_flops / sms;
   Tiling best;
   best.compute_ns = std::numeric_limits<double>::infinity();
-  for (int bm : {64, 128}) {
-    const std::int64_t m_tiles = bm == 64 ? m_tiles_64 : m_tiles_128;
-    for (int bn = 16; bn <= 256; bn += 16) {
+  for (std::size_t b = 0; b < p.block_m.size(); ++b) {
+    const int bm = p.block_m[b];
+    const std::int64_t m_tiles = m_tiles_per_bm[b];
+    for (int bn : p.block_n) {
       const std::int64_t tiles = m_tiles * ceil_div(n, bn);
       const std::int64_t waves = ceil_div(tiles, sms);
       const double tile_ns = p.per_tile_overhead_ns + 2.0 * bm * bn * static_cast<double>(k) / per_sm_flops * 1e9;
@@ -89,11 +100,23 @@ Tiling best_tiling(std::int64_t m_tiles_64, std::int64_t m_tiles_128, std::int64
 
 Tiling choose_tiling(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k, GroupedLayout layout,
                      const GemmDevice& dev, const GemmFitParams& p, TilingMemo* memo) {
-  const TilingMemo::Key key{n, k, m_tiles_of(tokens, 64, layout), m_tiles_of(tokens, 128, layout),
-                            static_cast<int>(layout)};
+  TilingMemo::Key key;
+  key.n = n;
+  key.k = k;
+  key.layout = static_cast<int>(layout);
+  if (p.block_m.size() > TilingMemo::kMaxBlockM) memo = nullptr;
+  std::array<std::int64_t, TilingMemo::kMaxBlockM> small{};
+  std::vector<std::int64_t> large;
+  std::span<std::int64_t> m_tiles(small.data(), std::min(p.block_m.size(), small.size()));
+  if (!memo) {
+    large.resize(p.block_m.size());
+    m_tiles = large;
+  }
+  for (std::size_t b = 0; b < p.block_m.size(); ++b) m_tiles[b] = m_tiles_of(tokens, p.block_m[b], layout);
+  key.m_tiles = small;
   Tiling t;
   if (memo && memo->find(key, t)) return t;
-  t = best_tiling(key.m_tiles_64, key.m_tiles_128, n, k, dev, p);
+  t = best_tiling(m_tiles, n, k, dev, p);
   if (memo) memo->put(key, t);
   return t;
 }
@@ -141,8 +164,7 @@ GemmEstimate estimate_gemm(std::int64_t m, std::int64_t n, std::int64_t k, doubl
 std::size_t TilingMemo::slot(const Key& key) {
   std::uint64_t h = static_cast<std::uint64_t>(key.n) * 0x9E3779B97F4A7C15ULL;
   h ^= static_cast<std::uint64_t>(key.k) + 0x7F4A7C15ULL + (h << 6) + (h >> 2);
-  h ^= static_cast<std::uint64_t>(key.m_tiles_64) * 0xBF58476D1CE4E5B9ULL + (h << 6) + (h >> 2);
-  h ^= static_cast<std::uint64_t>(key.m_tiles_128) * 0x94D049BB133111EBULL + (h << 6) + (h >> 2);
+  for (const auto m : key.m_tiles) h ^= static_cast<std::uint64_t>(m) * 0xBF58476D1CE4E5B9ULL + (h << 6) + (h >> 2);
   h ^= static_cast<std::uint64_t>(key.layout) + (h >> 31);
   return static_cast<std::size_t>(h % kEntries);
 }

@@ -13,7 +13,8 @@
 // where bytes = weights of the non-empty groups + activations + BF16 output. The tile is picked
 // per shape in the spirit of DeepGEMM's heuristic (not a copy of it): among BLOCK_M ∈ {64, 128}
 // and BLOCK_N ∈ {16, 32, ..., 256}, the one with the least modelled compute time (padded waves ×
-// tile time), ties to the larger tile.
+// tile time), ties to the larger tile. Profiles fitted by `moesim calibrate fit` may give their
+// own tile candidates (a CPU's register blocks are far smaller than a GPU's tiles).
 //
 // The five free parameters (`GemmFitParams`) were fitted once, to the published DeepGEMM H800
 // table only (calibration/data/deepgemm_h800.csv); see `deepgemm_h800_fit()` in
@@ -28,8 +29,13 @@
 #include <cstdint>
 #include <mutex>
 #include <span>
+#include <vector>
 
 namespace moesim::calibration {
+
+// Tile heights and widths the kernel may pick from (DeepGEMM-style defaults).
+std::vector<int> default_block_m();  // 64, 128
+std::vector<int> default_block_n();  // 16, 32, ..., 256
 
 struct GemmFitParams {
   double mma_fraction = 1.0;         // achievable fraction of the peak dense MMA rate, per SM
@@ -37,6 +43,8 @@ struct GemmFitParams {
   double fixed_overhead_ns = 0;      // per kernel: launch, prologue, tail
   double per_group_overhead_ns = 0;  // per non-empty group of a grouped GEMM
   double per_tile_overhead_ns = 0;   // per tile: pipeline fill, epilogue (K-independent)
+  std::vector<int> block_m = default_block_m();  // tile candidates (positive)
+  std::vector<int> block_n = default_block_n();
 };
 
 // The parameters fitted to calibration/data/deepgemm_h800.csv (see gemm_efficiency.cpp).
@@ -67,10 +75,11 @@ struct GemmEstimate {
   bool compute_bound = false;
 };
 
-// The tile choice depends on a shape only through (N, K, layout) and the M-tile counts at the two
+// The tile choice depends on a shape only through (N, K, layout) and the M-tile counts at the
 // BLOCK_M candidates, and a simulation asks for the same few of those millions of times (one
 // grouped GEMM per rank, layer and micro-batch). TilingMemo remembers recent choices for one
-// device and parameter set (direct-mapped, exact keys; thread-safe).
+// device and parameter set (direct-mapped, exact keys; thread-safe); parameter sets with more
+// than kMaxBlockM tile heights are not memoised.
 class TilingMemo {
  public:
   struct Choice {
@@ -78,8 +87,10 @@ class TilingMemo {
     std::int64_t tiles = 0, waves = 0;
     double compute_ns = 0;
   };
+  static constexpr std::size_t kMaxBlockM = 4;
   struct Key {
-    std::int64_t n = -1, k = -1, m_tiles_64 = -1, m_tiles_128 = -1;
+    std::int64_t n = -1, k = -1;
+    std::array<std::int64_t, kMaxBlockM> m_tiles{};  // per BLOCK_M candidate, in order
     int layout = -1;
     bool operator==(const Key&) const = default;
   };

@@ -25,9 +25,32 @@ double HardwareProfile::peak_flops(models::DType t) const {
     case models::DType::kInt8: return peak_fp8_flops;
     case models::DType::kBf16:
     case models::DType::kFp16: return peak_bf16_flops;
-    case models::DType::kFp32: return peak_bf16_flops / 2;  // TF32 tensor-core rate
+    case models::DType::kFp32: return peak_fp32_flops > 0 ? peak_fp32_flops : peak_bf16_flops / 2;  // TF32
   }
   return peak_bf16_flops;
+}
+
+const GemmFitParams* HardwareProfile::gemm_fit(models::DType t) const {
+  auto find = [&](models::DType d) -> const GemmFitParams* {
+    for (const GemmFit& f : gemm_fits)
+      if (f.dtype == d) return &f.params;
+    return nullptr;
+  };
+  switch (t) {
+    case models::DType::kFp4:
+    case models::DType::kInt8:
+    case models::DType::kFp8: return find(models::DType::kFp8);
+    case models::DType::kFp16: {
+      const GemmFitParams* f = find(models::DType::kFp16);
+      return f ? f : find(models::DType::kBf16);
+    }
+    case models::DType::kBf16: {
+      const GemmFitParams* f = find(models::DType::kBf16);
+      return f ? f : find(models::DType::kFp16);
+    }
+    case models::DType::kFp32: return find(models::DType::kFp32);
+  }
+  return nullptr;
 }
 
 std::vector<HardwarePresetInfo> hardware_presets() {

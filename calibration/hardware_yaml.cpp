@@ -1,5 +1,7 @@
 #include "calibration/hardware_yaml.h"
 
+#include <charconv>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -18,29 +20,88 @@ double positive(const YamlField& f, Read read) {
   return value;
 }
 
+// "4.5us" -> 4500 (ns, us, ms, s; a unit is required).
+double as_duration_ns(const YamlField& f) {
+  if (!f.node.IsScalar()) f.fail("expected a duration with a unit (ns, us, ms, s)");
+  const std::string& text = f.node.Scalar();
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  while (unit.starts_with(' ')) unit.remove_prefix(1);
+  double scale = 0;
+  if (unit == "ns") scale = 1;
+  else if (unit == "us") scale = 1e3;
+  else if (unit == "ms") scale = 1e6;
+  else if (unit == "s") scale = 1e9;
+  if (ec != std::errc() || end == text.data() || scale == 0 || !std::isfinite(value) || value < 0)
+    f.fail("expected a duration with a unit (ns, us, ms, s), got '" + text + "'");
+  return value * scale;
+}
+
+double fraction(const YamlField& f) {
+  const double v = models::as_number(f);
+  if (!(v > 0 && v <= 1)) f.fail("expected a fraction in (0, 1], got '" + f.node.Scalar() + "'");
+  return v;
+}
+
+std::vector<int> tile_list(const YamlField& f) {
+  if (!f.node.IsSequence() || f.node.size() == 0) f.fail("expected a non-empty list of tile sizes");
+  std::vector<int> out;
+  for (std::size_t i = 0; i < f.node.size(); ++i)
+    out.push_back(models::as_int(YamlField{f.node[i], f.node[i].Mark(), f.path + "[" + std::to_string(i) + "]", f.source},
+                                 1, 4096));
+  return out;
+}
+
+GemmFitParams read_fit(const YamlMap& m) {
+  GemmFitParams p;
+  p.mma_fraction = fraction(m.require("mma_fraction"));
+  p.hbm_fraction = fraction(m.require("hbm_fraction"));
+  p.fixed_overhead_ns = as_duration_ns(m.require("fixed_overhead"));
+  p.per_group_overhead_ns = as_duration_ns(m.require("per_group_overhead"));
+  p.per_tile_overhead_ns = as_duration_ns(m.require("per_tile_overhead"));
+  if (const auto f = m.get("block_m")) p.block_m = tile_list(*f);
+  if (const auto f = m.get("block_n")) p.block_n = tile_list(*f);
+  return p;
+}
+
 HardwareFile read(const YamlField& doc) {
-  const YamlMap top(doc, {"name", "description", "source", "compute", "memory", "network"});
+  const YamlMap top(doc, {"name", "description", "source", "compute", "memory", "network", "gemm"});
   HardwareFile out;
   HardwareProfile& p = out.profile;
   p.name = models::as_string(top.require("name"));
   if (const auto f = top.get("description")) out.description = models::as_string(*f);
   p.source = models::as_string(top.require("source"));
 
-  const YamlMap compute = top.map("compute", {"sm_count", "fp8", "int8", "bf16"}, true);
+  const YamlMap compute = top.map("compute", {"sm_count", "fp8", "int8", "bf16", "fp32"}, true);
   p.sm_count = models::as_int(compute.require("sm_count"), 1);
   const auto fp8 = compute.get("fp8"), int8 = compute.get("int8");
   if (fp8 && int8) int8->fail("give fp8 or int8 (the device's 8-bit tensor rate), not both");
   if (!fp8 && !int8) compute.fail("missing required key 'fp8' (or 'int8' on devices without FP8)");
   p.peak_fp8_flops = positive(fp8 ? *fp8 : *int8, models::as_flops_per_s);
   p.peak_bf16_flops = positive(compute.require("bf16"), models::as_flops_per_s);
+  if (const auto f = compute.get("fp32")) p.peak_fp32_flops = positive(*f, models::as_flops_per_s);
 
   const YamlMap memory = top.map("memory", {"capacity", "bandwidth"}, true);
   p.hbm_bytes = positive(memory.require("capacity"), models::as_bytes);
   p.hbm_bytes_per_s = positive(memory.require("bandwidth"), models::as_bandwidth_bytes_per_s);
 
-  const YamlMap network = top.map("network", {"scaleup", "nic"}, true);
+  const YamlMap network = top.map("network", {"scaleup", "nic", "scaleup_efficiency", "scaleup_latency"}, true);
   p.scaleup_bytes_per_s = positive(network.require("scaleup"), models::as_bandwidth_bytes_per_s);
   p.nic_bytes_per_s = positive(network.require("nic"), models::as_bandwidth_bytes_per_s);
+  if (const auto f = network.get("scaleup_efficiency")) p.scaleup_efficiency = fraction(*f);
+  if (const auto f = network.get("scaleup_latency")) p.scaleup_latency_ns = as_duration_ns(*f);
+
+  const std::vector<std::string_view> fit_keys = {"mma_fraction",       "hbm_fraction",      "fixed_overhead",
+                                                  "per_group_overhead", "per_tile_overhead", "block_m",
+                                                  "block_n"};
+  // In file order: the first fit is the profile's default (HardwareProfile::gemm_fit).
+  const YamlMap gemm = top.map("gemm", {"fp8", "bf16", "fp16", "fp32"});
+  if (gemm.field().node.IsMap())
+    for (const auto& kv : gemm.field().node) {
+      const std::string& key = kv.first.Scalar();
+      p.gemm_fits.push_back({*models::parse_dtype(key), read_fit(gemm.map(key, fit_keys))});
+    }
   return out;
 }
 

@@ -14,6 +14,24 @@
 //     scaleup: 200GB/s       # NVLink / UB
 //     nic: 400Gbps           # scale-out NIC (RDMA)
 //
+// Profiles written by `moesim calibrate fit` (docs/calibration.md) add measured figures; every
+// one of these keys is optional:
+//
+//   compute:
+//     fp32: 45GFLOPS         # dense FP32 rate (default: half of bf16, the TF32 tensor rate)
+//   network:
+//     scaleup_efficiency: 0.71   # measured all-to-all bandwidth / scaleup line rate, in (0, 1]
+//     scaleup_latency: 12.5us    # measured fixed cost of one scale-up all-to-all
+//   gemm:                    # the fitted cost model's parameters per operand dtype
+//     bf16:                  #   (fp8, bf16, fp16, fp32; see calibration/gemm_efficiency.h)
+//       mma_fraction: 0.74   # fractions in (0, 1]
+//       hbm_fraction: 0.88
+//       fixed_overhead: 4.1us
+//       per_group_overhead: 0.9us
+//       per_tile_overhead: 1.2us
+//       block_m: [64, 128]   # tile candidates (default: DeepGEMM-like 64/128 × 16..256)
+//       block_n: [64, 128, 256]
+//
 // Errors throw HardwareError "<source>:<line>:<column>: <key.path>: <message>".
 #pragma once
 

@@ -14,9 +14,12 @@ topology::ClusterConfig read_cluster(const MapReader& m, const calibration::Hard
   topology::ClusterConfig c = topology::cluster_preset_defaults(preset);
   // HGX servers and generic clusters are built from the device's own ports; NVL72 and
   // CloudMatrix384 racks have their own fabric figures.
+  // A measured profile (moesim calibrate fit) also brings its all-to-all efficiency and latency.
   if (preset == "hgx" || preset == "generic") {
     c.nic_bytes_per_s = hw.nic_bytes_per_s;
     c.scaleup_bytes_per_s = hw.scaleup_bytes_per_s;
+    if (hw.scaleup_efficiency) c.scaleup_efficiency = *hw.scaleup_efficiency;
+    if (hw.scaleup_latency_ns) c.scaleup_latency_ns = *hw.scaleup_latency_ns;
   }
 
   c.nodes = as_int(m.require("nodes"), 1);

@@ -42,6 +42,7 @@ LayerRouting::LayerRouting(const models::ModelSpec& model, const InstanceLayout&
   nodes_ = cluster.num_nodes();
   for (int device : layout.rank_devices()) rank_node_.push_back(cluster.node_of(device));
   aggregated_ = layout.config().comm.fidelity == "analytic" && cluster.regular();
+  per_source_nodes_ = layout.config().comm.algorithm == "hierarchical";  // forwarders see each source's nodes
   rank_domain_ = topology::rank_domains(cluster, layout.rank_devices());
   const int layers = model.num_moe_layers();
   std::vector<std::vector<double>> expected(static_cast<std::size_t>(layers),
@@ -64,7 +65,7 @@ std::span<const std::int64_t> LayerRouting::local_counts(int rank) const {
 void LayerRouting::draw(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens, workloads::Rng& rng) {
   const auto l = static_cast<std::size_t>(moe_layer);
   if (aggregated_)
-    sampler_.draw_margins(moe_layer, step, tokens, targets_[l], rng, margins_);
+    sampler_.draw_margins(moe_layer, step, tokens, targets_[l], rng, margins_, per_source_nodes_);
   else
     sampler_.draw(moe_layer, step, tokens, targets_[l], rng, counts_);
   const auto& slots = aggregated_ ? margins_.slot_counts : counts_.slot_counts;
@@ -122,11 +123,25 @@ void LayerRouting::traffic(topology::AggregatedTraffic& out) const {
     node_q_rho_[static_cast<std::size_t>(rank_domain_[static_cast<std::size_t>(d)])] += q * rank_rho_[static_cast<std::size_t>(d)];
   }
   for (std::size_t n = 0; n < NN; ++n) node_rho_[n] = tokens_per_pair(m.node_mass[n], k);
+  // Without per-source rows, a source's remote pairs follow its node's realised block shares
+  // (their conditional expectation).
+  block_share_.assign(NN * NN, 0.0);
+  if (!m.per_source())
+    for (std::size_t a = 0; a < NN; ++a) {
+      double total = 0;
+      for (std::size_t b = 0; b < NN; ++b) total += static_cast<double>(m.block_pairs[a * NN + b]);
+      for (std::size_t b = 0; b < NN && total > 0; ++b)
+        block_share_[a * NN + b] = static_cast<double>(m.block_pairs[a * NN + b]) / total;
+    }
   for (int s = 0; s < R; ++s) {
     const auto i = static_cast<std::size_t>(s);
     const auto own = static_cast<std::size_t>(rank_domain_[i]);
+    const double remote = static_cast<double>(m.source_pairs[i] - m.own_node_pairs[i]);
     for (std::size_t n = 0; n < NN; ++n) {
-      const double pairs = static_cast<double>(m.node_pairs[i * NN + n] - (n == own ? m.self_pairs[i] : 0));
+      const double to_node = m.per_source() ? static_cast<double>(m.node_pairs[i * NN + n])
+                             : n == own     ? static_cast<double>(m.own_node_pairs[i])
+                                            : remote * block_share_[own * NN + n];
+      const double pairs = to_node - (n == own ? static_cast<double>(m.self_pairs[i]) : 0.0);
       out.pairs.sent_to_node[i * NN + n] = pairs;
       out.node_tokens.sent_to_node[i * NN + n] = pairs * node_rho_[n];
       double qn = m.node_mass[n], qrho = node_q_rho_[n];

@@ -81,7 +81,8 @@ class LayerRouting {
   int nodes_ = 1;               // cluster nodes (the node matrix is ranks x cluster nodes)
   std::vector<int> rank_node_;  // [rank] cluster node of its device
   std::vector<int> rank_domain_;  // [rank] dense scale-up domain (topology::rank_domains)
-  mutable std::vector<double> rank_rho_, node_rho_, node_q_rho_;  // traffic() scratch
+  bool per_source_nodes_ = false;  // margins with each source's pairs per node (hierarchical)
+  mutable std::vector<double> rank_rho_, node_rho_, node_q_rho_, block_share_;  // traffic() scratch
 };
 
 }  // namespace moesim::sim

@@ -1,6 +1,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "calibration/capture.h"
 #include "calibration/cost_model.h"
 #include "calibration/hardware_profile.h"
 #include "models/presets.h"
@@ -53,6 +54,10 @@ int list_registries() {
   for (const auto& a : topology::collective_algorithms()) item(a.name, a.description);
   heading("network fidelities");
   for (const auto& f : topology::network_fidelities()) item(f.name, f.description);
+  heading("calibration backends");
+  for (const auto& b : calibration::capture_backends()) item(b.name, b.description);
+  heading("calibration suites");
+  for (const auto& c : calibration::capture_suites()) item(c.name, c.description);
   return 0;
 }
 

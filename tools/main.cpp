@@ -6,7 +6,9 @@
 #include <iostream>
 #include <vector>
 
+#include "calibration/calibration_error.h"
 #include "calibration/hardware_yaml.h"
+#include "kernels/bench_types.h"
 #include "models/model_error.h"
 #include "scenarios/scenario_error.h"
 #include "sim/check.h"
@@ -23,6 +25,16 @@ constexpr int kInternalError = 3;
 int fail(const std::string& message, int code) {
   std::cerr << "moesim: " << message << "\n";
   return code;
+}
+
+// The invocation as one line (arguments with spaces quoted), for captured data's metadata.
+std::string command_line(int argc, char** argv) {
+  std::string s = "moesim";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    s += " " + (a.find_first_of(" \t\"'") == std::string::npos ? a : "'" + a + "'");
+  }
+  return s;
 }
 
 }  // namespace
@@ -43,6 +55,7 @@ int main(int argc, char** argv) {
       tools::add_topo_command(app),
       tools::add_sweep_command(app),
       tools::add_trace_command(app),
+      tools::add_calibrate_command(app, command_line(argc, argv)),
   };
 
   try {
@@ -70,6 +83,10 @@ int main(int argc, char** argv) {
     return fail(e.what(), kBadInput);
   } catch (const calibration::HardwareError& e) {
     return fail(e.what(), kBadInput);
+  } catch (const calibration::CalibrationError& e) {
+    return fail(e.what(), kBadInput);
+  } catch (const kernels::KernelError& e) {
+    return fail(std::string("kernels: ") + e.what(), kBadInput);
   } catch (const sim::DeploymentError& e) {
     return fail(std::string("deployment: ") + e.what(), kBadInput);
   } catch (const topology::TopologyError& e) {

@@ -71,9 +71,10 @@ class RoutingSampler {
   void draw(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens, const RoutingTargets& targets,
             Rng& rng, LayerCounts& out);
   // The same routing as margins (routing_margins.h), without the source x destination matrix
-  // on the popularity path. The masses are the model's.
+  // on the popularity path; `per_source_nodes` also draws each source's pairs per node. The
+  // masses are the model's.
   void draw_margins(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens,
-                    const RoutingTargets& targets, Rng& rng, RoutingMargins& out);
+                    const RoutingTargets& targets, Rng& rng, RoutingMargins& out, bool per_source_nodes = false);
 
  private:
   void load_probs(int moe_layer, std::int64_t step);
@@ -102,7 +103,7 @@ class RoutingSampler {
   // Margins scratch.
   LayerCounts full_;
   std::vector<double> node_q_, inside_weight_;
-  std::vector<std::int64_t> rank_total_, rest_, remote_, inside_;
+  std::vector<std::int64_t> rank_total_, rest_, remote_, inside_, block_rem_;
   std::vector<std::size_t> node_first_, node_ranks_, slot_first_;
 };
 

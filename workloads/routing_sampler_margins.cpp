@@ -9,8 +9,8 @@ namespace moesim::workloads {
 namespace {
 
 // Nodes of at most this many ranks split each source's internal pairs exactly (one small
-// multinomial per source); larger domains (NVL72 racks, supernodes) split the node's total once.
-constexpr std::size_t kExactIntraRanks = 16;
+// multinomial per source); larger ones split the node's total once (routing_margins.h).
+constexpr std::size_t kExactIntraRanks = 6;
 
 }  // namespace
 
@@ -31,9 +31,13 @@ int RoutingTargets::node_of(int rank) const {
 
 void aggregate_margins(const LayerCounts& c, const RoutingTargets& t, RoutingMargins& out) {
   const int D = c.ranks, N = t.nodes();
+  const auto NN = static_cast<std::size_t>(N);
   out.ranks = D;
   out.nodes = N;
-  out.node_pairs.assign(static_cast<std::size_t>(D) * static_cast<std::size_t>(N), 0);
+  out.source_pairs.assign(static_cast<std::size_t>(D), 0);
+  out.own_node_pairs.assign(static_cast<std::size_t>(D), 0);
+  out.block_pairs.assign(NN * NN, 0);
+  out.node_pairs.assign(static_cast<std::size_t>(D) * NN, 0);
   out.self_pairs.assign(static_cast<std::size_t>(D), 0);
   out.received_intra.assign(static_cast<std::size_t>(D), 0);
   out.received_remote.assign(static_cast<std::size_t>(D), 0);
@@ -41,12 +45,18 @@ void aggregate_margins(const LayerCounts& c, const RoutingTargets& t, RoutingMar
     for (int d = 0; d < D; ++d) {
       const std::int64_t p = c.pair(s, d);
       if (p == 0) continue;
-      const int ns = t.node_of(s), nd = t.node_of(d);
-      out.node_pairs[static_cast<std::size_t>(s) * static_cast<std::size_t>(N) + static_cast<std::size_t>(nd)] += p;
-      if (s == d)
-        out.self_pairs[static_cast<std::size_t>(s)] += p;
+      const auto si = static_cast<std::size_t>(s), di = static_cast<std::size_t>(d);
+      const auto ns = static_cast<std::size_t>(t.node_of(s)), nd = static_cast<std::size_t>(t.node_of(d));
+      out.source_pairs[si] += p;
+      out.node_pairs[si * NN + nd] += p;
+      if (ns == nd)
+        out.own_node_pairs[si] += p;
       else
-        (ns == nd ? out.received_intra : out.received_remote)[static_cast<std::size_t>(d)] += p;
+        out.block_pairs[ns * NN + nd] += p;
+      if (s == d)
+        out.self_pairs[si] += p;
+      else
+        (ns == nd ? out.received_intra : out.received_remote)[di] += p;
     }
   out.slot_counts = c.slot_counts;
   out.expert_counts = c.expert_counts;
@@ -54,7 +64,7 @@ void aggregate_margins(const LayerCounts& c, const RoutingTargets& t, RoutingMar
   std::int64_t total = 0;
   for (int d = 0; d < D; ++d) total += out.received(d);
   out.rank_mass.assign(static_cast<std::size_t>(D), 0.0);
-  out.node_mass.assign(static_cast<std::size_t>(N), 0.0);
+  out.node_mass.assign(NN, 0.0);
   for (int d = 0; d < D && total > 0; ++d) {
     const double m = static_cast<double>(out.received(d)) / static_cast<double>(total);
     out.rank_mass[static_cast<std::size_t>(d)] = m;
@@ -63,7 +73,7 @@ void aggregate_margins(const LayerCounts& c, const RoutingTargets& t, RoutingMar
 }
 
 void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens,
-                                  const RoutingTargets& t, Rng& rng, RoutingMargins& out) {
+                                  const RoutingTargets& t, Rng& rng, RoutingMargins& out, bool per_source_nodes) {
   if (!t.rank_node.empty() && t.rank_node.size() != static_cast<std::size_t>(t.ranks))
     throw std::invalid_argument("routing targets: one node per rank expected");
   const auto trace = model_.trace_tokens(moe_layer, step);
@@ -83,7 +93,9 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
   const auto C = static_cast<std::size_t>(t.classes), slots = t.slot_rank.size();
   out.ranks = t.ranks;
   out.nodes = static_cast<int>(N);
-  out.node_pairs.resize(D * N);
+  out.source_pairs.resize(D);
+  out.own_node_pairs.resize(D);
+  out.block_pairs.assign(N * N, 0);
   out.self_pairs.assign(D, 0);
   out.received_intra.assign(D, 0);
   out.received_remote.assign(D, 0);
@@ -102,25 +114,61 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
     auto next = node_first_;
     for (std::size_t d = 0; d < D; ++d) node_ranks_[next[static_cast<std::size_t>(t.node_of(static_cast<int>(d)))]++] = d;
   }
+  for (std::size_t s = 0; s < D; ++s) out.source_pairs[s] = tokens[s] * top_k_;
 
-  // Every source's pairs per node.
-  totals_.resize(D);
-  for (std::size_t s = 0; s < D; ++s) totals_[s] = tokens[s] * top_k_;
-  rows_.draw(totals_, t.source_class, node_q_, static_cast<int>(N), rng, out.node_pairs);
+  // What each class sends into every node from elsewhere.
+  remote_.assign(C * N, 0);
+  if (per_source_nodes) {
+    out.node_pairs.resize(D * N);
+    rows_.draw(out.source_pairs, t.source_class, node_q_, static_cast<int>(N), rng, out.node_pairs);
+    for (std::size_t s = 0; s < D; ++s) {
+      const auto c = static_cast<std::size_t>(t.source_class[s]);
+      const auto own = static_cast<std::size_t>(t.node_of(static_cast<int>(s)));
+      const std::int64_t* row = out.node_pairs.data() + s * N;
+      out.own_node_pairs[s] = row[own];
+      for (std::size_t n = 0; n < N; ++n)
+        if (n != own) {
+          remote_[c * N + n] += row[n];
+          out.block_pairs[own * N + n] += row[n];
+        }
+    }
+  } else {
+    out.node_pairs.clear();
+    block_rem_.assign(C * N, 0);
+    for (std::size_t s = 0; s < D; ++s) {
+      const auto c = static_cast<std::size_t>(t.source_class[s]);
+      const auto own = static_cast<std::size_t>(t.node_of(static_cast<int>(s)));
+      const std::int64_t n = out.source_pairs[s];
+      const std::int64_t y = sample_binomial(n, std::min(1.0, node_q_[c * N + own]), rng);
+      out.own_node_pairs[s] = y;
+      block_rem_[c * N + own] += n - y;
+    }
+    // A remote pair goes to node n with probability Q_n / (1 - Q_own), whichever source sent it.
+    sub_.resize(N);
+    tmp_.resize(N);
+    for (std::size_t c = 0; c < C; ++c)
+      for (std::size_t m = 0; m < N; ++m) {
+        const std::int64_t pairs = block_rem_[c * N + m];
+        if (pairs == 0) continue;
+        for (std::size_t n = 0; n < N; ++n) sub_[n] = n == m ? 0.0 : node_q_[c * N + n];
+        std::fill(tmp_.begin(), tmp_.end(), 0);
+        sample_multinomial(pairs, sub_, rng, tmp_);
+        for (std::size_t n = 0; n < N; ++n) {
+          remote_[c * N + n] += tmp_[n];
+          out.block_pairs[m * N + n] += tmp_[n];
+        }
+      }
+  }
 
-  // Self pairs; what each class sends into every node from elsewhere (remote) and from inside.
+  // Self pairs and internal pairs: exactly per source on small nodes, else per node.
   rank_total_.assign(C * D, 0);   // pairs of class c reaching rank d
   rest_.assign(C * D, 0);         // [c * D + s]: source s's own-node pairs bound for its other ranks
-  remote_.assign(C * N, 0);
   inside_.assign(C * N, 0);
   inside_weight_.assign(C * N, 0.0);
   for (std::size_t s = 0; s < D; ++s) {
     const auto c = static_cast<std::size_t>(t.source_class[s]);
     const auto own = static_cast<std::size_t>(t.node_of(static_cast<int>(s)));
-    const std::int64_t* row = out.node_pairs.data() + s * N;
-    for (std::size_t n = 0; n < N; ++n)
-      if (n != own) remote_[c * N + n] += row[n];
-    const std::int64_t y = row[own];
+    const std::int64_t y = out.own_node_pairs[s];
     if (y == 0) continue;
     const double Q = node_q_[c * N + own], q = q_[c * D + s];
     const std::size_t first = node_first_[own], m = node_first_[own + 1] - first;

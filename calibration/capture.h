@@ -1,0 +1,65 @@
+// `moesim calibrate capture`: measures a suite of GEMMs, grouped GEMMs or all-to-alls on a
+// backend (kernels/) and returns them as a calibration table (calibration/calibration_csv.h)
+// with the device's metadata. The default cases of each suite and backend are in
+// calibration/capture_cases.cpp; every list can be replaced by the caller.
+//
+// Repetitions run in `rounds` interleaved passes over all cases (each pass warms up, then times
+// reps/rounds runs of every case): a burst of load from other processes then spreads over many
+// cases instead of spoiling one, and the median of the pooled timings ignores it. The CPU
+// default is 6 rounds; GPUs, which nobody shares, use 1.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "calibration/calibration_csv.h"
+
+namespace moesim::calibration {
+
+struct CaptureEntry {
+  std::string_view name;
+  std::string_view description;
+};
+std::vector<CaptureEntry> capture_backends();  // cpu, cuda
+std::vector<CaptureEntry> capture_suites();    // gemm, grouped-gemm, alltoall
+
+struct CaptureOptions {
+  std::string backend = "cpu";
+  std::string suite = "gemm";
+  std::string dtype;                                    // "" : fp32 on cpu, bf16 on cuda
+  std::vector<std::pair<std::int64_t, std::int64_t>> shapes;  // (n, k); empty: the suite's
+  std::vector<std::int64_t> m;                          // gemm: rows; grouped-gemm: mean rows per group
+  std::vector<int> groups;                              // grouped-gemm
+  std::vector<std::string> distributions;               // uniform, zipf
+  double skew = 1.0;                                    // zipf exponent
+  std::int64_t max_tokens = 0;                          // grouped-gemm: skip groups × m above (0: none)
+  std::vector<std::int64_t> sizes;                      // alltoall: mean bytes per peer
+  int ranks = 0;                                        // alltoall: cpu threads (default 2); cuda GPUs (0: all)
+  std::string launcher = "local";                       // alltoall on cuda: local | mpi
+  int device = 0;                                       // cuda: GPU index (GEMM suites)
+  int warmup = -1, repetitions = -1, rounds = -1;       // -1: the backend's default
+  bool flush_cache = true;                              // cuda: scrub L2 before each timed run
+  std::string clock = "wall";                           // cpu: wall (steady_clock) or cpu (thread CPU time)
+  std::string command_line;                             // recorded in the metadata
+};
+
+struct CaptureOutput {
+  CalibrationTable table;
+  bool is_root = true;  // false on MPI ranks other than 0: do not write
+  int cases = 0;  // rows written
+};
+
+// Called after each measured case: cases done so far (over all rounds), total, description.
+using CaptureProgress = std::function<void(int done, int total, const std::string& what)>;
+
+// Throws CalibrationError naming the flag for bad options, kernels::KernelError when the
+// backend cannot run (no GPU, an operand type it lacks, ...). A GEMM case the backend refuses
+// (e.g. no cuBLASLt algorithm for a shape) is left out and listed in the metadata
+// (skipped_cases, skipped_1, ...); if every case is refused, the first refusal is thrown.
+CaptureOutput run_capture(const CaptureOptions& options, const CaptureProgress& progress = {});
+
+}  // namespace moesim::calibration

@@ -1,0 +1,61 @@
+// AllToAllBench: times an all-to-all-v among `ranks` participants (DESIGN.md §1, dispatch and
+// combine): rank s sends bytes[s·ranks + d] to rank d; a uniform pattern (every off-diagonal and
+// diagonal entry equal) may use the library's all-to-all collective. Backends:
+//
+//   cpu        one std::thread per rank in this process; each rank copies its peers' chunks
+//              (memcpy from their send buffers into its receive buffer) between two barriers;
+//              a rank's own chunk stays in place (it would not cross a fabric either).
+//              A repetition's time is from the first rank leaving the start barrier to the last
+//              rank finishing its copies (steady_clock), or, with the thread CPU clock, the
+//              busiest rank's CPU time in its copies.
+//   nccl       one process driving all local GPUs (ncclCommInitAll): ncclAlltoAll for uniform
+//              patterns, otherwise ncclSend/ncclRecv pairs inside one ncclGroupStart/End; each
+//              rank's stream is timed with CUDA events after a host synchronisation, and a
+//              repetition's time is the slowest rank's.
+//   nccl-mpi   one process per GPU under mpirun/srun (ncclGetUniqueId broadcast with MPI,
+//              ncclCommInitRank); ranks meet at an MPI barrier before each repetition and the
+//              per-repetition times are the maximum over ranks (MPI_Allreduce). Every process
+//              must run the same sequence of patterns; only the root should write results.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "kernels/bench_types.h"
+
+namespace moesim::kernels {
+
+struct AllToAllPattern {
+  int ranks = 0;
+  std::vector<std::int64_t> bytes;  // ranks × ranks, row = sender, column = receiver
+  bool uniform() const;             // every entry equal (then the collective may be used)
+};
+
+class AllToAllBench {
+ public:
+  virtual ~AllToAllBench() = default;
+  virtual std::string_view backend() const = 0;  // "cpu", "nccl", "nccl-mpi"
+  virtual int ranks() const = 0;
+  virtual bool is_root() const = 0;  // the process that should write results
+  virtual DeviceInfo device_info() const = 0;
+  // Throws KernelError for a pattern of the wrong size or a failing library call.
+  virtual Timings run(const AllToAllPattern& pattern, const BenchSettings& settings) = 0;
+};
+
+// `ranks` threads; throws KernelError for ranks < 1.
+std::unique_ptr<AllToAllBench> make_cpu_all_to_all_bench(int ranks);
+// The first `gpus` GPUs of this process (0: all visible). Throws KernelError without a CUDA
+// backend, without NCCL, or with fewer GPUs than asked for.
+std::unique_ptr<AllToAllBench> make_nccl_all_to_all_bench(int gpus);
+// One GPU per MPI process (the node-local rank picks the GPU). Throws KernelError when the build
+// has no MPI launcher.
+std::unique_ptr<AllToAllBench> make_nccl_mpi_all_to_all_bench();
+
+// The CPU exchange itself (what the cpu bench times), run by rank `rank` of `pattern.ranks`:
+// copies chunk [s → rank] of every sender s from send[s] (laid out by destination, in rank
+// order) into recv (laid out by source, in rank order); the chunk from `rank` itself is skipped.
+void cpu_all_to_all_receive(const AllToAllPattern& pattern, int rank, const std::vector<const char*>& send,
+                            char* recv);
+
+}  // namespace moesim::kernels

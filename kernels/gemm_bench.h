@@ -1,0 +1,61 @@
+// GemmBench: times dense and grouped GEMMs of given shapes (DESIGN.md §4, "compute cost").
+//
+// A grouped GEMM has one [K × N] weight per group; group g multiplies m_per_group[g] rows of
+// activations ([m_g × K]) into a [m_g × N] output. Groups with no rows are skipped (no weight
+// read, no launch). A dense GEMM is one group of m rows. Backends:
+//
+//   cpu   Eigen, FP32, one GEMM per group on the calling thread (Eigen without OpenMP is
+//         single-threaded), timed with std::chrono::steady_clock or the thread's CPU time
+//         (BenchSettings::clock).
+//   cuda  BF16/FP16 grouped GEMMs through cuBLAS cublasGemmGroupedBatchedEx (one problem per
+//         group), FP8 (E4M3 inputs with per-tensor scales, BF16 output) through cuBLASLt, one
+//         matmul per group on one stream; dense GEMMs through cublasGemmEx (TF32 for FP32) or
+//         cuBLASLt (FP8); timed with CUDA events, one pair per repetition.
+//
+// Layouts (row-major, groups packed one after another): activations [m_g][K]; weights [K][N]
+// per group, except FP8 weights [N][K] (cuBLASLt's FP8 kernels want the weight K-major);
+// outputs [m_g][N] in the input type (BF16 for FP8, FP32 for FP32). Inputs are filled with small
+// pseudo-random values once per shape; `verify` checks a shape's result.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "kernels/bench_types.h"
+
+namespace moesim::kernels {
+
+struct GemmShape {
+  std::vector<std::int64_t> m_per_group;  // one entry for a dense GEMM
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  ElementType type = ElementType::kBf16;
+  bool grouped = true;  // false: dense GEMM of m_per_group[0] rows
+};
+
+class GemmBench {
+ public:
+  virtual ~GemmBench() = default;
+  virtual std::string_view backend() const = 0;  // "cpu", "cuda"
+  virtual DeviceInfo device_info() const = 0;
+  virtual bool supports(ElementType t) const = 0;
+  // Throws KernelError for an unsupported type, a bad shape or a failing library call.
+  virtual Timings run(const GemmShape& shape, const BenchSettings& settings) = 0;
+  // Runs `shape` once and compares the output with an independent reference on the same inputs
+  // (cpu: a plain triple loop; cuda: the CPU kernel on the inputs converted to FP32). Returns
+  // max |out - ref| / max |ref|. Meant for small shapes.
+  virtual double verify(const GemmShape& shape) = 0;
+};
+
+std::unique_ptr<GemmBench> make_cpu_gemm_bench();
+// GPU `device` of this process. Throws KernelError when the build has no CUDA backend, when no
+// GPU is visible, or when `device` is out of range.
+std::unique_ptr<GemmBench> make_cuda_gemm_bench(int device);
+
+// The CPU reference kernel itself (what the cpu bench times): y[g] = x[g] · w[g] for row-major
+// x[g] (m_g × k), w[g] (k × n), y[g] (m_g × n), all groups packed one after another.
+void cpu_grouped_gemm(const std::vector<std::int64_t>& m_per_group, std::int64_t n, std::int64_t k,
+                      const float* x, const float* w, float* y);
+
+}  // namespace moesim::kernels
