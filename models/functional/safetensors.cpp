@@ -132,6 +132,7 @@ void SafetensorsFile::read(const TensorInfo& t, float* out) const {
   if (t.dtype != "BF16" && t.dtype != "F16" && t.dtype != "F32")
     throw ModelError(path_.string() + ": tensor '" + t.name + "': dtype " + t.dtype +
                      " is not supported (BF16, F16, F32); convert the checkpoint first");
+  if (t.end == t.begin) return;  // an empty tensor: nothing to read (and memcpy must not see null)
   std::ifstream in(path_, std::ios::binary);
   std::vector<unsigned char> raw(t.end - t.begin);
   in.seekg(static_cast<std::streamoff>(data_start_ + t.begin));

@@ -245,6 +245,21 @@ TEST(Safetensors, CorruptHeadersAreRejected) {
             f + ": tensor 'w': dtype F8_E4M3 is not supported (BF16, F16, F32); convert the checkpoint first");
 }
 
+// Found by fuzzing: reading an empty tensor passed null pointers to memcpy (undefined behaviour).
+TEST(Safetensors, EmptyTensorsReadAsNothing) {
+  TempDir dir;
+  const fs::path file = dir.path() / "e.safetensors";
+  const std::string json = R"({"z": {"dtype": "F32", "shape": [0, 5], "data_offsets": [0, 0]}})";
+  std::string bytes;
+  for (int b = 0; b < 8; ++b) bytes.push_back(static_cast<char>((json.size() >> (8 * b)) & 0xFF));
+  test::write_bytes(file, bytes + json);
+  const SafetensorsFile f(file);
+  ASSERT_NE(f.find("z"), nullptr);
+  EXPECT_EQ(f.find("z")->elements(), 0);
+  std::vector<float> out;
+  EXPECT_EQ(error_of([&] { f.read(*f.find("z"), out.data()); }), "(no error)");
+}
+
 TEST(Checkpoint, MissingTensorsWrongShapesAndBadIndexesAreErrors) {
   const ModelSpec spec = qwen2_like();
   DecoderWeights w = random_weights(spec);
