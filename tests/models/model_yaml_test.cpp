@@ -91,6 +91,14 @@ TEST(ModelYaml, ForwardNumericsErrors) {
             "m.yaml:16:19: moe.routed_scaling: expected a number > 0, got -1");
 }
 
+// Found by fuzzing: yaml-cpp 0.7's LoadAll never returns (allocating without bound) on a lone
+// ',' at the top level; the reader now reports it as a syntax error at the comma.
+TEST(ModelYaml, StrayTopLevelCommaIsASyntaxErrorNotAHang) {
+  EXPECT_EQ(error_of(","), "m.yaml:1:1: YAML syntax error: unexpected character (the parser cannot go on from here)");
+  EXPECT_EQ(error_of(",'':"), "m.yaml:1:1: YAML syntax error: unexpected character (the parser cannot go on from here)");
+  EXPECT_EQ(error_of("name: x\n,\n"), "m.yaml:2:1: YAML syntax error: end of map not found");  // not affected
+}
+
 TEST(ModelYaml, ReadsAValidModel) {
   const ModelSpec m = load_model_yaml(kModel, "m.yaml");
   EXPECT_EQ(m.name, "m");

@@ -34,18 +34,18 @@ TEST(ScenarioLimits, ABillionTokenPromptIsRefused) {
   EXPECT_EQ(load_error(std::string(kMinimal) + "workload: {input_tokens: {dist: fixed, value: 1000000000}}\n"),
             "scn.yaml:7:47: workload.input_tokens.value: expected an integer in [1, 33554432], got 1000000000");
   EXPECT_EQ(load_error(std::string(kMinimal) + "workload: {output_tokens: {dist: normal, mean: 1e9}}\n"),
-            "scn.yaml:7:47: workload.output_tokens.mean: expected a number in [1, 33554432], got 1e9");
+            "scn.yaml:7:48: workload.output_tokens.mean: expected a number in [1, 33554432], got 1e9");
   EXPECT_EQ(load_error(std::string(kMinimal) + "workload: {input_tokens: {dist: uniform, max: 99999999999}}\n"),
-            "scn.yaml:7:46: workload.input_tokens.max: expected an integer in [0, 33554432], got 99999999999");
+            "scn.yaml:7:47: workload.input_tokens.max: expected an integer in [0, 33554432], got 99999999999");
 }
 
 TEST(ScenarioLimits, NegativeAndNanValuesAreRefused) {
   EXPECT_EQ(load_error(std::string(kMinimal) + "workload: {requests: -5}\n"),
             "scn.yaml:7:22: workload.requests: expected an integer in [1, 100000000], got -5");
   EXPECT_EQ(load_error(std::string(kMinimal) + "workload: {output_tokens: {dist: normal, mean: .nan}}\n"),
-            "scn.yaml:7:47: workload.output_tokens.mean: expected a finite number, got .nan");
+            "scn.yaml:7:48: workload.output_tokens.mean: expected a number, got '.nan'");
   EXPECT_EQ(load_error(with_nodes("1, oversubscription: .nan")),
-            "?");
+            "scn.yaml:3:39: cluster.oversubscription: expected a number, got '.nan'");
 }
 
 }  // namespace
