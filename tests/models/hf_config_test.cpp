@@ -217,6 +217,11 @@ TEST(HfConfig, NumberOverflowIsASyntaxErrorAtTheLiteral) {
             "config.json:2:18: JSON syntax error: number overflow parsing '-4e4444'");
 }
 
+TEST(HfConfig, AbsurdLayerAndExpertCountsAreRefused) {
+  EXPECT_EQ(error_of(R"({"architectures": ["MixtralForCausalLM"], "num_hidden_layers": 1000000000})"),
+            "config.json: num_hidden_layers: 1000000000 exceeds the limit of 4096");
+}
+
 TEST(HfConfig, JsonSyntaxErrorNamesLineAndColumn) {
   const std::string e = error_of("{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  \"hidden_size\": 40 96\n}\n");
   // nlohmann positions the error at the last character of the offending token ("96").
