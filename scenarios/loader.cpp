@@ -65,8 +65,9 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
   if (auto f = slo.get("ttft_p90")) s.slo.ttft_p90_s = as_duration_ns(*f) / 1e9;
   if (auto f = slo.get("tpot_p90")) s.slo.tpot_p90_s = as_duration_ns(*f) / 1e9;
 
-  const MapReader outputs = top.map("outputs", {"requests_csv"});
+  const MapReader outputs = top.map("outputs", {"requests_csv", "report"});
   if (auto f = outputs.get("requests_csv")) s.outputs.requests_csv = as_bool(*f);
+  if (auto f = outputs.get("report")) s.outputs.report = as_bool(*f);
   return s;
 }
 

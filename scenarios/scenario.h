@@ -22,6 +22,7 @@ struct SloConfig {
 
 struct OutputsConfig {
   bool requests_csv = true;
+  bool report = false;  // report.html with `moesim run` (the --report flag does the same)
 };
 
 struct Scenario {

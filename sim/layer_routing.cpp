@@ -123,15 +123,14 @@ void LayerRouting::traffic(topology::AggregatedTraffic& out) const {
     node_q_rho_[static_cast<std::size_t>(rank_domain_[static_cast<std::size_t>(d)])] += q * rank_rho_[static_cast<std::size_t>(d)];
   }
   for (std::size_t n = 0; n < NN; ++n) node_rho_[n] = tokens_per_pair(m.node_mass[n], k);
-  // Without per-source rows, a source's remote pairs follow its node's realised block shares
-  // (their conditional expectation).
+  // Without per-source rows, a source's remote pairs go to the other nodes in the model's
+  // proportions (their expectation; only the cross-leaf split reads them).
   block_share_.assign(NN * NN, 0.0);
   if (!m.per_source())
     for (std::size_t a = 0; a < NN; ++a) {
-      double total = 0;
-      for (std::size_t b = 0; b < NN; ++b) total += static_cast<double>(m.block_pairs[a * NN + b]);
-      for (std::size_t b = 0; b < NN && total > 0; ++b)
-        block_share_[a * NN + b] = static_cast<double>(m.block_pairs[a * NN + b]) / total;
+      const double away = 1.0 - m.node_mass[a];
+      for (std::size_t b = 0; b < NN && away > 0; ++b)
+        if (b != a) block_share_[a * NN + b] = m.node_mass[b] / away;
     }
   for (int s = 0; s < R; ++s) {
     const auto i = static_cast<std::size_t>(s);

@@ -51,6 +51,10 @@ class LayerRouting {
   std::int64_t total_pairs() const { return total_pairs_; }
   std::int64_t total_received() const { return total_received_; }
   int slots_per_rank() const { return shape_.slots_per_rank(); }
+  // The last draw's counts (per expert, per slot, per rank pair).
+  // The last draw's pairs per expert (replicas summed) and per slot, on either path.
+  std::span<const std::int64_t> expert_counts() const { return aggregated_ ? margins_.expert_counts : counts_.expert_counts; }
+  std::span<const std::int64_t> slot_counts() const { return aggregated_ ? margins_.slot_counts : counts_.slot_counts; }
 
   // The last draw's traffic in tokens (scale by bytes per token for dispatch or combine).
   // `per_pair_only` fills only the per-pair matrix (all that low-latency kernels need).

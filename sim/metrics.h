@@ -13,6 +13,7 @@
 
 #include "models/memory.h"
 #include "sim/deployment_config.h"
+#include "sim/load_stats.h"
 #include "sim/step_model.h"
 #include "sim/time.h"
 
@@ -79,6 +80,7 @@ struct PoolResult {
   double acceptance_rate() const {
     return drafts_proposed > 0 ? static_cast<double>(drafts_accepted) / static_cast<double>(drafts_proposed) : 0.0;
   }
+  LoadStats load;                       // expert, rank-over-time and link loads (sim/load_stats.h)
 };
 
 struct Summary {

@@ -18,6 +18,10 @@ InstanceStep::InstanceStep(const models::ModelSpec& model, const PoolLayout& poo
     draft_ = std::make_unique<SpeculativeDraft>(model, layouts_.back(), cluster, cost, routing);
 }
 
+void InstanceStep::set_load_stats(LoadStats* stats, int instance) {
+  for (auto& s : stages_) s->set_load_stats(stats, instance);
+}
+
 void InstanceStep::set_trace(TraceRecorder* recorder, int pool, int instance) {
   for (auto& s : stages_) s->set_trace(recorder, pool, instance);
 }

@@ -44,6 +44,8 @@ class InstanceStep {
   // EPLB rebalancing on every stage; the slowest stage's migration blocks the instance.
   Duration rebalance();
   void set_trace(TraceRecorder* recorder, int pool, int instance);
+  // Every stage adds its routing and link loads to `stats` (sim/load_stats.h).
+  void set_load_stats(LoadStats* stats, int instance);
   const InstanceLayout& layout() const { return layouts_.front(); }  // the first stage
 
  private:

@@ -77,10 +77,14 @@ class ServingRun {
       pool_results_[p].instances = pools[p].config.instances;
       pool_results_[p].ranks = pools[p].config.ranks;
       pool_results_[p].memory = pools[p].memory;
+      pool_results_[p].load = LoadStats(c.model.num_moe_layers(), c.model.routed_experts, pools[p].config.instances,
+                                        pools[p].config.moe_ep, cluster_.num_links());
       pool_first_.push_back(instances_.size());
-      for (int i = 0; i < pools[p].config.instances; ++i)
+      for (int i = 0; i < pools[p].config.instances; ++i) {
         instances_.push_back(std::make_unique<Instance>(c, pools[p], static_cast<int>(p), i, cluster_, *cost_,
                                                         *routing_, requests_, records_));
+        if (c.model.num_moe_layers() > 0) instances_.back()->step_model.set_load_stats(&pool_results_[p].load, i);
+      }
     }
     pool_first_.push_back(instances_.size());
     if (c.trace) {
@@ -174,6 +178,7 @@ class ServingRun {
 
   // A request is done (finished or rejected): in a closed loop its user sends the next one.
   void on_done() {
+    ++requests_done_;
     if (!closed_loop_) return;
     const std::int64_t next = closed_loop_->on_finish(events_.now().count_ns());
     if (next >= 0) release(static_cast<std::size_t>(next));
@@ -253,6 +258,9 @@ class ServingRun {
     }
     rec.duration_ns = d.count_ns();
     steps_.push_back(rec);
+    if (config_.progress && steps_.size() % SimulationConfig::kProgressSteps == 0)
+      config_.progress({events_.now().count_ns(), requests_done_, static_cast<std::int64_t>(requests_.size()),
+                        static_cast<std::int64_t>(steps_.size())});
     inst.busy = true;
     const auto id = static_cast<std::uint64_t>(pool_first_[static_cast<std::size_t>(inst.pool_index)] +
                                                static_cast<std::size_t>(inst.layout.instance()));
@@ -277,6 +285,7 @@ class ServingRun {
   std::vector<std::size_t> finished_, handed_over_;
   std::optional<TraceRecorder> recorder_;
   std::optional<workloads::ClosedLoop> closed_loop_;
+  std::int64_t requests_done_ = 0;
 };
 
 }  // namespace

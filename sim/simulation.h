@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -36,6 +37,14 @@ struct RunLimits {
   std::optional<double> max_wall_s;      // none: unbounded
 };
 
+// Where a run stands, for progress bars.
+struct SimulationProgress {
+  std::int64_t now_ns = 0;             // simulated time
+  std::int64_t requests_done = 0;      // finished or rejected
+  std::int64_t requests_total = 0;
+  std::int64_t steps = 0;              // steps started, all instances
+};
+
 struct SimulationConfig {
   models::ModelSpec model;
   calibration::HardwareProfile hardware;
@@ -48,6 +57,10 @@ struct SimulationConfig {
   std::uint64_t seed = 1;
   std::optional<TraceOptions> trace;  // record op-level events for Perfetto
   RunLimits limits;
+  // Called on the simulating thread every kProgressSteps steps (unset: never). It must not
+  // change anything the run depends on.
+  std::function<void(const SimulationProgress&)> progress;
+  static constexpr std::int64_t kProgressSteps = 64;
 };
 
 struct SimulationResult {

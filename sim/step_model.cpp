@@ -127,6 +127,8 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {shared_in_front ? "router+shared_expert" : "router", layer_, m});
 
   routing_.draw(moe_layer, step, mb.tokens, rng);
+  if (load_) load_->add_routing(load_instance_, step_start_ns_, moe_layer, routing_.expert_counts(), routing_.slot_counts(),
+                              routing_.slots_per_rank());
   check_layer_pairs(moe_layer, routing_.total_pairs(), routing_.total_received());
   const bool low_latency = dispatch_options_.algorithm == "low-latency";
   topology::CommResult dispatch;
@@ -146,11 +148,14 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
     // link carries the same tokens in the other direction; only the bytes per token differ.
     combine_ns = dispatch.transfer_ns * (combine_options_.scale / dispatch_options_.scale) + dispatch.latency_ns +
                  dispatch.message_ns;
-  } else if (aggregated_) {
-    combine_ns = (*aggregated_)(margins_traffic_, combine_options_).duration_ns;
+    if (load_) load_->add_links_reversed(dispatch.link_bytes, reverse_links_, combine_options_.scale / dispatch_options_.scale);
   } else {
-    combine_ns = topology::all_to_all(cluster_, deployment_.rank_devices(), traffic_, combine_options_).duration_ns;
+    const auto combine = aggregated_ ? (*aggregated_)(margins_traffic_, combine_options_)
+                                     : topology::all_to_all(cluster_, deployment_.rank_devices(), traffic_, combine_options_);
+    combine_ns = combine.duration_ns;
+    if (load_) load_->add_links(combine.link_bytes);
   }
+  if (load_) load_->add_links(dispatch.link_bytes);
   for (int r = 0; r < deployment_.ranks(); ++r)
     mb.gemm_ns[static_cast<std::size_t>(r)] = expert_gemm_ns(model_, cost_, routing_.local_counts(r));
   mb.combine_ns = combine_ns;
@@ -210,6 +215,12 @@ void StepModel::moe_back(MicroBatch& mb, double dispatch_end, PhaseTimes& phases
   phases[static_cast<int>(Phase::kCombine)] += mb.combine_ns;
 }
 
+void StepModel::set_load_stats(LoadStats* stats, int instance) {
+  load_ = stats;
+  load_instance_ = instance;
+  if (stats) reverse_links_ = reverse_links(cluster_);
+}
+
 void StepModel::set_trace(TraceRecorder* recorder, int pool, int instance) {
   recorder_ = recorder;
   trace_pool_ = pool;
@@ -224,6 +235,8 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
     breakdown.wall_ns.assign(layers, 0.0);
     breakdown.exposed_comm_ns.assign(layers, 0.0);
   }
+  step_start_ns_ = start.count_ns();
+  if (load_) load_->begin_step(load_instance_, step_start_ns_);
   split(batches);
   timeline_.reset();
   timeline_.trace_into(recorder_ && recorder_->wants_step(step) ? recorder_ : nullptr, trace_pool_, trace_instance_,

@@ -50,6 +50,7 @@
 #include "models/model_spec.h"
 #include "sim/deployment.h"
 #include "sim/layer_routing.h"
+#include "sim/load_stats.h"
 #include "sim/overlap.h"
 #include "sim/rank_costs.h"
 #include "sim/step_batch.h"
@@ -102,6 +103,8 @@ class StepModel {
   // Reports the ops of the steps `recorder` wants (null: none).
   void set_trace(TraceRecorder* recorder, int pool, int instance);
   const InstanceLayout& layout() const { return deployment_; }
+  // Adds this instance's routing and link loads to `stats` (null: none).
+  void set_load_stats(LoadStats* stats, int instance);
 
  private:
   struct MicroBatch {
@@ -166,6 +169,10 @@ class StepModel {
   std::vector<std::vector<int>> group_devices_;  // [attention group] -> devices
   std::vector<std::int64_t> group_tokens_, unit_tokens_;  // per attention group; per EP group (MoE TP)
   std::vector<double> unit_gemm_ns_;     // per EP group (MoE TP)
+  LoadStats* load_ = nullptr;
+  int load_instance_ = 0;
+  std::int64_t step_start_ns_ = 0;
+  std::vector<int> reverse_links_;  // for a combine booked as the dispatch reversed
 };
 
 }  // namespace moesim::sim

@@ -1,5 +1,8 @@
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
+#include "tools/link_load.h"
 #include "tools/report.h"
 
 namespace moesim::tools {
@@ -12,7 +15,33 @@ Json latency(const sim::LatencyStats& s) {
               {"p90_s", s.p90_s}, {"p99_s", s.p99_s},   {"max_s", s.max_s}};
 }
 
-Json pool_json(const models::ModelSpec& model, const sim::PoolResult& p) {
+// Expert, rank and link loads, summarised (the full matrices are in report.html).
+Json load_json(const topology::Cluster& cluster, const sim::PoolResult& p, double seconds) {
+  Json j;
+  const auto imbalance = expert_imbalance(p.load);
+  Json layers = Json::array();
+  double worst = 0;
+  for (double x : imbalance) {
+    layers.push_back(x);
+    worst = std::max(worst, x);
+  }
+  j["expert_max_over_mean"] = worst;
+  j["expert_max_over_mean_per_moe_layer"] = layers;
+  j["rank_max_over_mean"] = rank_imbalance(p.load);
+  const LinkLoadSummary links = summarize_links(cluster, p.load.link_bytes, seconds, 5);
+  Json classes = Json::array(), busiest = Json::array();
+  for (const auto& c : links.classes)
+    classes.push_back({{"class", c.link_class}, {"links", c.links}, {"bytes", c.bytes},
+                       {"mean_utilisation", c.mean_utilisation}, {"max_utilisation", c.max_utilisation}});
+  for (const auto& l : links.busiest)
+    busiest.push_back({{"link", l.name}, {"bytes", l.bytes}, {"utilisation", l.utilisation}});
+  j["link_classes"] = classes;
+  j["busiest_links"] = busiest;
+  return j;
+}
+
+Json pool_json(const models::ModelSpec& model, const topology::Cluster& cluster, const sim::PoolResult& p,
+               double seconds) {
   Json j;
   j["role"] = sim::to_string(p.role);
   j["instances"] = p.instances;
@@ -54,6 +83,7 @@ Json pool_json(const models::ModelSpec& model, const sim::PoolResult& p) {
   j["communication"] = {{"dispatch_bytes", b.dispatch_bytes},
                         {"combine_bytes", b.combine_bytes},
                         {"token_expert_pairs", b.tokens_routed}};
+  j["load"] = load_json(cluster, p, seconds);
   return j;
 }
 
@@ -83,7 +113,8 @@ std::string summary_json(const scenarios::Scenario& scenario, const sim::Simulat
               {"attainment", s.slo_attainment},
               {"goodput_requests_per_s", s.goodput_requests_per_s}};
   Json pools = Json::array();
-  for (const auto& p : result.pools) pools.push_back(pool_json(scenario.model, p));
+  const topology::Cluster cluster(scenario.cluster);
+  for (const auto& p : result.pools) pools.push_back(pool_json(scenario.model, cluster, p, s.makespan_s));
   j["pools"] = pools;
   j["events"] = result.events;
   return j.dump(2) + "\n";

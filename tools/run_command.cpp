@@ -1,4 +1,5 @@
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -13,6 +14,8 @@
 #include "scenarios/loader.h"
 #include "scenarios/units.h"
 #include "tools/commands.h"
+#include "tools/progress_bar.h"
+#include "tools/report_html.h"
 #include "tools/report.h"
 #include "tools/trace_writer.h"
 
@@ -25,6 +28,7 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::optional<std::uint64_t> seed;
   bool quiet = false;
+  bool report = false;           // write report.html (also when the scenario's outputs.report is set)
   std::string trace_file;        // empty: no trace
   std::string trace_steps = "0:20";
   int trace_ranks = 8;
@@ -84,7 +88,22 @@ int run_scenario(const RunOptions& o) {
   auto config = scenarios::simulation_config(scenario);
   if (!o.trace_file.empty()) config.trace = trace_options(o);
   config.limits = limits;
+  ProgressBar progress(static_cast<std::size_t>(config.workload.requests), 0, "requests", progress_wanted(o.quiet));
+  if (progress.enabled())
+    config.progress = [&progress](const sim::SimulationProgress& p) {
+      char sim_time[64];
+      std::snprintf(sim_time, sizeof sim_time, "sim %.2f s", static_cast<double>(p.now_ns) * 1e-9);
+      progress.set_total(static_cast<std::size_t>(p.requests_total));
+      progress.update(static_cast<std::size_t>(p.requests_done), sim_time);
+    };
   const sim::SimulationResult result = sim::simulate(config);
+  if (progress.enabled()) {  // the finished state, with the run's overall rate
+    char sim_time[64];
+    std::snprintf(sim_time, sizeof sim_time, "sim %.2f s", result.summary.makespan_s);
+    progress.update(result.requests.size(), sim_time, /*force=*/true);
+  }
+  progress.finish();
+  config.progress = nullptr;
   std::vector<sim::Summary> replicas{result.summary};
   if (o.seeds > 1) {
     // Further replications run in parallel; each is independent and keeps its index, so the
@@ -113,6 +132,11 @@ int run_scenario(const RunOptions& o) {
   }
   if (scenario.outputs.requests_csv) write_requests_csv(dir / "requests.csv", result);
   write_steps_csv(dir / "steps.csv", result);
+  const bool report = o.report || scenario.outputs.report;
+  if (report) {
+    std::ofstream html(dir / "report.html", std::ios::binary);
+    if (!(html << run_report_html(scenario, result))) throw std::runtime_error("cannot write '" + (dir / "report.html").string() + "'");
+  }
   if (o.seeds > 1) {
     std::ofstream seeds(dir / "seeds.json");
     if (!seeds) throw std::runtime_error("cannot write '" + (dir / "seeds.json").string() + "'");
@@ -143,6 +167,7 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--set", options->overrides, "Override a scenario key: --set a.b.c=value (repeatable)");
   cmd->add_option("--seed", options->seed, "Override the scenario's random seed");
   cmd->add_flag("-q,--quiet", options->quiet, "Write the outputs but print nothing");
+  cmd->add_flag("--report", options->report, "Also write report.html, a self-contained page of charts (docs/report.md)");
   cmd->add_option("--seeds", options->seeds, "Replicate over N seeds and report 95 % confidence intervals")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--max-sim-time", options->max_sim_time,

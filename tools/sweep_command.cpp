@@ -6,8 +6,9 @@
 // Rows carry their point index and parameters and no timing, so sorting by index gives the same
 // rows for any N. --resume keeps the complete rows of results.jsonl (a truncated last line is
 // dropped), checks that they belong to this sweep, and runs only the missing points.
-#include <unistd.h>
-
+//
+// Under mpirun (a build with MOESIM_MPI; tools/sweep_world.h) rank 0 does all of the above and
+// also hands the pending points out one at a time to the other ranks, which send back rows.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -34,6 +35,9 @@
 #include "scenarios/sweep_analysis.h"
 #include "sim/deployment.h"
 #include "tools/commands.h"
+#include "tools/progress_bar.h"
+#include "tools/report_html.h"
+#include "tools/sweep_world.h"
 #include "topology/cluster.h"
 #include "workloads/workload_error.h"
 
@@ -143,39 +147,6 @@ std::vector<SweepRow> resume_rows(const fs::path& jsonl, const std::vector<Sweep
   return kept;
 }
 
-// "[=====     ] 12/40  3.1 points/s  ETA 0:09" on stderr, only on a terminal and outside CI.
-class Progress {
- public:
-  Progress(std::size_t total, std::size_t done, bool enabled)
-      : total_(total), done_at_start_(done), enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
-
-  void update(std::size_t done) const {
-    if (!enabled_) return;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const double rate = elapsed > 0 ? static_cast<double>(done - done_at_start_) / elapsed : 0;
-    constexpr int kWidth = 30;
-    const int filled = total_ ? static_cast<int>(kWidth * done / total_) : kWidth;
-    std::string bar = "[" + std::string(filled, '=') + std::string(kWidth - filled, ' ') + "]";
-    char line[160];
-    if (rate > 0) {
-      const long eta = std::lround(static_cast<double>(total_ - done) / rate);
-      std::snprintf(line, sizeof line, "\r%s %zu/%zu  %.2f points/s  ETA %ld:%02ld   ", bar.c_str(), done, total_,
-                    rate, eta / 60, eta % 60);
-    } else {
-      std::snprintf(line, sizeof line, "\r%s %zu/%zu   ", bar.c_str(), done, total_);
-    }
-    std::cerr << line << std::flush;
-  }
-  void finish() const {
-    if (enabled_) std::cerr << "\n";
-  }
-
- private:
-  std::size_t total_, done_at_start_;
-  bool enabled_;
-  std::chrono::steady_clock::time_point start_;
-};
-
 std::string params_text(const SweepRow& row) {
   std::string s;
   for (const auto& p : row.params) s += (s.empty() ? "" : ", ") + p.path + "=" + p.value;
@@ -255,6 +226,7 @@ void report(const SweepOptions& o, const SweepSpec& spec, const std::vector<Swee
     for (const auto& flag : points[r.index].overrides()) header += " --set '" + flag + "'";
     write_file(dir / "best.yaml", scenarios::point_scenario_yaml(spec, points[r.index], header));
   }
+  write_file(dir / "report.html", sweep_report_html(spec, rows, best));
   if (o.quiet) return;
   std::size_t ok = 0, skipped = 0;
   for (const SweepRow& r : rows) (r.status == "ok" ? ok : skipped) += 1;
@@ -274,14 +246,43 @@ void report(const SweepOptions& o, const SweepSpec& spec, const std::vector<Swee
               << fixed(value("tpot_p90") * 1e3, 2) << " ms, SLO attainment " << fixed(value("slo_attainment"), 3)
               << "\n  written to " << (dir / "best.yaml").string() << "\n";
   }
-  std::cout << "\nresults in " << dir.string() << "/ (results.csv, results.jsonl, pareto.csv"
+  std::cout << "\nresults in " << dir.string() << "/ (results.csv, results.jsonl, pareto.csv, report.html"
             << (best ? ", best.yaml)" : ")") << "\n";
 }
 
-int run_sweep(const SweepOptions& o) {
+// A worker rank of a distributed sweep: runs the points rank 0 hands out and sends back the rows.
+int run_sweep_worker(const SweepOptions& o, SweepWorld& world) {
+  if (!world.agree(true)) {  // rank 0 could not load the sweep and says why
+    world.finish();
+    return 2;
+  }
   const SweepSpec spec = scenarios::load_sweep_file(o.file);
-  scenarios::check_sweep_paths(spec);
   const std::vector<SweepPoint> points = scenarios::expand_sweep(spec);
+  std::string row;
+  for (std::int64_t k; (k = world.request(row)) >= 0;) {
+    if (static_cast<std::size_t>(k) >= points.size()) throw std::logic_error("sweep point index out of range");
+    row = jsonl_line(run_point(spec, points[static_cast<std::size_t>(k)]));
+  }
+  world.finish();
+  return 0;
+}
+
+int run_sweep(const SweepOptions& o) {
+  const std::unique_ptr<SweepWorld> world = make_sweep_world();
+  if (world->rank() != 0) return run_sweep_worker(o, *world);
+  SweepSpec spec;
+  std::vector<SweepPoint> points;
+  try {
+    spec = scenarios::load_sweep_file(o.file);
+    scenarios::check_sweep_paths(spec);
+    points = scenarios::expand_sweep(spec);
+  } catch (...) {
+    world->agree(false);  // the workers stop; this rank prints the one error
+    world->finish();
+    throw;
+  }
+  world->agree(true);
+  const int remote_workers = world->size() - 1;
   const fs::path dir = o.output_dir.empty() ? fs::path("out") / fs::path(o.file).stem() : fs::path(o.output_dir);
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -301,42 +302,78 @@ int run_sweep(const SweepOptions& o) {
   std::vector<std::size_t> pending;
   for (std::size_t i = 0; i < points.size(); ++i)
     if (!rows[i]) pending.push_back(i);
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  // Under MPI every rank is a process of its own: rank 0 runs one point at a time unless -j says.
+  const unsigned hw = remote_workers > 0 ? 1u : std::max(1u, std::thread::hardware_concurrency());
   const std::size_t threads = std::max<std::size_t>(1, std::min<std::size_t>(o.jobs > 0 ? o.jobs : hw, pending.size()));
-  if (!o.quiet)
+  if (!o.quiet) {
     std::cout << "sweep " << o.file << ": " << points.size() << " points, " << done_rows.size()
               << " already done, " << pending.size() << " to run on " << threads << " thread"
-              << (threads == 1 ? "" : "s") << "\n"
-              << std::flush;
+              << (threads == 1 ? "" : "s");
+    if (remote_workers > 0)
+      std::cout << " and " << remote_workers << " MPI worker rank" << (remote_workers == 1 ? "" : "s");
+    std::cout << "\n" << std::flush;
+  }
 
-  const bool show_progress = !o.quiet && ::isatty(2) == 1 && std::getenv("CI") == nullptr;
-  const Progress progress(points.size(), done_rows.size(), show_progress);
+  ProgressBar progress(points.size(), done_rows.size(), "points", progress_wanted(o.quiet));
   std::mutex mutex;
   std::atomic<std::size_t> next{0};
   std::size_t done = done_rows.size();
   std::exception_ptr failure;
+  // Appends a finished row to both files (flushed: a kill loses only the rows in flight).
+  // `line` is the row's results.jsonl line. Returns false once writing has failed.
+  auto record = [&](SweepRow row, const std::string& line) {
+    const std::lock_guard lock(mutex);
+    if (failure) return false;
+    try {
+      if (!(jsonl << line << std::flush) || !(csv << scenarios::results_csv_line(row) << std::flush))
+        throw std::runtime_error("cannot append to the results in '" + dir.string() + "'");
+    } catch (...) {
+      failure = std::current_exception();
+      next = pending.size();
+      return false;
+    }
+    done_rows.push_back(std::move(row));
+    progress.update(++done, {}, true);
+    return true;
+  };
   auto worker = [&] {
     for (std::size_t k; (k = next++) < pending.size();) {
       SweepRow row = run_point(spec, points[pending[k]]);
-      const std::lock_guard lock(mutex);
-      if (failure) return;
-      try {
-        if (!(jsonl << jsonl_line(row) << std::flush) || !(csv << scenarios::results_csv_line(row) << std::flush))
-          throw std::runtime_error("cannot append to the results in '" + dir.string() + "'");
-      } catch (...) {
-        failure = std::current_exception();
-        next = pending.size();
-        return;
-      }
-      done_rows.push_back(std::move(row));
-      progress.update(++done);
+      const std::string line = jsonl_line(row);
+      if (!record(std::move(row), line)) return;
     }
   };
-  progress.update(done);
+  progress.update(done, {}, true);
   std::vector<std::thread> pool;
   for (std::size_t t = 0; t < threads && !pending.empty(); ++t) pool.emplace_back(worker);
+  // Rank 0's own thread coordinates the MPI workers: each request brings a finished row (but
+  // the first) and takes the next pending point, the same counter the local threads draw from.
+  std::exception_ptr coordinator_failure;
+  try {
+    for (int active = remote_workers; active > 0;) {
+      SweepWorld::Request request = world->next_request();
+      if (!request.row.empty()) {
+        SweepRow row = parse_row(request.row.substr(0, request.row.find('\n')));
+        if (row.index >= points.size() || row.params != points[row.index].params)
+          throw std::logic_error("MPI worker " + std::to_string(request.worker) + " sent a row of another sweep");
+        record(std::move(row), request.row);
+      }
+      const std::size_t k = next++;
+      if (k < pending.size()) {
+        world->assign(request.worker, static_cast<std::int64_t>(pending[k]));
+      } else {
+        world->assign(request.worker, -1);
+        --active;
+      }
+    }
+  } catch (...) {
+    coordinator_failure = std::current_exception();
+    next = pending.size();
+  }
   for (auto& t : pool) t.join();
   progress.finish();
+  if (coordinator_failure) std::rethrow_exception(coordinator_failure);  // the world aborts the other ranks
+  world->finish();
   if (failure) std::rethrow_exception(failure);
   report(o, spec, points, std::move(done_rows), dir);
   return 0;
@@ -348,7 +385,8 @@ Command add_sweep_command(CLI::App& app) {
   auto options = std::make_shared<SweepOptions>();
   auto* cmd = app.add_subcommand("sweep", "Run every point of a sweep; write results, Pareto frontiers, best.yaml");
   cmd->add_option("sweep", options->file, "Sweep YAML file (docs/sweeps.md)")->required();
-  cmd->add_option("-j,--jobs", options->jobs, "Worker threads (default: one per hardware thread)")
+  cmd->add_option("-j,--jobs", options->jobs,
+                  "Worker threads (default: one per hardware thread; under mpirun, one on rank 0)")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("-o,--output", options->output_dir, "Output folder (default: out/<sweep file stem>)");
   cmd->add_flag("--resume", options->resume, "Keep the finished rows of an earlier run in the folder; run the rest");

@@ -1,12 +1,14 @@
 #include "workloads/binomial.h"
 
 #include <array>
+#include <algorithm>
 #include <cmath>
 
 namespace moesim::workloads {
 namespace {
 
-double uniform01(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+template <class G>
+double uniform01(G& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 // q^n: by squaring for small n (a few multiplications, relative error ~ n·2^-53), else through
 // the logarithm (accurate for q near 1).
@@ -21,7 +23,8 @@ double small_power(double q, std::int64_t n) {
 }
 
 // Inversion for p <= 0.5: walk the pmf from 0 using the ratio P(x+1)/P(x) = (n-x)/(x+1) * p/q.
-std::int64_t inversion(std::int64_t n, double p, Rng& rng) {
+template <class G>
+std::int64_t inversion(std::int64_t n, double p, G& rng) {
   const double q = 1.0 - p;
   const double s = p / q;
   const double a = static_cast<double>(n + 1) * s;
@@ -49,7 +52,8 @@ double log_factorial(double k) {
 }
 
 // BTRS for p <= 0.5 and n p >= 10 (Hörmann 1993, algorithm BTRS).
-std::int64_t btrs(std::int64_t n, double p, Rng& rng) {
+template <class G>
+std::int64_t btrs(std::int64_t n, double p, G& rng) {
   const double nd = static_cast<double>(n);
   const double q = 1.0 - p;
   const double spq = std::sqrt(nd * p * q);
@@ -79,14 +83,30 @@ std::int64_t btrs(std::int64_t n, double p, Rng& rng) {
   }
 }
 
-}  // namespace
-
-std::int64_t sample_binomial(std::int64_t n, double p, Rng& rng) {
+template <class G>
+std::int64_t binomial(std::int64_t n, double p, G& rng) {
   if (n <= 0 || p <= 0) return 0;
   if (p >= 1) return n;
-  if (p > 0.5) return n - sample_binomial(n, 1.0 - p, rng);
+  if (p > 0.5) return n - binomial(n, 1.0 - p, rng);
   if (static_cast<double>(n) * p < kInversionMaxMean) return inversion(n, p, rng);
   return btrs(n, p, rng);
+}
+
+}  // namespace
+
+std::int64_t sample_binomial(std::int64_t n, double p, Rng& rng) { return binomial(n, p, rng); }
+std::int64_t sample_binomial(std::int64_t n, double p, FastBits& bits) { return binomial(n, p, bits); }
+
+void sample_multinomial(std::int64_t n, std::span<const double> probs, FastBits& bits, std::span<std::int64_t> out) {
+  double mass = 0;
+  for (const double q : probs) mass += q;
+  for (std::size_t i = 0; i < probs.size() && n > 0; ++i) {
+    if (probs[i] <= 0) continue;
+    const std::int64_t c = i + 1 == probs.size() || probs[i] >= mass ? n : binomial(n, std::min(1.0, probs[i] / mass), bits);
+    out[i] += c;
+    n -= c;
+    mass -= probs[i];
+  }
 }
 
 }  // namespace moesim::workloads

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "workloads/rng.h"
 
@@ -15,5 +16,10 @@ namespace moesim::workloads {
 inline constexpr double kInversionMaxMean = 12.0;
 
 std::int64_t sample_binomial(std::int64_t n, double p, Rng& rng);
+std::int64_t sample_binomial(std::int64_t n, double p, FastBits& bits);
+
+// Adds to out[i] a Multinomial(n, probs) draw by conditional binomials; probs need not be
+// normalised (zero total mass draws nothing).
+void sample_multinomial(std::int64_t n, std::span<const double> probs, FastBits& bits, std::span<std::int64_t> out);
 
 }  // namespace moesim::workloads

@@ -9,13 +9,14 @@
 //
 // AliasTable: Walker/Vose alias method over a discrete distribution, one 64-bit draw per sample.
 //
-// FastBits: the SplitMix64 generator (Steele, Lea & Flood, OOPSLA 2014; passes BigCrush), seeded
-// from the caller's Rng once per layer draw, for the inner loops (~1 ns per 64 bits).
+// FastBits (workloads/rng.h) feeds them: one 64-bit draw gives two Poisson samples.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
+
+#include "workloads/rng.h"
 
 namespace moesim::workloads {
 
@@ -37,15 +38,6 @@ class PoissonTable {
   std::vector<double> pmf_;  // scratch
 };
 
-struct FastBits {
-  std::uint64_t state = 0;
-  std::uint64_t operator()() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-};
 
 class AliasTable {
  public:

@@ -18,6 +18,21 @@ constexpr std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// SplitMix64 as a generator (Steele, Lea & Flood, OOPSLA 2014; passes BigCrush): ~1 ns per 64
+// bits, for inner loops that draw many variates per layer. Seeded from a stream once per use.
+struct FastBits {
+  using result_type = std::uint64_t;
+  std::uint64_t state = 0;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~std::uint64_t{0}; }
+  std::uint64_t operator()() {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+};
+
 // A stream named by a short label ("arrivals", "routing", ...), FNV-1a hashed.
 inline Rng make_stream(std::uint64_t seed, std::string_view label) {
   std::uint64_t h = 0xCBF29CE484222325ULL;

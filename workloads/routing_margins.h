@@ -3,27 +3,29 @@
 // source x destination matrix. For EP groups of hundreds of ranks that matrix is what would
 // dominate a simulated step; the margins cost O(ranks x nodes + slots).
 //
-// Nodes are scale-up domains (RoutingTargets::rank_node). Drawn exactly:
+// Nodes are scale-up domains (RoutingTargets::rank_node). Drawn:
 //  - source_pairs / own_node_pairs: each source's tokens · top_k pairs and how many of them stay
-//    on its own node (itself included): a Binomial per source;
-//  - block_pairs: the pairs the sources of node m send to node n ≠ m, a multinomial over the
-//    other nodes per (source node, class), exact given own_node_pairs (a remote pair's node does
-//    not depend on which source of the node sent it);
-//  - node_pairs (on request only: hierarchical forwarding needs it): each source's pairs to
-//    every node, a Multinomial(tokens · top_k, node masses) per source, replacing the two above;
-//  - self_pairs: the pairs a source keeps on its own experts (not sent);
-//  - received_remote: the pairs each rank receives from other nodes (a multinomial split of the
-//    node's total from elsewhere);
+//    on its own node (itself included): a Binomial per source, exact;
+//  - self_pairs: the pairs a source keeps on its own experts (not sent), exact;
+//  - received_remote: the pairs each rank receives from other nodes. A remote pair goes to rank
+//    d with probability q_d / (1 - Q_own) of its sender's node, so rank d expects
+//    q_d · Σ_{m ≠ node(d)} rem_m / (1 - Q_m); one multinomial over the ranks with those weights
+//    keeps every mean exact and each variance within a factor 1 + 1 / (N (N - 1) M) of the exact
+//    one (N nodes of M ranks: 4e-4 for 18 HGX nodes);
+//  - received_intra: pairs from the other ranks of the receiver's node; on nodes of up to 6
+//    ranks each source's internal pairs are split exactly; on larger nodes the node's internal
+//    pairs are split once, with probabilities that carry the exact expectation of the
+//    self-exclusion (variance x 1 + 1 / (M (M - 2)): 2.1 % for 8-GPU nodes, under 0.02 % on a
+//    72-GPU rack);
 //  - slot_counts / expert_counts: each slot's pairs (the grouped GEMM's rows), split from its
-//    rank's total.
-// received_intra (pairs from the other ranks of the receiver's node): on nodes of up to 6 ranks
-// each source's internal pairs are split exactly; on larger nodes the node's internal pairs are
-// split once, with probabilities that carry the exact expectation of the self-exclusion, which
-// inflates its variance by the factor 1 + 1 / (m (m - 2)) for m ranks per node (2.1 % for
-// 8-GPU nodes, under 0.02 % on a 72-GPU rack) while keeping every mean exact.
+//    rank's total, exact given it.
+// On request (hierarchical forwarding needs each source's nodes) node_pairs holds every source's
+// pairs per node, a Multinomial(tokens · top_k, node masses) per source, and block_pairs the
+// pairs between nodes; remote receipts are then split per node from them, exactly.
 //
 // Group-limited routing and trace replay draw the full matrix (their structure is per token
-// group) and aggregate it, so every path yields the same margins.
+// group) and aggregate it, so every path yields the same margins, with node_pairs and
+// block_pairs.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +38,7 @@ struct RoutingMargins {
   int nodes = 0;
   std::vector<std::int64_t> source_pairs;     // [src]
   std::vector<std::int64_t> own_node_pairs;   // [src]
-  std::vector<std::int64_t> block_pairs;      // [node m * nodes + node n], n != m
+  std::vector<std::int64_t> block_pairs;      // [node m * nodes + node n], n != m; with node_pairs only
   std::vector<std::int64_t> node_pairs;       // [src * nodes + node], empty unless requested
   std::vector<std::int64_t> self_pairs;       // [src]
   std::vector<std::int64_t> received_intra;   // [dst]

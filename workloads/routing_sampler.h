@@ -78,6 +78,7 @@ class RoutingSampler {
 
  private:
   void load_probs(int moe_layer, std::int64_t step);
+  void virtual_rows(std::span<const std::int64_t> tokens, const RoutingTargets& t, Rng& rng);
   void model_masses(const RoutingTargets& t, std::span<const std::int64_t> tokens, RoutingMargins& out) const;
   void check(const RoutingTargets& t) const;
   void reset(const RoutingTargets& t, LayerCounts& out) const;
@@ -102,7 +103,10 @@ class RoutingSampler {
   std::vector<std::size_t> order_;
   // Margins scratch.
   LayerCounts full_;
-  std::vector<double> node_q_, inside_weight_;
+  std::vector<double> node_q_, inside_weight_, node_w_, vw_, vq_, group_mass_;
+  std::vector<std::size_t> row_src_;
+  std::vector<int> row_class_, zero_class_;
+  std::vector<std::int64_t> row_pairs_, row_own_, row_nodes_, selections_;
   std::vector<std::int64_t> rank_total_, rest_, remote_, inside_, block_rem_;
   std::vector<std::size_t> node_first_, node_ranks_, slot_first_;
 };

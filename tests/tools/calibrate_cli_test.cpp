@@ -52,7 +52,7 @@ TEST(CalibrateCli, CpuCaptureFitAndCheck) {
   EXPECT_NE(r.out.find("alltoall: 4 rows"), std::string::npos) << r.out;
   const std::string yaml = read_file(prof);
   EXPECT_NE(yaml.find("\nname: lab-cpu\n"), std::string::npos) << yaml;
-  EXPECT_NE(yaml.find("\ngemm:\n  fp32:\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("\ngemm:\n  fp32:"), std::string::npos) << yaml;  // a note may follow the key
 
   r = run_moesim("calibrate check " + prof + " " + gemm + " " + a2a + " --max-median-error 1 --all --residuals " +
                  (d / "res.csv").string());

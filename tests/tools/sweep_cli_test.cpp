@@ -183,4 +183,36 @@ TEST_F(SweepCli, ABadPathFailsBeforeAnythingRuns) {
   EXPECT_FALSE(fs::exists(dir_ / "out"));
 }
 
+TEST_F(SweepCli, AnEmptyGridOrAMissingFileIsOneErrorBeforeAnythingRuns) {
+  write("sw.yaml", "base: base.yaml\n");
+  auto r = sweep("out", "");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "moesim: " + path("sw.yaml") +
+                       ":1:1: nothing to sweep: give 'sweep' (or 'zip') with at least one key and its values\n");
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+  r = run_moesim("sweep " + path("missing.yaml") + " -o " + path("out"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "moesim: cannot open sweep file '" + path("missing.yaml") + "'\n");
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+#ifndef MOESIM_WITH_MPI
+// A build without MPI started by mpirun would run the whole sweep once per rank into the same
+// files; it refuses instead (the environment variable is what Open MPI's launcher sets).
+TEST_F(SweepCli, ABuildWithoutMpiRefusesToRunAsSeveralRanks) {
+  const std::string cmd = "OMPI_COMM_WORLD_SIZE=2 " + std::string(MOESIM_BINARY) + " sweep " + path("sw.yaml") +
+                          " -o " + path("mpi") + " 2>&1";
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char buf[4096];
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  const int status = pclose(p);
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2);
+  EXPECT_EQ(out, "moesim: started as one of 2 MPI ranks, but this moesim was built without MPI (MOESIM_MPI): run "
+                 "the sweep without mpirun (-j N for threads), or rebuild with Open MPI installed\n");
+  EXPECT_FALSE(fs::exists(dir_ / "mpi"));
+}
+#endif
+
 }  // namespace

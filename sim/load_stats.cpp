@@ -1,0 +1,107 @@
+#include "sim/load_stats.h"
+
+#include <algorithm>
+
+#include "sim/check.h"
+
+namespace moesim::sim {
+
+RankLoadSeries::RankLoadSeries(int ranks, int max_buckets, std::int64_t initial_bucket_ns)
+    : ranks_(ranks),
+      max_buckets_(max_buckets),
+      bucket_ns_(initial_bucket_ns),
+      values_(static_cast<std::size_t>(ranks) * static_cast<std::size_t>(max_buckets), 0) {
+  MOESIM_CHECK(ranks >= 0 && max_buckets >= 2 && initial_bucket_ns > 0, "bad rank-load series shape");
+}
+
+int RankLoadSeries::bucket_of(std::int64_t time_ns) {
+  MOESIM_CHECK(time_ns >= 0, "rank load sampled before time zero");
+  const auto r = static_cast<std::size_t>(ranks_);
+  while (time_ns / bucket_ns_ >= max_buckets_) {
+    // Merge bucket pairs (2b, 2b+1) into b; the upper half becomes empty.
+    for (int b = 0; b < max_buckets_ / 2; ++b)
+      for (std::size_t k = 0; k < r; ++k)
+        values_[static_cast<std::size_t>(b) * r + k] =
+            values_[static_cast<std::size_t>(2 * b) * r + k] + values_[static_cast<std::size_t>(2 * b + 1) * r + k];
+    if (max_buckets_ % 2 == 1) {  // an odd last bucket lands alone in the middle
+      const auto last = static_cast<std::size_t>(max_buckets_ - 1), mid = static_cast<std::size_t>(max_buckets_ / 2);
+      for (std::size_t k = 0; k < r; ++k) values_[mid * r + k] = values_[last * r + k];
+    }
+    const std::size_t keep = static_cast<std::size_t>((max_buckets_ + 1) / 2) * r;
+    std::fill(values_.begin() + static_cast<std::ptrdiff_t>(keep), values_.end(), 0);
+    bucket_ns_ *= 2;
+    used_ = (used_ + 1) / 2;
+  }
+  const int b = static_cast<int>(time_ns / bucket_ns_);
+  used_ = std::max(used_, b + 1);
+  return b;
+}
+
+void RankLoadSeries::add(std::int64_t time_ns, std::span<const std::int64_t> per_rank) {
+  MOESIM_CHECK(static_cast<int>(per_rank.size()) == ranks_, "rank load of the wrong rank count");
+  const auto base = static_cast<std::size_t>(bucket_of(time_ns)) * static_cast<std::size_t>(ranks_);
+  for (std::size_t k = 0; k < per_rank.size(); ++k) values_[base + k] += per_rank[k];
+}
+
+void RankLoadSeries::add(std::int64_t time_ns, int rank, std::int64_t value) {
+  MOESIM_CHECK(rank >= 0 && rank < ranks_, "rank load of a rank out of range");
+  values_[static_cast<std::size_t>(bucket_of(time_ns)) * static_cast<std::size_t>(ranks_) +
+          static_cast<std::size_t>(rank)] += value;
+}
+
+LoadStats::LoadStats(int moe_layers_, int experts_, int instances, int ranks_per_instance_, int links)
+    : moe_layers(moe_layers_),
+      experts(experts_),
+      ranks_per_instance(ranks_per_instance_),
+      expert_pairs(static_cast<std::size_t>(moe_layers_) * static_cast<std::size_t>(experts_), 0),
+      rank_pairs(instances * ranks_per_instance_, kMaxBuckets, kInitialBucketNs),
+      step_starts(instances, kMaxBuckets, kInitialBucketNs),
+      link_bytes(static_cast<std::size_t>(links), 0.0) {}
+
+void LoadStats::begin_step(int instance, std::int64_t step_start_ns) {
+  step_starts.add(step_start_ns, instance, 1);
+  if (rank_pairs.ranks() > 0) rank_pairs.add(step_start_ns, 0, 0);  // keeps both series on the same buckets
+}
+
+void LoadStats::add_routing(int instance, std::int64_t step_start_ns, int moe_layer,
+                            std::span<const std::int64_t> expert_counts, std::span<const std::int64_t> slot_counts,
+                            int slots_per_rank) {
+  const auto per = static_cast<std::size_t>(slots_per_rank);
+  MOESIM_CHECK(moe_layer >= 0 && moe_layer < moe_layers && static_cast<int>(expert_counts.size()) == experts &&
+                   slot_counts.size() == per * static_cast<std::size_t>(ranks_per_instance),
+               "routing counts do not match the load statistics' shape");
+  auto* row = expert_pairs.data() + static_cast<std::size_t>(moe_layer) * static_cast<std::size_t>(experts);
+  for (std::size_t e = 0; e < expert_counts.size(); ++e) row[e] += expert_counts[e];
+  for (int r = 0; r < ranks_per_instance; ++r) {
+    std::int64_t received = 0;
+    for (std::size_t s = 0; s < per; ++s) received += slot_counts[static_cast<std::size_t>(r) * per + s];
+    if (received != 0) rank_pairs.add(step_start_ns, instance * ranks_per_instance + r, received);
+  }
+}
+
+void LoadStats::add_links(std::span<const double> bytes, double scale) {
+  const std::size_t n = std::min(bytes.size(), link_bytes.size());
+  for (std::size_t l = 0; l < n; ++l) link_bytes[l] += bytes[l] * scale;
+}
+
+void LoadStats::add_links_reversed(std::span<const double> bytes, std::span<const int> reverse, double scale) {
+  const std::size_t n = std::min(bytes.size(), link_bytes.size());
+  for (std::size_t l = 0; l < n; ++l) {
+    if (bytes[l] == 0) continue;
+    const int to = l < reverse.size() && reverse[l] >= 0 ? reverse[l] : static_cast<int>(l);
+    link_bytes[static_cast<std::size_t>(to)] += bytes[l] * scale;
+  }
+}
+
+std::vector<int> reverse_links(const topology::Cluster& cluster) {
+  const auto& g = cluster.graph();
+  std::vector<int> out(static_cast<std::size_t>(cluster.num_links()));
+  for (int l = 0; l < cluster.num_links(); ++l) {
+    const auto e = cluster.link(l);
+    const auto [back, found] = boost::edge(boost::target(e, g), boost::source(e, g), g);
+    out[static_cast<std::size_t>(l)] = found ? g[back].id : l;
+  }
+  return out;
+}
+
+}  // namespace moesim::sim

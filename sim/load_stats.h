@@ -1,0 +1,82 @@
+// LoadStats: where a pool's MoE load went, for reports (DESIGN.md §1 "per expert: load"; §4
+// "per-link load, for reports"), in memory bounded by the model and the fabric, not by the run:
+//
+//  - expert load: token-expert pairs each expert of each MoE layer received, summed over steps,
+//    micro-batches and instances (logical experts: replicas summed);
+//  - rank load over time: pairs received by each rank of the pool (instance-major: instance i's
+//    rank r is i * ranks + r), summed over MoE layers, in time buckets by step start. The series
+//    keeps at most `max_buckets` buckets: when a step starts past the last one, the bucket width
+//    doubles and neighbouring buckets merge, so a run of any length keeps the whole history at a
+//    resolution of at least run length / max_buckets; the steps each instance started are kept
+//    in the same buckets, to read the load per step;
+//  - link load: bytes each fabric link (topology::Cluster link id) carried in dispatch and
+//    combine all-to-alls, summed over the run.
+//
+// The step model feeds it once per MoE layer draw and all-to-all (never per token).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "topology/cluster.h"
+
+namespace moesim::sim {
+
+class RankLoadSeries {
+ public:
+  RankLoadSeries() = default;
+  RankLoadSeries(int ranks, int max_buckets, std::int64_t initial_bucket_ns);
+
+  // Adds `per_rank` (one value per rank) to the bucket holding `time_ns` (>= 0).
+  void add(std::int64_t time_ns, std::span<const std::int64_t> per_rank);
+  // Adds one rank's value.
+  void add(std::int64_t time_ns, int rank, std::int64_t value);
+
+  int ranks() const { return ranks_; }
+  std::int64_t bucket_ns() const { return bucket_ns_; }
+  int buckets() const { return used_; }  // buckets up to the last one that was touched
+  std::int64_t at(int bucket, int rank) const {
+    return values_[static_cast<std::size_t>(bucket) * static_cast<std::size_t>(ranks_) + static_cast<std::size_t>(rank)];
+  }
+
+ private:
+  int bucket_of(std::int64_t time_ns);  // widens the buckets as needed
+  int ranks_ = 0, max_buckets_ = 0, used_ = 0;
+  std::int64_t bucket_ns_ = 1;
+  std::vector<std::int64_t> values_;  // [bucket * ranks + rank]
+};
+
+struct LoadStats {
+  static constexpr int kMaxBuckets = 120;
+  static constexpr std::int64_t kInitialBucketNs = 1'000'000;  // 1 ms, doubled as the run grows
+
+  LoadStats() = default;
+  // `ranks_per_instance` EP ranks per instance, `links` the cluster's link count.
+  LoadStats(int moe_layers, int experts, int instances, int ranks_per_instance, int links);
+
+  // A step of instance `instance` started at `step_start_ns` (counted per time bucket, so the
+  // rank load can be read per step).
+  void begin_step(int instance, std::int64_t step_start_ns);
+  // One MoE layer's draw on instance `instance`, in a step that started at `step_start_ns`:
+  // pairs per expert and per slot; `slots_per_rank` groups the slots by rank.
+  void add_routing(int instance, std::int64_t step_start_ns, int moe_layer, std::span<const std::int64_t> expert_counts,
+                   std::span<const std::int64_t> slot_counts, int slots_per_rank);
+  // Bytes per link of one all-to-all (topology::CommResult::link_bytes); `scale` multiplies them.
+  void add_links(std::span<const double> link_bytes, double scale = 1.0);
+  // The same, each link's bytes booked on the link in the opposite direction (`reverse[l]`):
+  // a combine costed as the dispatch reversed.
+  void add_links_reversed(std::span<const double> link_bytes, std::span<const int> reverse, double scale);
+
+  int moe_layers = 0, experts = 0, ranks_per_instance = 0;
+  std::vector<std::int64_t> expert_pairs;  // [moe_layer * experts + expert]
+  RankLoadSeries rank_pairs;               // pairs received per pool rank per time bucket
+  RankLoadSeries step_starts;              // steps started per instance per time bucket (same buckets)
+  std::vector<double> link_bytes;          // [link id] dispatch + combine bytes
+};
+
+// For each link id, the id of the link in the opposite direction (same end points reversed),
+// or the link itself when the fabric has none.
+std::vector<int> reverse_links(const topology::Cluster& cluster);
+
+}  // namespace moesim::sim

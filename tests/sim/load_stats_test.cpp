@@ -1,0 +1,112 @@
+// LoadStats (sim/load_stats.h): the bucketed rank series widens without losing pairs, routing
+// draws land on the right experts and ranks, reversed link loads go to the opposite link, and
+// a simulated run's loads add up to the pairs and bytes its breakdown counts.
+#include "sim/load_stats.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "sim/simulation.h"
+#include "tests/sim/sim_test_util.h"
+#include "topology/cluster.h"
+
+namespace moesim::sim {
+namespace {
+
+std::int64_t series_total(const RankLoadSeries& s, int rank) {
+  std::int64_t t = 0;
+  for (int b = 0; b < s.buckets(); ++b) t += s.at(b, rank);
+  return t;
+}
+
+TEST(RankLoadSeries, DoublesTheBucketWidthWhenTimeRunsPastTheLastBucket) {
+  RankLoadSeries s(2, 4, 10);  // 4 buckets of 10 ns
+  s.add(0, std::vector<std::int64_t>{1, 10});
+  s.add(15, 0, 2);
+  s.add(39, 1, 5);
+  EXPECT_EQ(s.buckets(), 4);
+  EXPECT_EQ(s.bucket_ns(), 10);
+  EXPECT_EQ(s.at(1, 0), 2);
+  EXPECT_EQ(s.at(3, 1), 5);
+  s.add(40, 0, 7);  // past 4 x 10 ns: buckets of 20 ns, [0,20) = old 0 + 1, [20,40) = old 2 + 3
+  EXPECT_EQ(s.bucket_ns(), 20);
+  EXPECT_EQ(s.buckets(), 3);
+  EXPECT_EQ(s.at(0, 0), 1 + 2);
+  EXPECT_EQ(s.at(0, 1), 10);
+  EXPECT_EQ(s.at(1, 1), 5);
+  EXPECT_EQ(s.at(2, 0), 7);
+  s.add(1000, 1, 1);  // 1000 / 4 buckets: widened to 320 ns
+  EXPECT_EQ(s.bucket_ns(), 320);
+  EXPECT_EQ(s.buckets(), 4);
+  EXPECT_EQ(s.at(3, 1), 1);
+  EXPECT_EQ(series_total(s, 0), 1 + 2 + 7);
+  EXPECT_EQ(series_total(s, 1), 10 + 5 + 1);
+}
+
+TEST(LoadStats, RoutingDrawAddsExpertPairsAndEachRanksReceivedPairs) {
+  LoadStats load(/*moe_layers=*/2, /*experts=*/3, /*instances=*/2, /*ranks_per_instance=*/2, /*links=*/0);
+  const std::vector<std::int64_t> slot_counts{1, 2, 3, 4};  // 2 slots per rank
+  const std::vector<std::int64_t> expert_counts{4, 3, 3};
+  load.add_routing(/*instance=*/1, /*step_start_ns=*/5'000'000, /*moe_layer=*/1, expert_counts, slot_counts, 2);
+  load.add_routing(1, 5'000'000, 1, expert_counts, slot_counts, 2);
+  EXPECT_EQ(load.expert_pairs, (std::vector<std::int64_t>{0, 0, 0, 8, 6, 6}));
+  const auto& s = load.rank_pairs;
+  ASSERT_EQ(s.ranks(), 4);
+  const int b = static_cast<int>(5'000'000 / s.bucket_ns());
+  EXPECT_EQ(s.at(b, 2), 2 * (1 + 2));  // instance 1, rank 0
+  EXPECT_EQ(s.at(b, 3), 2 * (3 + 4));
+  EXPECT_EQ(series_total(s, 0) + series_total(s, 1), 0);
+}
+
+TEST(LoadStats, ReversedLinkBytesLandOnTheOppositeLink) {
+  LoadStats load(1, 1, 1, 1, 3);
+  load.add_links(std::vector<double>{1, 2, 3});
+  load.add_links_reversed(std::vector<double>{10, 0, 30}, std::vector<int>{1, 0, 2}, 0.5);
+  EXPECT_EQ(load.link_bytes, (std::vector<double>{1, 2 + 5, 3 + 15}));
+}
+
+TEST(LoadStats, ReverseLinksSwapTheEndPoints) {
+  topology::ClusterConfig c;
+  c.nodes = 2;
+  const topology::Cluster cluster(c);
+  const auto reverse = reverse_links(cluster);
+  const auto& g = cluster.graph();
+  ASSERT_EQ(static_cast<int>(reverse.size()), cluster.num_links());
+  for (int l = 0; l < cluster.num_links(); ++l) {
+    const int r = reverse[static_cast<std::size_t>(l)];
+    ASSERT_NE(r, l) << cluster.link_name(l);
+    EXPECT_EQ(boost::source(cluster.link(r), g), boost::target(cluster.link(l), g));
+    EXPECT_EQ(boost::target(cluster.link(r), g), boost::source(cluster.link(l), g));
+  }
+}
+
+TEST(LoadStats, RunLoadsAddUpToTheRoutedPairsAndFabricBytes) {
+  auto config = testing::tiny_config(40);  // one HGX node: every all-to-all is on NVLink
+  config.deployment.colocated.comm.algorithm = "direct";
+  const auto r = simulate(config);
+  const auto& pool = r.pools.at(0);
+  const auto& load = pool.load;
+  EXPECT_EQ(load.moe_layers, config.model.num_moe_layers());
+  EXPECT_EQ(load.experts, config.model.routed_experts);
+  const auto pairs = std::accumulate(load.expert_pairs.begin(), load.expert_pairs.end(), std::int64_t{0});
+  EXPECT_EQ(pairs, pool.breakdown.tokens_routed);
+  std::int64_t received = 0;
+  for (int rank = 0; rank < load.rank_pairs.ranks(); ++rank) received += series_total(load.rank_pairs, rank);
+  EXPECT_EQ(received, pool.breakdown.tokens_combined);
+  EXPECT_EQ(series_total(load.step_starts, 0), pool.steps);
+  EXPECT_EQ(load.step_starts.bucket_ns(), load.rank_pairs.bucket_ns());
+  EXPECT_EQ(load.step_starts.buckets(), load.rank_pairs.buckets());
+  // Each byte of dispatch and combine leaves on one device's NVLink and arrives on another's.
+  const topology::Cluster cluster(config.cluster);
+  double scaleup = 0, other = 0;
+  for (int l = 0; l < cluster.num_links(); ++l)
+    (cluster.link_props(l).cls == topology::LinkClass::kScaleUp ? scaleup : other) += load.link_bytes[static_cast<std::size_t>(l)];
+  const double fabric = pool.breakdown.dispatch_bytes + pool.breakdown.combine_bytes;
+  ASSERT_GT(fabric, 0.0);
+  EXPECT_LE(other, 1e-12 * fabric);  // rounding residue of the closed form's volumes, no traffic
+  EXPECT_NEAR(scaleup, 2 * fabric, 1e-9 * fabric);
+}
+
+}  // namespace
+}  // namespace moesim::sim
