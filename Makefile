@@ -3,7 +3,9 @@
 #   make build      Release build in build/ (Ninja, warnings as errors on a fresh configure)
 #   make run        build, then simulate SCENARIO into OUT and print the report
 #   make test       build, then run the whole test suite
-#   make sanitize   build in build-asan/ with ASan + UBSan and run the suite there
+#   make sanitize   build in build-asan/ with ASan + UBSan and run the suite there; when build/ has
+#                   run its tests too, check both wrote byte-identical golden summaries
+#   make fuzz       build the libFuzzer targets (clang) in build-fuzz/ and run each briefly
 #   make bench      build, then run the Google Benchmark programs (BENCH_ARGS passed through)
 #   make clean      remove build/ and build-asan/ (out/ is left alone)
 
@@ -20,7 +22,9 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 MOESIM := $(BUILD_DIR)/tools/moesim
 
-.PHONY: deps build run test sanitize bench clean
+FUZZ_SECONDS ?= 20
+
+.PHONY: deps build run test sanitize fuzz bench clean
 
 deps:
 	@tools/install-deps
@@ -48,6 +52,11 @@ sanitize: deps $(ASAN_DIR)/build.ninja
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS)
+	@if [ -d $(BUILD_DIR)/golden ]; then tools/compare-builds $(BUILD_DIR) $(ASAN_DIR); \
+	else echo "make sanitize: no $(BUILD_DIR)/golden (run make test first) - cross-build check skipped"; fi
+
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run-smoke.sh
 
 bench: build
 	@set -e; found=0; \
@@ -58,4 +67,4 @@ bench: build
 	  "(configured with -DMOESIM_BENCH=OFF?)" >&2; exit 1; fi
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) build-fuzz

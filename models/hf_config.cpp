@@ -7,6 +7,7 @@
 #include "models/did_you_mean.h"
 #include "models/hf_architectures.h"
 #include "models/hf_json.h"
+#include "models/model_limits.h"
 
 namespace moesim::models {
 namespace {
@@ -50,7 +51,14 @@ ModelSpec load_hf_config_text(std::string_view text, std::string_view source_nam
   if (arch == nullptr)
     root.fail("architectures", unknown_name_message("architecture", archs.front(), hf_supported_architectures()));
   const HfJson config = arch->text_config ? root.object("text_config") : root;
+  // Limits before the mapping, which walks the layers.
+  if (const int layers = config.get_int("num_hidden_layers", 1); layers > kMaxLayers)
+    config.fail("num_hidden_layers", std::to_string(layers) + " exceeds the limit of " + std::to_string(kMaxLayers));
   ModelSpec m = arch->map(config);
+  if (m.routed_experts > kMaxRoutedExperts || m.shared_experts > kMaxRoutedExperts || m.mtp_layers > kMaxLayers)
+    config.fail("num_experts", std::to_string(m.routed_experts) + " routed, " + std::to_string(m.shared_experts) +
+                                   " shared experts and " + std::to_string(m.mtp_layers) + " MTP layers exceed the limits of " +
+                                   std::to_string(kMaxRoutedExperts) + " experts and " + std::to_string(kMaxLayers) + " layers");
   if (m.routed_experts > 0 && m.top_k > m.routed_experts)
     config.fail("num_experts_per_tok", "top-k " + std::to_string(m.top_k) + " exceeds the " +
                                            std::to_string(m.routed_experts) + " routed experts");

@@ -38,6 +38,18 @@ nlohmann::json parse_hf_json(std::string_view text, const std::string& source) {
     std::string detail = e.what();
     if (const auto colon = detail.find(": "); colon != std::string::npos) detail = detail.substr(colon + 2);
     throw ModelError(source + ":" + position(text, e.byte) + ": JSON syntax error: " + detail);
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number too large for a double: "... number overflow parsing '<literal>'". nlohmann gives
+    // no position, so point at the literal's first occurrence.
+    std::string detail = e.what();
+    if (const auto space = detail.find("] "); space != std::string::npos) detail = detail.substr(space + 2);
+    std::size_t byte = 0;
+    const auto open = detail.find('\'');
+    const auto close = detail.rfind('\'');
+    if (open != std::string::npos && close > open)
+      if (const auto at = text.find(detail.substr(open + 1, close - open - 1)); at != std::string_view::npos)
+        byte = at + 1;
+    throw ModelError(source + ":" + position(text, byte) + ": JSON syntax error: " + detail);
   }
 }
 
@@ -98,7 +110,10 @@ std::vector<int> HfJson::get_int_list(std::string_view key) const {
   if (v == nullptr) return out;
   if (!v->is_array()) fail(key, "expected a list of integers, got " + describe(*v));
   for (const auto& item : *v) {
-    if (!item.is_number_integer()) fail(key, "expected a list of integers, got " + describe(*v));
+    if (!item.is_number_integer() || item.get<std::int64_t>() < std::numeric_limits<int>::min() ||
+        item.get<std::int64_t>() > std::numeric_limits<int>::max() ||
+        (item.is_number_unsigned() && item.get<std::uint64_t>() > std::numeric_limits<int>::max()))
+      fail(key, "expected a list of integers, got " + describe(*v));
     out.push_back(item.get<int>());
   }
   return out;

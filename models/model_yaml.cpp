@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "models/model_limits.h"
 #include "models/yaml_fields.h"
 
 namespace moesim::models {
@@ -112,8 +113,8 @@ void read_moe(const YamlMap& top, ModelSpec& m) {
   const YamlMap e = top.map("moe", {"routed_experts", "shared_experts", "top_k", "intermediate", "first_k_dense",
                                     "every", "scoring", "groups", "top_groups", "normalize_top_k", "routed_scaling",
                                     "shared_expert_gate"});
-  m.routed_experts = as_int(e.require("routed_experts"), 1);
-  m.shared_experts = read_int(e, "shared_experts", 0, 0);
+  m.routed_experts = as_int(e.require("routed_experts"), 1, kMaxRoutedExperts);
+  m.shared_experts = read_int(e, "shared_experts", 0, 0, kMaxRoutedExperts);
   m.top_k = as_int(e.require("top_k"), 1, m.routed_experts);
   m.moe_intermediate = as_int(e.require("intermediate"), 1);
   m.first_k_dense = read_int(e, "first_k_dense", 0, 0, m.num_layers);
@@ -157,11 +158,11 @@ ModelSpec read_model(const YamlField& doc) {
   m.name = as_string(top.require("name"));
   if (const auto f = top.get("description")) m.description = as_string(*f);
   m.source = top.has("source") ? as_string(*top.get("source")) : doc.source;
-  m.num_layers = as_int(top.require("layers"), 1);
+  m.num_layers = as_int(top.require("layers"), 1, kMaxLayers);
   m.hidden = as_int(top.require("hidden"), 1);
   m.vocab = as_int(top.require("vocab"), 1);
   if (const auto f = top.get("tie_embeddings")) m.tie_embeddings = as_bool(*f);
-  m.mtp_layers = read_int(top, "mtp_layers", 0, 0);
+  m.mtp_layers = read_int(top, "mtp_layers", 0, 0, kMaxLayers);
   m.norm_eps = read_number(top, "norm_eps", 0, m.norm_eps, false);
   read_rope(top, m);
   read_attention(top, m);

@@ -1,6 +1,7 @@
 #include "models/routing_trace.h"
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <bit>
 #include <cstring>
@@ -166,7 +167,11 @@ RoutingTrace read_routing_trace(std::istream& in, const std::string& name) {
         for (std::size_t j = 0; j < n; ++j) {
           std::uint32_t u = 0;
           for (int b = 3; b >= 0; --b) u = (u << 8) | static_cast<unsigned char>(buf[4 * j + static_cast<std::size_t>(b)]);
-          st.weights.push_back(std::bit_cast<float>(u));
+          const float w = std::bit_cast<float>(u);
+          if (!std::isfinite(w))
+            throw ModelError(name + ": byte " + std::to_string(r.offset() - buf.size() + 4 * j) + ": " + wl +
+                             ": router weight is not a finite number");
+          st.weights.push_back(w);
         }
         done += n;
       }

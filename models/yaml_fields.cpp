@@ -1,5 +1,7 @@
 #include "models/yaml_fields.h"
 
+#include "models/yaml_documents.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -54,17 +56,17 @@ void fail_at(std::string_view source, const YAML::Mark& mark, std::string_view p
 void YamlField::fail(std::string_view message) const { fail_at(source, mark, path, message); }
 
 YamlField parse_yaml_document(std::string_view text, std::string source) {
-  std::vector<YAML::Node> docs;
+  YamlDocuments docs;
   try {
-    docs = YAML::LoadAll(std::string(text));
+    docs = load_yaml_documents(std::string(text));
   } catch (const YAML::Exception& e) {
     fail_at(source, e.mark, "", "YAML syntax error: " + e.msg);
   }
-  if (docs.size() > 1) fail_at(source, docs[1].Mark(), "", "expected one YAML document, found " + std::to_string(docs.size()));
+  if (docs.count > 1) fail_at(source, docs.second, "", "expected one YAML document, found " + std::to_string(docs.count));
   YAML::Mark start;  // line 0, column 0
-  if (docs.empty()) return {YAML::Node(), start, "", std::move(source)};
-  const YAML::Mark mark = docs.front().Mark().line >= 0 ? docs.front().Mark() : start;
-  return {docs.front(), mark, "", std::move(source)};
+  if (docs.count == 0) return {YAML::Node(), start, "", std::move(source)};
+  const YAML::Mark mark = docs.first.Mark().line >= 0 ? docs.first.Mark() : start;
+  return {docs.first, mark, "", std::move(source)};
 }
 
 YamlMap::YamlMap(const YamlField& field, std::vector<std::string_view> keys) : field_(field), keys_(std::move(keys)) {

@@ -27,6 +27,11 @@ topology::ClusterConfig read_cluster(const MapReader& m, const calibration::Hard
   if (per_node) c.devices_per_node = as_int(*per_node, 1);
   const auto per_board = m.get("devices_per_board");
   if (per_board) c.devices_per_board = as_int(*per_board, 0);
+  const std::int64_t devices = std::int64_t{c.nodes} * c.devices_per_node;
+  if (devices > topology::kMaxClusterDevices)
+    m.require("nodes").fail(std::to_string(c.nodes) + " nodes of " + std::to_string(c.devices_per_node) + " devices are " +
+                            std::to_string(devices) + ", above the limit of " +
+                            std::to_string(topology::kMaxClusterDevices) + " devices");
   if (c.devices_per_board > 0 && c.devices_per_node % c.devices_per_board != 0)
     (per_board ? *per_board : *per_node)
         .fail_at_key("devices_per_board " + std::to_string(c.devices_per_board) +

@@ -5,6 +5,7 @@
 // workloads/arrivals.cpp, lengths.cpp and prefix_hit.cpp, made here with a position.
 #include "scenarios/read_sections.h"
 #include "workloads/arrivals.h"
+#include "workloads/input_limits.h"
 #include "workloads/lengths.h"
 #include "workloads/prefix_hit.h"
 
@@ -15,7 +16,8 @@ const std::vector<std::string_view> kWorkloadKeys = {"requests", "arrivals", "in
 
 namespace {
 
-constexpr std::int64_t kMaxRequests = 100'000'000;
+using workloads::kMaxRequests;
+using workloads::kMaxRequestTokens;
 
 [[noreturn]] void needs(const MapReader& m, std::string_view kind, std::string_view name, std::string_view what) {
   fail_at(m.loc(), m.path(), std::string(kind) + " '" + std::string(name) + "' needs " + std::string(what));
@@ -38,15 +40,16 @@ void read_arrivals(const MapReader& m, const PathContext& paths, workloads::Arri
 void read_lengths(const MapReader& m, const PathContext& paths, workloads::LengthConfig& l) {
   if (auto f = m.get("dist"))
     l.dist = as_choice(*f, "length distribution", names_of(workloads::length_distributions()));
-  if (auto f = m.get("value")) l.value = as_int64(*f, 1);
+  if (auto f = m.get("value")) l.value = as_int64(*f, 1, kMaxRequestTokens);
   const auto min = m.get("min");
   const auto max = m.get("max");
-  if (min) l.min = as_int64(*min, 1);
-  if (max) l.max = as_int64(*max, 0);
+  if (min) l.min = as_int64(*min, 1, kMaxRequestTokens);
+  if (max) l.max = as_int64(*max, 0, kMaxRequestTokens);
   const auto mean = m.get("mean");
   if (mean) {
     l.mean = as_number(*mean);
-    if (!(l.mean >= 1)) mean->fail("expected a number >= 1, got " + mean->node->scalar);
+    if (!(l.mean >= 1 && l.mean <= static_cast<double>(kMaxRequestTokens)))
+      mean->fail("expected a number in [1, " + std::to_string(kMaxRequestTokens) + "], got " + mean->node->scalar);
   }
   if (auto f = m.get("stddev")) {
     l.stddev = as_number(*f);

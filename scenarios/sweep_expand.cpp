@@ -155,7 +155,10 @@ void check_sweep_paths(const SweepSpec& spec) {
     for (const SweepAxis& a : group) probes.emplace_back(a.path + "=" + a.values.front(), &a.loc);
   for (const SweepDerived& d : spec.derived) probes.emplace_back(d.target + "=0", &d.loc);
   const YamlNode base = parse_base(spec);
-  for (const auto& [flag, loc] : probes) {
+  for (const auto& probe : probes) {
+    // Not a structured binding: lambdas may capture those only from clang 16 on.
+    const std::string& flag = probe.first;
+    const SourceLoc* loc = probe.second;
     const std::string prefix = "--set " + flag + ": ";
     auto rethrow_at_sweep_key = [&](const std::string& message) {
       if (message.starts_with(prefix)) fail_at(*loc, "", message.substr(prefix.size()));

@@ -1,5 +1,7 @@
 #include "scenarios/yaml_tree.h"
 
+#include "models/yaml_documents.h"
+
 #include <algorithm>
 
 #include <yaml-cpp/yaml.h>
@@ -109,22 +111,21 @@ std::string join_path(std::string_view parent, std::string_view key) {
 YamlNode parse_yaml(std::string_view text, const std::string& origin, bool with_positions,
                     std::string_view base_path) {
   const Context ctx{origin, with_positions};
-  std::vector<YAML::Node> docs;
+  models::YamlDocuments docs;
   try {
-    docs = YAML::LoadAll(std::string(text));
+    docs = models::load_yaml_documents(std::string(text));
   } catch (const YAML::Exception& e) {
     SourceLoc loc{origin, 0, 0};
     if (with_positions && e.mark.line >= 0) loc = ctx.loc(e.mark);
     fail_at(loc, "", "YAML syntax error: " + e.msg);
   }
-  if (docs.size() > 1)
-    fail_at(ctx.loc(docs[1].Mark()), "", "expected one YAML document, found " + std::to_string(docs.size()));
-  if (docs.empty()) {
+  if (docs.count > 1) fail_at(ctx.loc(docs.second), "", "expected one YAML document, found " + std::to_string(docs.count));
+  if (docs.count == 0) {
     YamlNode empty;
     empty.loc = ctx.loc(YAML::Mark());
     return empty;
   }
-  return convert(docs.front(), ctx, std::string(base_path));
+  return convert(docs.first, ctx, std::string(base_path));
 }
 
 }  // namespace moesim::scenarios

@@ -86,6 +86,9 @@ bool EventQueue::step_until(std::uint64_t limit) {
       --cancelled_in_heap_;
       continue;
     }
+    MOESIM_CHECK(base_ >= static_cast<std::uint64_t>(now_.count_ns()),
+                 "event queue: the clock ran backwards from " + std::to_string(now_.count_ns()) + " ns to " +
+                     std::to_string(base_) + " ns");
     now_ = Time::from_ns(static_cast<std::int64_t>(base_));
     ++dispatched_;
     handler(ctx, arg);

@@ -51,6 +51,9 @@ class EventQueue {
   // Runs the next live event (setting now() to its time first); returns false when no live event
   // is left.
   bool step();
+  // Runs the next live event if its time is <= `limit`; returns false (running nothing) when
+  // no live event is left that early.
+  bool step_within(Time limit) { return step_until(static_cast<std::uint64_t>(limit.count_ns())); }
   // Runs events until the queue is empty.
   void run();
   // Runs events with time <= `until` (including those scheduled meanwhile by handlers), then sets

@@ -14,15 +14,17 @@ bool KvBlocks::grow(std::int64_t& held, std::int64_t tokens) {
   if (need <= 0) return true;
   if (used_ + need > capacity_) return false;
   used_ += need;
+  allocated_ += need;
   held += need;
   peak_ = std::max(peak_, used_);
   return true;
 }
 
 void KvBlocks::release(std::int64_t& held) {
+  MOESIM_CHECK(held >= 0 && held <= used_, "KV blocks released twice");
   used_ -= held;
+  freed_ += held;
   held = 0;
-  MOESIM_CHECK(used_ >= 0, "KV blocks released twice");
 }
 
 }  // namespace moesim::sim

@@ -3,7 +3,8 @@
 // The KV capacity left by the memory plan is cut into blocks of `block_tokens` tokens; a
 // request holds ceil(tokens / block_tokens) blocks for the tokens whose K/V it has cached and
 // grows one block at a time. Blocks are never shared (prefix-cache hits are allocated per
-// request, which is conservative).
+// request, which is conservative). Blocks in use never exceed the capacity, and are never freed
+// more than once (MOESIM_CHECK).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,9 @@ class KvBlocks {
   std::int64_t capacity_blocks() const { return capacity_; }
   std::int64_t used_blocks() const { return used_; }
   std::int64_t peak_blocks() const { return peak_; }
+  // Blocks handed out and given back over the object's life (equal once every holding is freed).
+  std::int64_t allocated_blocks() const { return allocated_; }
+  std::int64_t freed_blocks() const { return freed_; }
   int block_tokens() const { return block_tokens_; }
 
  private:
@@ -30,6 +34,7 @@ class KvBlocks {
   int block_tokens_;
   std::int64_t used_ = 0;
   std::int64_t peak_ = 0;
+  std::int64_t allocated_ = 0, freed_ = 0;
 };
 
 }  // namespace moesim::sim

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/check.h"
+#include "sim/invariants.h"
 #include "sim/speculative.h"
 
 namespace moesim::sim {
@@ -161,7 +162,7 @@ void Scheduler::complete_step(Time end, ItlSamples& itl, std::vector<std::size_t
       auto& rec = records_[idx];
       bool leaves = false;
       if (l.decoding) {
-        MOESIM_CHECK(now >= l.last_token_ns, "token emitted before the previous one");
+        check_clock(Time::from_ns(l.last_token_ns), end, "a request's tokens");
         std::int64_t emitted = 1;
         if (queries_ > 1) {
           const int accepted = draw_accepted(pool_.speculative, acceptance_);
@@ -203,6 +204,22 @@ void Scheduler::complete_step(Time end, ItlSamples& itl, std::vector<std::size_t
     rank.running.resize(kept);
   }
   for (const auto& g : gaps) itl.push_back(g);
+}
+
+std::int64_t Scheduler::kv_peak_tokens() const {
+  std::int64_t peak = 0;
+  for (const auto& r : ranks_) peak = std::max(peak, r.kv.peak_blocks() * r.kv.block_tokens());
+  return peak;
+}
+
+void Scheduler::check_drained() const {
+  MOESIM_CHECK(outstanding_ == 0, std::to_string(outstanding_) + " requests still outstanding at the end");
+  for (std::size_t r = 0; r < ranks_.size(); ++r) {
+    const auto& rank = ranks_[r];
+    MOESIM_CHECK(rank.waiting.empty() && rank.running.empty(),
+                 "rank " + std::to_string(r) + ": requests still queued or running at the end");
+    check_kv_drained(static_cast<int>(r), rank.kv.allocated_blocks(), rank.kv.freed_blocks(), rank.kv.used_blocks());
+  }
 }
 
 double Scheduler::kv_peak_utilisation() const {

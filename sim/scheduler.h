@@ -61,6 +61,11 @@ class Scheduler {
 
   std::int64_t kv_blocks_in_use(int rank) const { return ranks_[static_cast<std::size_t>(rank)].kv.used_blocks(); }
   double kv_peak_utilisation() const;
+  // The most KV tokens (whole blocks) any rank held at once.
+  std::int64_t kv_peak_tokens() const;
+  // End-of-run invariants (sim/invariants.h): nothing left queued or running and every rank's KV
+  // blocks freed. Throws InvariantError.
+  void check_drained() const;
   std::int64_t preemptions() const { return preemptions_; }
   // Speculative decoding: drafts verified and accepted so far.
   std::int64_t drafts_proposed() const { return drafts_proposed_; }

@@ -1,5 +1,7 @@
 #include "sim/simulation.h"
 
+#include <chrono>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -8,6 +10,7 @@
 #include "sim/check.h"
 #include "sim/deployment.h"
 #include "sim/event_queue.h"
+#include "sim/invariants.h"
 #include "topology/collectives.h"
 #include "sim/scheduler.h"
 #include "sim/pipeline_step.h"
@@ -50,6 +53,7 @@ class ServingRun {
  public:
   explicit ServingRun(const SimulationConfig& c)
       : config_(c),
+        wall_start_(std::chrono::steady_clock::now()),
         cluster_(c.cluster),
         deployment_(c.deployment, c.model, c.hardware, cluster_),
         cost_(calibration::make_cost_model(c.cost_model, c.hardware)),
@@ -96,14 +100,17 @@ class ServingRun {
     } else if (!requests_.empty()) {
       schedule_arrival(0);
     }
-    events_.run();
     SimulationResult r;
-    for (const auto& rec : records_)
-      MOESIM_CHECK(rec.finished() || !rec.rejected.empty(), "a request neither finished nor was rejected");
+    run_events(r);
+    check_requests_accounted(records_, r.partial);
     for (std::size_t p = 0; p < pool_results_.size(); ++p) {
       auto& pr = pool_results_[p];
-      MOESIM_CHECK(pr.breakdown.tokens_routed == pr.breakdown.tokens_combined, "dispatched != combined tokens");
+      MOESIM_CHECK(pr.breakdown.tokens_routed == pr.breakdown.tokens_combined,
+                   "pool " + std::to_string(p) + ": token-expert pairs dispatched != combined");
       for (std::size_t i = pool_first_[p]; i < pool_first_[p + 1]; ++i) {
+        const Scheduler& scheduler = instances_[i]->scheduler;
+        if (!r.partial) scheduler.check_drained();
+        check_rank_memory(pr.memory, scheduler.kv_peak_tokens(), to_string(pr.role));
         pr.kv_peak_utilisation = std::max(pr.kv_peak_utilisation, instances_[i]->scheduler.kv_peak_utilisation());
         pr.preemptions += instances_[i]->scheduler.preemptions();
         pr.drafts_proposed += instances_[i]->scheduler.drafts_proposed();
@@ -124,6 +131,32 @@ class ServingRun {
   }
 
  private:
+  // Runs the events, stopping early (and marking `r` partial) at a RunLimits bound.
+  void run_events(SimulationResult& r) {
+    const RunLimits& limits = config_.limits;
+    const Time sim_limit = limits.max_sim_time ? Time::zero() + *limits.max_sim_time : Time::max();
+    for (std::uint64_t n = 0;; ++n) {
+      if (limits.max_wall_s && n % 256 == 0 &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count() >= *limits.max_wall_s) {
+        if (events_.pending() == 0) break;
+        r.partial = true;
+        r.partial_reason = "max-wall-time " + seconds_text(*limits.max_wall_s) + " reached";
+        break;
+      }
+      if (!events_.step_within(sim_limit)) break;
+    }
+    if (!r.partial && events_.pending() > 0) {
+      r.partial = true;
+      r.partial_reason = "max-sim-time " + seconds_text(limits.max_sim_time->seconds()) + " reached";
+    }
+  }
+
+  static std::string seconds_text(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g s", s);
+    return buf;
+  }
+
   // The least-loaded instance of pool `p` (lowest index on a tie).
   Instance& pick(std::size_t p) {
     Instance* best = instances_[pool_first_[p]].get();
@@ -235,6 +268,7 @@ class ServingRun {
   }
 
   const SimulationConfig& config_;
+  std::chrono::steady_clock::time_point wall_start_;
   topology::Cluster cluster_;
   Deployment deployment_;
   std::unique_ptr<calibration::CostModel> cost_;

@@ -7,6 +7,11 @@
 // the entry pool's least-loaded instance; prompts finished by a prefill instance are sent to the
 // least-loaded decode instance. All randomness comes from streams derived from `seed`, so a run
 // is reproducible bit for bit.
+//
+// A run can be bounded (RunLimits): when simulated time would pass max_sim_time, or the run has
+// taken max_wall_s of wall-clock time (checked every 256 events), it stops before the next event;
+// the result is then `partial`, with the reason, and holds what had finished by then. At the end
+// the invariants of sim/invariants.h are checked (those about draining only for a complete run).
 #pragma once
 
 #include <cstdint>
@@ -20,11 +25,17 @@
 #include "models/model_spec.h"
 #include "sim/deployment_config.h"
 #include "sim/metrics.h"
+#include "sim/time.h"
 #include "sim/trace.h"
 #include "topology/cluster.h"
 #include "workloads/workload_config.h"
 
 namespace moesim::sim {
+
+struct RunLimits {
+  std::optional<Duration> max_sim_time;  // none: unbounded
+  std::optional<double> max_wall_s;      // none: unbounded
+};
 
 // Where a run stands, for progress bars.
 struct SimulationProgress {
@@ -45,6 +56,7 @@ struct SimulationConfig {
   std::string cost_model = "fitted";
   std::uint64_t seed = 1;
   std::optional<TraceOptions> trace;  // record op-level events for Perfetto
+  RunLimits limits;
   // Called on the simulating thread every kProgressSteps steps (unset: never). It must not
   // change anything the run depends on.
   std::function<void(const SimulationProgress&)> progress;
@@ -59,6 +71,8 @@ struct SimulationResult {
   std::uint64_t events = 0;
   std::vector<TraceEvent> trace;  // empty unless SimulationConfig::trace
   bool trace_truncated = false;   // the event cap was reached
+  bool partial = false;           // a RunLimits bound stopped the run early
+  std::string partial_reason;     // e.g. "max-sim-time 10 s reached"; empty unless partial
 };
 
 // Throws DeploymentError or topology::TopologyError for a deployment that cannot run.

@@ -4,6 +4,7 @@
 
 #include "models/layer_ops.h"
 #include "sim/check.h"
+#include "sim/invariants.h"
 
 namespace moesim::sim {
 namespace {
@@ -128,8 +129,7 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   routing_.draw(moe_layer, step, mb.tokens, rng);
   if (load_) load_->add_routing(load_instance_, step_start_ns_, moe_layer, routing_.expert_counts(), routing_.slot_counts(),
                               routing_.slots_per_rank());
-  MOESIM_CHECK(routing_.total_pairs() == routing_.total_received(),
-               "token-expert pairs dispatched != pairs received by experts");
+  check_layer_pairs(moe_layer, routing_.total_pairs(), routing_.total_received());
   const bool low_latency = dispatch_options_.algorithm == "low-latency";
   topology::CommResult dispatch;
   if (aggregated_) {

@@ -6,6 +6,7 @@
 #include "models/layer_ops.h"
 #include "models/parallel_shard.h"
 #include "sim/check.h"
+#include "sim/invariants.h"
 #include "sim/step_model.h"
 #include "sim/tp_collective.h"
 
@@ -130,8 +131,7 @@ void StepModel::run_gathered_moe_layer(MicroBatch& mb, int moe_layer, std::int64
   for (int r = 0; r < ranks; ++r)
     unit_tokens_[static_cast<std::size_t>(r / unit)] += mb.tokens[static_cast<std::size_t>(r)];
   routing_.draw(moe_layer, step, unit_tokens_, rng);
-  MOESIM_CHECK(routing_.total_pairs() == routing_.total_received(),
-               "token-expert pairs routed != pairs received by experts");
+  check_layer_pairs(moe_layer, routing_.total_pairs(), routing_.total_received());
   for (std::size_t u = 0; u < unit_gemm_ns_.size(); ++u)
     unit_gemm_ns_[u] = expert_gemm_ns(model_, cost_, routing_.local_counts(static_cast<int>(u)), unit);
   for (int r = 0; r < ranks; ++r) {

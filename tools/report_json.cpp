@@ -97,6 +97,9 @@ std::string summary_json(const scenarios::Scenario& scenario, const sim::Simulat
   j["model"] = scenario.model.name;
   j["hardware"] = scenario.hardware.name;
   j["gpus"] = s.gpus;
+  // A run stopped by --max-sim-time / --max-wall-time: what had finished by then.
+  j["partial"] = result.partial;
+  if (result.partial) j["partial_reason"] = result.partial_reason;
   j["requests"] = {{"total", s.requests}, {"completed", s.completed}, {"rejected", s.rejected},
                    {"preempted", s.preempted}};
   j["tokens"] = {{"input", s.input_tokens}, {"output", s.output_tokens}};

@@ -94,6 +94,9 @@ void print_summary(std::ostream& out, const scenarios::Scenario& sc, const sim::
   out << fmt("  %s on %d x %s (%d nodes, %s)\n", sc.model.name.c_str(), s.gpus, sc.hardware.name.c_str(),
              sc.cluster.nodes, sc.cluster.preset.c_str());
   for (const auto& p : sc.deployment.pools()) out << "  " << pool_line(p) << "\n";
+  if (r.partial)
+    out << fmt("  PARTIAL RESULTS: the run stopped early (%s); %lld of %lld requests had finished\n",
+               r.partial_reason.c_str(), static_cast<long long>(s.completed), static_cast<long long>(s.requests));
   out << fmt("  requests: %lld completed, %lld rejected, %lld preempted; %lld input + %lld output tokens in %.2f s "
              "simulated\n",
              static_cast<long long>(s.completed), static_cast<long long>(s.rejected),

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "scenarios/loader.h"
+#include "scenarios/units.h"
 #include "tools/commands.h"
 #include "tools/progress_bar.h"
 #include "tools/report_html.h"
@@ -32,7 +33,29 @@ struct RunOptions {
   std::string trace_steps = "0:20";
   int trace_ranks = 8;
   int seeds = 1;  // > 1: replicate with seeds seed, seed+1, ... and report 95 % confidence intervals
+  std::string max_sim_time;   // empty: unbounded
+  std::string max_wall_time;  // empty: unbounded
 };
+
+// A positive duration flag ("10s", "500ms") in nanoseconds.
+double duration_flag_ns(const std::string& flag, const std::string& text) {
+  double ns = 0;
+  try {
+    ns = scenarios::parse_duration_ns(text);
+  } catch (const scenarios::UnitError& e) {
+    throw UsageError(flag + ": " + e.what());
+  }
+  if (!(ns > 0) || ns > 9.2e18) throw UsageError(flag + ": expected a positive duration below 292 years, got '" + text + "'");
+  return ns;
+}
+
+sim::RunLimits run_limits(const RunOptions& o) {
+  sim::RunLimits l;
+  if (!o.max_sim_time.empty())
+    l.max_sim_time = sim::Duration::from_ns_rounded(duration_flag_ns("--max-sim-time", o.max_sim_time));
+  if (!o.max_wall_time.empty()) l.max_wall_s = duration_flag_ns("--max-wall-time", o.max_wall_time) / 1e9;
+  return l;
+}
 
 // "A:B" -> steps A..B inclusive.
 sim::TraceOptions trace_options(const RunOptions& o) {
@@ -56,6 +79,7 @@ sim::TraceOptions trace_options(const RunOptions& o) {
 }
 
 int run_scenario(const RunOptions& o) {
+  const sim::RunLimits limits = run_limits(o);
   auto overrides = o.overrides;
   if (o.seed) overrides.push_back("seed=" + std::to_string(*o.seed));
   const scenarios::Scenario scenario = scenarios::load_scenario_file(o.scenario, overrides);
@@ -63,6 +87,7 @@ int run_scenario(const RunOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   auto config = scenarios::simulation_config(scenario);
   if (!o.trace_file.empty()) config.trace = trace_options(o);
+  config.limits = limits;
   ProgressBar progress(static_cast<std::size_t>(config.workload.requests), 0, "requests", progress_wanted(o.quiet));
   if (progress.enabled())
     config.progress = [&progress](const sim::SimulationProgress& p) {
@@ -145,6 +170,10 @@ Command add_run_command(CLI::App& app) {
   cmd->add_flag("--report", options->report, "Also write report.html, a self-contained page of charts (docs/report.md)");
   cmd->add_option("--seeds", options->seeds, "Replicate over N seeds and report 95 % confidence intervals")
       ->check(CLI::Range(1, 1000));
+  cmd->add_option("--max-sim-time", options->max_sim_time,
+                  "Stop once simulated time reaches this (e.g. 10s); results are marked partial");
+  cmd->add_option("--max-wall-time", options->max_wall_time,
+                  "Stop once the run has taken this much wall-clock time (e.g. 30s); results are marked partial");
   cmd->add_option("--trace", options->trace_file, "Write a Perfetto-loadable Chrome trace of the ops to FILE");
   cmd->add_option("--trace-steps", options->trace_steps, "Steps of each instance to trace, FIRST:LAST (default 0:20)");
   cmd->add_option("--trace-ranks", options->trace_ranks, "Trace ranks 0..N-1 of each instance (default 8)")

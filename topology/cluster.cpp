@@ -12,6 +12,9 @@ namespace {
 void check_config(const ClusterConfig& c) {
   if (c.nodes < 1) throw TopologyError("cluster.nodes must be at least 1");
   if (c.devices_per_node < 1) throw TopologyError("cluster.devices_per_node must be at least 1");
+  if (std::int64_t{c.nodes} * c.devices_per_node > kMaxClusterDevices)
+    throw TopologyError("cluster of " + std::to_string(std::int64_t{c.nodes} * c.devices_per_node) +
+                        " devices exceeds the limit of " + std::to_string(kMaxClusterDevices));
   if (!(c.scaleup_bytes_per_s > 0) || !(c.nic_bytes_per_s > 0))
     throw TopologyError("cluster link bandwidths must be positive");
   if (!(c.scaleup_efficiency > 0 && c.scaleup_efficiency <= 1) ||

@@ -26,6 +26,10 @@ class TopologyError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The most devices a cluster may have (nodes × devices_per_node), refused beyond before anything
+// is built: 131072, above the largest clusters deployed (docs/robustness.md).
+inline constexpr int kMaxClusterDevices = 1 << 17;
+
 // Bandwidths are per direction, in bytes per second, at line rate; the efficiencies turn line
 // rate into what collectives achieve. The defaults are the hgx/H800 calibration of
 // docs/topology.md (fitted to DeepEP's published normal-mode table); cluster_preset_defaults()

@@ -8,7 +8,9 @@
 
 #include "workloads/lengths.h"
 #include "workloads/prefix_hit.h"
+#include "workloads/input_limits.h"
 #include "workloads/trace_replay.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::workloads {
 
@@ -26,6 +28,19 @@ std::vector<RegistryEntry> arrival_processes() {
       {"trace", "replays arrival times and lengths from a CSV (Azure LLM traces) or JSONL (Mooncake) file"},
   };
 }
+
+namespace {
+
+// Arrival nanoseconds, refused past the clock's horizon (input_limits.h) rather than overflowing.
+std::int64_t horizon(double arrival_ns, std::int64_t i) {
+  if (!(arrival_ns <= kMaxArrivalNs))
+    throw WorkloadError("workload.arrivals: request " + std::to_string(i) + " would arrive after " +
+                        std::to_string(arrival_ns / 1e9) + " s, beyond the 4e9 s the simulator's clock holds " +
+                        "(is the rate too low?)");
+  return std::llround(arrival_ns);
+}
+
+}  // namespace
 
 std::vector<Request> generate_requests(const WorkloadConfig& config, Rng& rng) {
   const auto& a = config.arrivals;
@@ -52,7 +67,7 @@ std::vector<Request> generate_requests(const WorkloadConfig& config, Rng& rng) {
     for (const auto& t : rows) {
       Request r;
       r.id = static_cast<std::int64_t>(out.size());
-      r.arrival_ns = std::llround(static_cast<double>(t.arrival_ns) * a.time_scale);
+      r.arrival_ns = horizon(static_cast<double>(t.arrival_ns) * a.time_scale, r.id);
       r.input_tokens = t.input_tokens;
       r.output_tokens = t.output_tokens;
       r.prefix_hit = prefix.from_trace() ? t.prefix_hit : prefix(rng);
@@ -75,12 +90,12 @@ std::vector<Request> generate_requests(const WorkloadConfig& config, Rng& rng) {
     r.id = i;
     if (a.process == "poisson") {
       t_s += exp_gap(rng);
-      r.arrival_ns = std::llround(t_s * 1e9);
+      r.arrival_ns = horizon(t_s * 1e9, i);
     } else if (a.process == "gamma") {
       t_s += gamma_gap(rng);
-      r.arrival_ns = std::llround(t_s * 1e9);
+      r.arrival_ns = horizon(t_s * 1e9, i);
     } else if (a.process == "constant") {
-      r.arrival_ns = std::llround(static_cast<double>(i) * 1e9 / a.rate_per_s);
+      r.arrival_ns = horizon(static_cast<double>(i) * 1e9 / a.rate_per_s, i);
     } else {
       r.arrival_ns = kArrivesOnRelease;
     }

@@ -4,11 +4,13 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
+#include "workloads/input_limits.h"
 #include "workloads/workload_error.h"
 
 namespace moesim::workloads {
@@ -64,7 +66,28 @@ std::int64_t days_from_civil(int y, int m, int d) {
   return static_cast<std::int64_t>(era) * 146097 + doe - 719468;
 }
 
-std::int64_t clamp_length(double v) { return std::max<std::int64_t>(1, std::llround(std::min(v, 1e15))); }
+std::string shortest(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// A length below one token becomes one; one above kMaxRequestTokens is refused.
+std::int64_t checked_length(const std::string& name, std::int64_t line, const char* what, double v) {
+  if (v > static_cast<double>(kMaxRequestTokens))
+    fail_at_line(name, line, std::string(what) + " length " + std::to_string(std::llround(std::min(v, 9e18))) +
+                                 " exceeds the limit of " + std::to_string(kMaxRequestTokens) + " tokens");
+  return std::max<std::int64_t>(1, std::llround(v));
+}
+
+// Nanoseconds of a time in `unit_ns` units, refused beyond kMaxArrivalNs.
+std::int64_t checked_time_ns(const std::string& name, std::int64_t line, double t, double unit_ns) {
+  const double ns = t * unit_ns;
+  if (!(std::abs(ns) <= kMaxArrivalNs))
+    fail_at_line(name, line, "time " + shortest(t) + (unit_ns == 1e6 ? " ms" : " s") +
+                                 " is out of range (at most 4e9 s either side of zero)");
+  return std::llround(ns);
+}
 
 void finish(std::vector<TraceRequest>& out) {
   if (out.empty()) return;
@@ -116,6 +139,7 @@ bool parse_datetime_ns(const std::string& text, std::int64_t& ns) {
   }
   if (pos != s.size()) return false;
   const std::int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset_s;
+  if (secs > 9'000'000'000 || secs < -9'000'000'000) return false;  // beyond int64 nanoseconds
   ns = secs * 1'000'000'000 + frac_ns;
   return true;
 }
@@ -152,17 +176,21 @@ std::vector<TraceRequest> parse_request_trace_csv(std::istream& in, const std::s
     const auto& ts = f[static_cast<std::size_t>(t_col)];
     double t = 0;
     if (parse_number(ts, t)) {
-      r.arrival_ns = std::llround(t * (ms ? 1e6 : 1e9));
+      r.arrival_ns = checked_time_ns(name, no, t, ms ? 1e6 : 1e9);
     } else if (ms || !parse_datetime_ns(ts, r.arrival_ns)) {
       fail_at_line(name, no, "bad time '" + ts + "' (expected seconds or YYYY-MM-DD HH:MM:SS.fff)");
+    } else if (!(std::abs(static_cast<double>(r.arrival_ns)) <= kMaxArrivalNs)) {
+      fail_at_line(name, no, "date-time '" + ts + "' is out of range (years 1844 to 2096)");
     }
     double len_in = 0, len_out = 0;
     if (!parse_number(f[static_cast<std::size_t>(in_col)], len_in) || len_in < 0)
       fail_at_line(name, no, "bad input length '" + f[static_cast<std::size_t>(in_col)] + "'");
     if (!parse_number(f[static_cast<std::size_t>(out_col)], len_out) || len_out < 0)
       fail_at_line(name, no, "bad output length '" + f[static_cast<std::size_t>(out_col)] + "'");
-    r.input_tokens = clamp_length(len_in);
-    r.output_tokens = clamp_length(len_out);
+    r.input_tokens = checked_length(name, no, "input", len_in);
+    r.output_tokens = checked_length(name, no, "output", len_out);
+    if (static_cast<std::int64_t>(out.size()) == kMaxRequests)
+      fail_at_line(name, no, "more than " + std::to_string(kMaxRequests) + " requests");
     out.push_back(r);
   }
   finish(out);
@@ -194,21 +222,23 @@ std::vector<TraceRequest> parse_request_trace_jsonl(std::istream& in, const std:
       j = nlohmann::json::parse(line);
     } catch (const nlohmann::json::parse_error& e) {
       fail_at_line(name, no, std::string("not a JSON object (truncated line?): ") + e.what());
+    } catch (const nlohmann::json::out_of_range& e) {
+      fail_at_line(name, no, std::string("a number is out of range: ") + e.what());
     }
     if (!j.is_object()) fail_at_line(name, no, "expected a JSON object per line");
     TraceRequest r;
     double t = 0, len_in = 0, len_out = 0;
     if (number(j, "timestamp", false, t)) {
-      r.arrival_ns = std::llround(t * 1e6);  // Mooncake: milliseconds
+      r.arrival_ns = checked_time_ns(name, no, t, 1e6);  // Mooncake: milliseconds
     } else if (number(j, "arrival_s", false, t)) {
-      r.arrival_ns = std::llround(t * 1e9);
+      r.arrival_ns = checked_time_ns(name, no, t, 1e9);
     } else {
       fail_at_line(name, no, "missing field \"timestamp\" (ms) or \"arrival_s\"");
     }
     if (!number(j, "input_length", false, len_in)) number(j, "input_tokens", true, len_in);
     if (!number(j, "output_length", false, len_out)) number(j, "output_tokens", true, len_out);
-    r.input_tokens = clamp_length(len_in);
-    r.output_tokens = clamp_length(len_out);
+    r.input_tokens = checked_length(name, no, "input", len_in);
+    r.output_tokens = checked_length(name, no, "output", len_out);
     if (const auto h = j.find("hash_ids"); h != j.end()) {
       if (!h->is_array()) fail_at_line(name, no, "\"hash_ids\" must be an array of integers");
       std::int64_t leading = 0;
@@ -221,6 +251,8 @@ std::vector<TraceRequest> parse_request_trace_jsonl(std::istream& in, const std:
       }
       r.prefix_hit = std::min(1.0, static_cast<double>(leading) * block_tokens / static_cast<double>(r.input_tokens));
     }
+    if (static_cast<std::int64_t>(out.size()) == kMaxRequests)
+      fail_at_line(name, no, "more than " + std::to_string(kMaxRequests) + " requests");
     out.push_back(r);
   }
   finish(out);

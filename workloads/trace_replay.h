@@ -10,7 +10,8 @@
 //    milliseconds (or `arrival_s` in seconds), `input_length`, `output_length`, optional
 //    `hash_ids` (block hashes; identical leading ids = shared prefix).
 // Arrivals are made relative to the earliest request and sorted (stable). Lengths below 1 token
-// become 1 (the simulator needs a prompt and a first token). Any malformed or truncated row throws
+// become 1 (the simulator needs a prompt and a first token); the limits of
+// workloads/input_limits.h (lengths, times, rows) are refused naming the line. Any malformed or truncated row throws
 // WorkloadError naming file:line; nothing is read past a bad row.
 #pragma once
 

@@ -79,6 +79,8 @@ SafetensorsFile::SafetensorsFile(std::filesystem::path path) : path_(std::move(p
     j = nlohmann::json::parse(header);
   } catch (const nlohmann::json::parse_error& e) {
     fail(8 + (e.byte > 0 ? e.byte - 1 : 0), "header is not valid JSON");
+  } catch (const nlohmann::json::out_of_range&) {
+    fail(8, "header is not valid JSON (a number is out of range)");
   }
   if (!j.is_object()) fail(8, "header is not a JSON object");
   for (auto it = j.begin(); it != j.end(); ++it) {
@@ -130,6 +132,7 @@ void SafetensorsFile::read(const TensorInfo& t, float* out) const {
   if (t.dtype != "BF16" && t.dtype != "F16" && t.dtype != "F32")
     throw ModelError(path_.string() + ": tensor '" + t.name + "': dtype " + t.dtype +
                      " is not supported (BF16, F16, F32); convert the checkpoint first");
+  if (t.end == t.begin) return;  // an empty tensor: nothing to read (and memcpy must not see null)
   std::ifstream in(path_, std::ios::binary);
   std::vector<unsigned char> raw(t.end - t.begin);
   in.seekg(static_cast<std::streamoff>(data_start_ + t.begin));

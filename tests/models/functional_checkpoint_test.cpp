@@ -235,11 +235,29 @@ TEST(Safetensors, CorruptHeadersAreRejected) {
             f + ": byte 8: tensor 'a': unknown dtype 'Q4'");
   EXPECT_EQ(error_for(with_header(R"({"a": {"dtype": "F32", "shape": [2]}})")),
             f + ": byte 8: tensor 'a': expected {\"dtype\", \"shape\", \"data_offsets\": [begin, end]}");
+  // Found by fuzzing: a number too large for a double escaped as nlohmann's out_of_range.
+  EXPECT_EQ(error_for(with_header(R"({"a": {"dtype": "F32", "shape": [1e999], "data_offsets": [0, 4]}})")),
+            f + ": byte 8: header is not valid JSON (a number is out of range)");
   test::write_bytes(file, with_header(R"({"w": {"dtype": "F8_E4M3", "shape": [2], "data_offsets": [0, 2]}})") + "xy");
   const SafetensorsFile fp8(file);
   std::vector<float> out(2);
   EXPECT_EQ(error_of([&] { fp8.read(*fp8.find("w"), out.data()); }),
             f + ": tensor 'w': dtype F8_E4M3 is not supported (BF16, F16, F32); convert the checkpoint first");
+}
+
+// Found by fuzzing: reading an empty tensor passed null pointers to memcpy (undefined behaviour).
+TEST(Safetensors, EmptyTensorsReadAsNothing) {
+  TempDir dir;
+  const fs::path file = dir.path() / "e.safetensors";
+  const std::string json = R"({"z": {"dtype": "F32", "shape": [0, 5], "data_offsets": [0, 0]}})";
+  std::string bytes;
+  for (int b = 0; b < 8; ++b) bytes.push_back(static_cast<char>((json.size() >> (8 * b)) & 0xFF));
+  test::write_bytes(file, bytes + json);
+  const SafetensorsFile f(file);
+  ASSERT_NE(f.find("z"), nullptr);
+  EXPECT_EQ(f.find("z")->elements(), 0);
+  std::vector<float> out;
+  EXPECT_EQ(error_of([&] { f.read(*f.find("z"), out.data()); }), "(no error)");
 }
 
 TEST(Checkpoint, MissingTensorsWrongShapesAndBadIndexesAreErrors) {

@@ -208,6 +208,20 @@ TEST(HfConfig, TiedEmbeddingsAndDefaults) {
   EXPECT_EQ(m.name, "hf-model");
 }
 
+// Found by fuzzing: nlohmann reports a number beyond a double as out_of_range, not parse_error;
+// the error is a ModelError pointing at the literal.
+TEST(HfConfig, NumberOverflowIsASyntaxErrorAtTheLiteral) {
+  EXPECT_EQ(error_of(R"({"architectures": [1e999]})"),
+            "config.json:1:20: JSON syntax error: number overflow parsing '1e999'");
+  EXPECT_EQ(error_of("{\n  \"hidden_size\": -4e4444\n}"),
+            "config.json:2:18: JSON syntax error: number overflow parsing '-4e4444'");
+}
+
+TEST(HfConfig, AbsurdLayerAndExpertCountsAreRefused) {
+  EXPECT_EQ(error_of(R"({"architectures": ["MixtralForCausalLM"], "num_hidden_layers": 1000000000})"),
+            "config.json: num_hidden_layers: 1000000000 exceeds the limit of 4096");
+}
+
 TEST(HfConfig, JsonSyntaxErrorNamesLineAndColumn) {
   const std::string e = error_of("{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  \"hidden_size\": 40 96\n}\n");
   // nlohmann positions the error at the last character of the offending token ("96").

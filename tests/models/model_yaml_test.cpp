@@ -91,6 +91,23 @@ TEST(ModelYaml, ForwardNumericsErrors) {
             "m.yaml:16:19: moe.routed_scaling: expected a number > 0, got -1");
 }
 
+// Found by fuzzing: yaml-cpp 0.7's LoadAll never returns (allocating without bound) on a lone
+// ',' at the top level; the reader now reports it as a syntax error at the comma.
+TEST(ModelYaml, StrayTopLevelCommaIsASyntaxErrorNotAHang) {
+  EXPECT_EQ(error_of(","), "m.yaml:1:1: YAML syntax error: unexpected character (the parser cannot go on from here)");
+  EXPECT_EQ(error_of(",'':"), "m.yaml:1:1: YAML syntax error: unexpected character (the parser cannot go on from here)");
+  EXPECT_EQ(error_of("name: x\n,\n"), "m.yaml:2:1: YAML syntax error: end of map not found");  // not affected
+}
+
+// Input limits: a billion layers (found by fuzzing: the reader's per-layer walks then ran for
+// minutes) or a million experts are refused where they are written.
+TEST(ModelYaml, AbsurdLayerAndExpertCountsAreRefused) {
+  EXPECT_EQ(error_of(replace(kModel, "layers: 4", "layers: 1000000000")),
+            "m.yaml:2:9: layers: expected an integer in [1, 4096], got 1000000000");
+  EXPECT_EQ(error_of(replace(kModel, "routed_experts: 16", "routed_experts: 1000000")),
+            "m.yaml:12:19: moe.routed_experts: expected an integer in [1, 65535], got 1000000");
+}
+
 TEST(ModelYaml, ReadsAValidModel) {
   const ModelSpec m = load_model_yaml(kModel, "m.yaml");
   EXPECT_EQ(m.name, "m");

@@ -94,6 +94,39 @@ TEST(RoutingTrace, MalformedContentIsRejected) {
   EXPECT_THROW(read_bytes(dup), ModelError);
 }
 
+std::string read_error(const std::string& b) {
+  try {
+    read_bytes(b);
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// Input limits: a header that claims 2^40 steps (or a step of 2^28 tokens) fails where the file
+// ends, having allocated only one chunk; a non-finite router weight is refused.
+TEST(RoutingTrace, AbsurdClaimsFailWithoutAllocatingForThem) {
+  std::string b = bytes_of(sample_trace(false));
+  const std::size_t steps_at = 32 + 8;  // header, then the 8-byte name "tiny-moe"
+  b[steps_at + 5] = 1;                  // + 2^40 steps
+  EXPECT_EQ(read_error(b), "r.trace: byte " + std::to_string(b.size()) + ": truncated file: ends inside step 3 token count");
+  std::string big = bytes_of(sample_trace(false));
+  big[steps_at + 8 + 3] = 0x08;  // step 0: 2^27 + 1 tokens
+  EXPECT_EQ(read_error(big),
+            "r.trace: byte " + std::to_string(big.size()) + ": truncated file: ends inside step 0 layer 0 expert ids");
+  big[steps_at + 8 + 3] = 0x10;  // 2^28 + 1: above the format's limit
+  EXPECT_EQ(read_error(big), "r.trace: byte 52: step 0: 268435457 tokens (max 2^28)");
+}
+
+TEST(RoutingTrace, NonFiniteRouterWeightsAreRefused) {
+  std::string b = bytes_of(sample_trace(true));
+  const std::size_t first_weight = 32 + 8 + 8 + 4 + 2 * 2;  // after step 0 layer 0's two ids
+  b[first_weight + 2] = static_cast<char>(0xC0);            // 0x7FC00000: a quiet NaN
+  b[first_weight + 3] = 0x7F;
+  EXPECT_EQ(read_error(b), "r.trace: byte " + std::to_string(first_weight) +
+                               ": step 0 layer 0: router weight is not a finite number");
+}
+
 TEST(RoutingTrace, WriterRejectsInconsistentSteps) {
   auto t = sample_trace(false);
   t.steps[1].ids.pop_back();

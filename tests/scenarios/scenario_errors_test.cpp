@@ -177,6 +177,12 @@ TEST(ScenarioErrors, YamlSyntaxErrorHasPosition) {
             "scn.yaml:3:1: YAML syntax error: end of map flow not found");
 }
 
+// Found by fuzzing: a stray top-level ',' made yaml-cpp 0.7's LoadAll loop forever.
+TEST(ScenarioErrors, StrayTopLevelCommaIsASyntaxError) {
+  EXPECT_EQ(load_error(",\n" + std::string(kMinimal)),
+            "scn.yaml:1:1: YAML syntax error: unexpected character (the parser cannot go on from here)");
+}
+
 TEST(ScenarioErrors, OneDocumentOnly) {
   EXPECT_EQ(load_error(std::string(kMinimal) + "---\nmodel: tiny-moe\n"),
             "scn.yaml:8:1: expected one YAML document, found 2");

@@ -146,7 +146,7 @@ TEST(ScenarioSectionErrors, LengthParameters) {
   EXPECT_EQ(load_error(with("workload: {output_tokens: {dist: lognormal, mean: 500, sigma: 11}}\n")),
             "scn.yaml:7:63: workload.output_tokens.sigma: expected a number in [0, 10], got 11");
   EXPECT_EQ(load_error(with("workload: {input_tokens: {dist: normal, mean: 0.5}}\n")),
-            "scn.yaml:7:47: workload.input_tokens.mean: expected a number >= 1, got 0.5");
+            "scn.yaml:7:47: workload.input_tokens.mean: expected a number in [1, 33554432], got 0.5");
   EXPECT_EQ(load_error(with("workload: {input_tokens: {dist: empirical}}\n")),
             "scn.yaml:7:26: workload.input_tokens: dist 'empirical' needs path");
   EXPECT_EQ(load_error(with("workload: {input_tokens: {dist: normal, mean: 100, stdev: 5}}\n")),

@@ -140,5 +140,28 @@ TEST(RequestTrace, FormatByExtensionAndMissingFile) {
   EXPECT_THROW(read_request_trace("/nonexistent/trace.csv"), WorkloadError);
 }
 
+// Input limits (workloads/input_limits.h): absurd lengths and times are refused naming the line,
+// before they can overflow nanoseconds or reach the simulator.
+TEST(TraceLimits, AbsurdLengthsAndTimesAreRefused) {
+  const std::string head = "arrival_s,input_tokens,output_tokens\n";
+  EXPECT_EQ(error_of(head + "0,1000000000,1\n", false),
+            "t.csv:2: input length 1000000000 exceeds the limit of 33554432 tokens");
+  EXPECT_EQ(error_of(head + "0,10,1e300\n", false),
+            "t.csv:2: output length 9000000000000000000 exceeds the limit of 33554432 tokens");
+  EXPECT_EQ(error_of(head + "0,10,1\n-9.1e9,10,1\n", false),
+            "t.csv:3: time -9.1e+09 s is out of range (at most 4e9 s either side of zero)");
+  EXPECT_EQ(error_of("TIMESTAMP,ContextTokens,GeneratedTokens\n2200-01-01 00:00:00,5,5\n", false),
+            "t.csv:2: date-time '2200-01-01 00:00:00' is out of range (years 1844 to 2096)");
+  EXPECT_EQ(error_of("{\"timestamp\": 1e300, \"input_length\": 5, \"output_length\": 1}\n", true),
+            "t.jsonl:1: time 1e+300 ms is out of range (at most 4e9 s either side of zero)");
+  EXPECT_EQ(error_of("{\"timestamp\": 0, \"input_length\": 2e9, \"output_length\": 1}\n", true),
+            "t.jsonl:1: input length 2000000000 exceeds the limit of 33554432 tokens");
+}
+
+// Found by fuzzing: a number beyond a double made nlohmann throw out_of_range, which escaped.
+TEST(TraceLimits, JsonNumberOverflowIsAWorkloadError) {
+  EXPECT_EQ(error_of("{\"timestamp\": 1e999, \"input_length\": 5, \"output_length\": 1}\n", true).rfind("t.jsonl:1: a number is out of range: ", 0), 0u);
+}
+
 }  // namespace
 }  // namespace moesim::workloads
