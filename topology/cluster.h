@@ -138,6 +138,7 @@ class Cluster {
   // Shortest-path ECMP routes between devices (topology/routing.h), cached.
   const Route& route(int src_device, int dst_device) const;
   const std::vector<Route>& routes_from(int src_device) const;
+  const RouteCache& route_cache() const { return *routes_; }
 
  private:
   void index_graph();

@@ -5,6 +5,7 @@
 
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "topology/all_to_all.h"
@@ -109,6 +110,31 @@ TEST(AllToAllFidelity, ClosedFormEqualsAnalyticOnTheRoutedSchedule) {
           EXPECT_NEAR(closed.link_bytes[l], routed.link_bytes[l], 1e-6 * (1 + routed.link_bytes[l])) << c.link_name(l);
         }
       }
+  }
+}
+
+TEST(AllToAllFidelity, FlowReportsTheRoutedLinkLoads) {
+  // The flow model shares reduced routes (ECMP groups merged, host links dropped) but must
+  // report every physical link's load as routing gives it.
+  std::mt19937_64 rng(12);
+  std::uniform_real_distribution<double> size(0, 1e6);
+  for (const char* preset : {"hgx", "generic", "nvl72", "cloudmatrix384"}) {
+    const Cluster c = make(preset, preset == std::string("cloudmatrix384") ? 1 : 3, 2);
+    const int n = std::min(c.num_devices(), 48);
+    TrafficMatrix t(n);
+    for (int s = 0; s < n; ++s)
+      for (int d = 0; d < n; ++d) t.at(s, d) = size(rng);
+    for (const char* algo : {"direct", "hierarchical"}) {
+      AllToAllOptions o;
+      o.algorithm = algo;
+      const Schedule plan = all_to_all_schedule(c, identity(n), TrafficView(t), o);
+      const CommResult routed = run_schedule(c, plan, find_fidelity("analytic"));
+      const CommResult flow = run_schedule(c, plan, find_fidelity("flow"));
+      for (int l = 0; l < c.num_links(); ++l) {
+        EXPECT_NEAR(flow.link_bytes[l], routed.link_bytes[l], 1e-9 * (1 + routed.link_bytes[l])) << preset << " " << c.link_name(l);
+      }
+      EXPECT_EQ(flow.bottleneck_link, routed.bottleneck_link) << preset << " " << algo;
+    }
   }
 }
 
