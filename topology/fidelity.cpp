@@ -58,15 +58,18 @@ class FlowFidelity final : public NetworkFidelity {
   std::string_view name() const override { return "flow"; }
   double transfer_ns(const Cluster& cluster, const std::vector<Flow>& flows,
                      std::vector<double>& link_bytes) const override {
-    // The flows share the links of the reduced routes (flow_routes_from), renumbered densely
-    // as they first appear; every link's load follows from theirs (flow_link_shares).
+    // The flows share the links of the reduced routes (flow_routes_from) that can bind,
+    // renumbered densely as they first appear; every link's load follows from the reduced
+    // links' loads (flow_link_shares).
     const auto links = static_cast<std::size_t>(cluster.num_links());
-    std::vector<int> dense(links, -1);
-    std::vector<double> load;  // per problem link
+    const std::vector<char> binds = flow_links_that_bind(cluster);
+    std::vector<int> dense(links, -1), loaded(links, -1);
+    std::vector<double> load;  // per reduced link, numbered as in `loaded`
     FlowProblem p;
     p.bytes.reserve(flows.size());
     p.offset.reserve(flows.size() + 1);
-    p.hops.reserve(4 * flows.size());
+    p.link.reserve(4 * flows.size());
+    p.fraction.reserve(4 * flows.size());
     const FlowRoutes* routes = nullptr;
     int src = -1;
     for (const Flow& f : flows) {
@@ -76,20 +79,24 @@ class FlowFidelity final : public NetworkFidelity {
       const auto dst = static_cast<std::size_t>(f.dst);
       for (int k = routes->offset[dst]; k < routes->offset[dst + 1]; ++k) {
         const RouteHop& h = routes->hops[static_cast<std::size_t>(k)];
-        int& d = dense[static_cast<std::size_t>(h.link)];
-        if (d < 0) {
-          d = static_cast<int>(p.capacity.size());
-          p.capacity.push_back(flow_link_capacity(cluster, h.link));
+        const auto id = static_cast<std::size_t>(h.link);
+        if (loaded[id] < 0) {
+          loaded[id] = static_cast<int>(load.size());
           load.push_back(0);
         }
-        p.add_hop(d, h.fraction);
-        load[static_cast<std::size_t>(d)] += f.bytes * h.fraction;
+        load[static_cast<std::size_t>(loaded[id])] += f.bytes * h.fraction;
+        if (!binds[id]) continue;
+        if (dense[id] < 0) {
+          dense[id] = static_cast<int>(p.capacity.size());
+          p.capacity.push_back(flow_link_capacity(cluster, h.link));
+        }
+        p.add_hop(dense[id], h.fraction);
       }
     }
     const std::vector<LinkShare> shares = flow_link_shares(cluster);
     for (std::size_t l = 0; l < links; ++l) {
-      const int d = dense[static_cast<std::size_t>(shares[l].of)];
-      if (d >= 0) link_bytes[l] += shares[l].share * load[static_cast<std::size_t>(d)];
+      const int k = loaded[static_cast<std::size_t>(shares[l].of)];
+      if (k >= 0) link_bytes[l] += shares[l].share * load[static_cast<std::size_t>(k)];
     }
     return max_min_completion_s(p) * 1e9;
   }

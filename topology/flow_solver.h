@@ -13,23 +13,20 @@
 
 namespace moesim::topology {
 
-struct FlowHop {
-  int link = -1;
-  double fraction = 0;
-};
-
 struct FlowProblem {
   std::vector<double> capacity;  // bytes per second, per link
   std::vector<double> bytes;     // per flow
   std::vector<int> offset{0};    // flow f uses hops [offset[f], offset[f + 1])
-  std::vector<FlowHop> hops;
+  std::vector<int> link;
+  std::vector<double> fraction;
 
   void add_flow(double flow_bytes) {
     bytes.push_back(flow_bytes);
-    offset.push_back(static_cast<int>(hops.size()));
+    offset.push_back(static_cast<int>(link.size()));
   }
   void add_hop(int l, double f) {
-    hops.push_back({l, f});
+    link.push_back(l);
+    fraction.push_back(f);
     ++offset.back();
   }
 };

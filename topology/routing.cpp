@@ -187,4 +187,25 @@ std::vector<LinkShare> flow_link_shares(const Cluster& cluster) {
   return shares;
 }
 
+std::vector<char> flow_links_that_bind(const Cluster& cluster) {
+  std::vector<char> binds(static_cast<std::size_t>(cluster.num_links()), 1);
+  if (!cluster.regular()) return binds;
+  const auto& leaves = cluster.leaves();
+  std::vector<double> nic_up(leaves.size(), 0.0), nic_down(leaves.size(), 0.0);  // per leaf
+  for (int d = 0; d < cluster.num_devices(); ++d) {
+    const DeviceLinks& dl = cluster.device_links(d);
+    if (dl.leaf < 0) continue;
+    if (dl.nic_out >= 0) nic_up[static_cast<std::size_t>(dl.leaf)] += cluster.link_capacity(dl.nic_out);
+    if (dl.nic_in >= 0) nic_down[static_cast<std::size_t>(dl.leaf)] += cluster.link_capacity(dl.nic_in);
+  }
+  for (std::size_t l = 0; l < leaves.size(); ++l) {
+    // (To the solver's tie tolerance: the sums may round apart when they are equal.)
+    if (!leaves[l].up.empty() && flow_link_capacity(cluster, leaves[l].up.front()) >= nic_up[l] * (1 - 1e-9))
+      binds[static_cast<std::size_t>(leaves[l].up.front())] = 0;
+    if (!leaves[l].down.empty() && flow_link_capacity(cluster, leaves[l].down.front()) >= nic_down[l] * (1 - 1e-9))
+      binds[static_cast<std::size_t>(leaves[l].down.front())] = 0;
+  }
+  return binds;
+}
+
 }  // namespace moesim::topology

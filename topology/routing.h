@@ -68,5 +68,9 @@ struct LinkShare {
   double share = 1;
 };
 std::vector<LinkShare> flow_link_shares(const Cluster& cluster);
+// Per link id: 0 for a reduced link that can never bind, so that max-min sharing may leave it
+// out: a leaf's spine group whose capacity covers every NIC link of the leaf on that side (each
+// flow through the group also crosses one of them; no oversubscription), 1 otherwise.
+std::vector<char> flow_links_that_bind(const Cluster& cluster);
 
 }  // namespace moesim::topology

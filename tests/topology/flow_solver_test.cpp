@@ -30,8 +30,8 @@ std::vector<double> reference_rates(const FlowProblem& p, const std::vector<bool
     for (std::size_t f = 0; f < flows; ++f) {
       if (!alive[f]) continue;
       for (int h = p.offset[f]; h < p.offset[f + 1]; ++h) {
-        const auto l = static_cast<std::size_t>(p.hops[static_cast<std::size_t>(h)].link);
-        const double phi = p.hops[static_cast<std::size_t>(h)].fraction;
+        const auto l = static_cast<std::size_t>(p.link[static_cast<std::size_t>(h)]);
+        const double phi = p.fraction[static_cast<std::size_t>(h)];
         if (frozen[f]) {
           used[l] += phi * rate[f];
         } else {
@@ -48,7 +48,7 @@ std::vector<double> reference_rates(const FlowProblem& p, const std::vector<bool
     for (std::size_t f = 0; f < flows; ++f) {
       if (!alive[f] || frozen[f]) continue;
       for (int h = p.offset[f]; h < p.offset[f + 1]; ++h)
-        if (full[static_cast<std::size_t>(p.hops[static_cast<std::size_t>(h)].link)]) {
+        if (full[static_cast<std::size_t>(p.link[static_cast<std::size_t>(h)])]) {
           frozen[f] = true;
           rate[f] = lowest;
         }
@@ -178,7 +178,7 @@ TEST(FlowSolver, NeverBelowTheLoadBound) {
     std::vector<double> load(p.capacity.size(), 0);
     for (std::size_t f = 0; f < p.bytes.size(); ++f)
       for (int h = p.offset[f]; h < p.offset[f + 1]; ++h)
-        load[static_cast<std::size_t>(p.hops[static_cast<std::size_t>(h)].link)] += p.bytes[f] * p.hops[static_cast<std::size_t>(h)].fraction;
+        load[static_cast<std::size_t>(p.link[static_cast<std::size_t>(h)])] += p.bytes[f] * p.fraction[static_cast<std::size_t>(h)];
     double bound = 0;
     for (std::size_t l = 0; l < load.size(); ++l) bound = std::max(bound, load[l] / p.capacity[l]);
     EXPECT_GE(max_min_completion_s(p), bound * (1 - 1e-12)) << "trial " << trial;
