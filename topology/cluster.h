@@ -107,6 +107,12 @@ class Cluster {
   // A custom fabric (topology_yaml.h): every vertex and link given; devices are the kDevice
   // vertices, in vertex order, and their `node` is the scale-up domain. Validates the graph.
   Cluster(Graph graph, ClusterConfig config);
+  // Copies and moves share the route cache (the graphs are identical).
+  Cluster(const Cluster& other);
+  Cluster(Cluster&& other);
+  Cluster& operator=(const Cluster& other);
+  Cluster& operator=(Cluster&& other);
+  ~Cluster() = default;
 
   const ClusterConfig& config() const { return config_; }
   const Graph& graph() const { return graph_; }
@@ -142,6 +148,7 @@ class Cluster {
 
  private:
   void index_graph();
+  void link_edges();
 
   ClusterConfig config_;
   Graph graph_;
