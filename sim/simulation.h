@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -28,7 +29,8 @@ namespace moesim::sim {
 struct SimulationConfig {
   models::ModelSpec model;
   calibration::HardwareProfile hardware;
-  topology::ClusterConfig cluster;
+  topology::ClusterConfig cluster;                  // the preset built when `fabric` is null
+  std::shared_ptr<const topology::Cluster> fabric;  // a custom fabric (topology_yaml.h), or null
   DeploymentConfig deployment;
   workloads::RoutingConfig routing;
   workloads::WorkloadConfig workload;
