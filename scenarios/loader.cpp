@@ -34,7 +34,9 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
   if (auto f = top.get("cost_model"))
     s.cost_model = as_choice(*f, "cost model", names_of(calibration::cost_models()));
 
-  s.cluster = read_cluster(top.map("cluster", kClusterKeys, true), s.hardware);
+  const ClusterSection cluster = read_cluster(top.map("cluster", kClusterKeys, true), s.hardware, paths);
+  s.cluster = cluster.config;
+  s.fabric = cluster.fabric;
 
   const MapReader deployment = top.map("deployment", {"colocated", "prefill", "decode"}, true);
   const bool has_colocated = deployment.get("colocated").has_value();
@@ -44,18 +46,17 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
     fail_at(deployment.loc(), "deployment",
             "give either 'colocated', or both 'prefill' and 'decode' (disaggregated)");
   if (has_colocated) {
-    read_pool(deployment.map("colocated", kPoolKeys, true), s.cluster, s.model, paths, s.deployment.colocated);
+    read_pool(deployment.map("colocated", kPoolKeys, true), cluster.shape, s.model, paths, s.deployment.colocated);
   } else {
     s.deployment.disaggregated = true;
-    read_pool(deployment.map("prefill", kPoolKeys, true), s.cluster, s.model, paths, s.deployment.prefill);
-    read_pool(deployment.map("decode", kPoolKeys, true), s.cluster, s.model, paths, s.deployment.decode);
+    read_pool(deployment.map("prefill", kPoolKeys, true), cluster.shape, s.model, paths, s.deployment.prefill);
+    read_pool(deployment.map("decode", kPoolKeys, true), cluster.shape, s.model, paths, s.deployment.decode);
     const std::int64_t need = std::int64_t{s.deployment.prefill.ranks} * s.deployment.prefill.instances +
                               std::int64_t{s.deployment.decode.ranks} * s.deployment.decode.instances;
-    const std::int64_t devices = std::int64_t{s.cluster.nodes} * s.cluster.devices_per_node;
-    if (need > devices)
+    if (need > cluster.shape.devices)
       fail_at(deployment.loc(), "deployment",
               "the prefill and decode pools need " + std::to_string(need) + " devices; the cluster has " +
-                  std::to_string(devices));
+                  cluster.shape.text);
   }
 
   s.routing = read_routing(top.map("routing", kRoutingKeys), s.model, paths);

@@ -1,14 +1,56 @@
-// `cluster:` -> topology::ClusterConfig (docs/scenario-reference.md, "cluster").
+// `cluster:` -> a preset's topology::ClusterConfig, or a custom fabric from a file
+// (docs/scenario-reference.md, "cluster").
+#include <memory>
+
 #include "scenarios/read_sections.h"
+#include "scenarios/scenario_error.h"
+#include "topology/topology_yaml.h"
 
 namespace moesim::scenarios {
 
 const std::vector<std::string_view> kClusterKeys = {
     "preset",         "nodes",           "devices_per_node", "devices_per_board", "nic",
     "scaleup",        "scaleup_efficiency", "nic_efficiency", "scaleup_latency",  "nic_latency",
-    "rails",          "spines",          "oversubscription", "nic_messages_per_s"};
+    "rails",          "spines",          "oversubscription", "nic_messages_per_s", "file"};
 
-topology::ClusterConfig read_cluster(const MapReader& m, const calibration::HardwareProfile& hw) {
+namespace {
+
+// {file: fabric.yaml}: the fabric's own errors (file:line:column in it) follow the scenario's
+// position of the file name; the NIC message rate is the only other key that applies.
+ClusterSection read_fabric(const MapReader& m, const Field& file, const PathContext& paths) {
+  for (const std::string_view key : kClusterKeys)
+    if (key != "file" && key != "nic_messages_per_s")
+      if (auto f = m.get(key)) {
+        std::string message(1, '\'');
+        message.append(key).append("' does not apply to a fabric file, which lists every node and link");
+        f->fail_at_key(message);
+      }
+  const std::string path = paths.existing_file(file, "fabric file");
+  ClusterSection c;
+  try {
+    c.fabric = std::make_shared<const topology::Cluster>(topology::load_topology_file(path));
+  } catch (const topology::TopologyError& e) {
+    file.fail(e.what());
+  }
+  c.config = c.fabric->config();
+  if (auto f = m.get("nic_messages_per_s")) {
+    topology::ClusterConfig cfg = c.config;
+    cfg.nic_messages_per_s = positive(*f, as_rate_per_s(*f), "a rate");
+    c.fabric = std::make_shared<const topology::Cluster>(topology::Cluster(c.fabric->graph(), cfg));
+    c.config = cfg;
+  }
+  c.shape.devices = c.fabric->num_devices();
+  c.shape.devices_per_node = c.config.devices_per_node;
+  c.shape.text = std::to_string(c.shape.devices) + " devices (fabric " + std::filesystem::path(path).filename().string() +
+                 ", " + std::to_string(c.fabric->num_nodes()) +
+                 (c.fabric->num_nodes() == 1 ? " scale-up domain)" : " scale-up domains)");
+  return c;
+}
+
+}  // namespace
+
+ClusterSection read_cluster(const MapReader& m, const calibration::HardwareProfile& hw, const PathContext& paths) {
+  if (auto file = m.get("file")) return read_fabric(m, *file, paths);
   std::string preset = "hgx";
   if (auto f = m.get("preset")) preset = as_choice(*f, "cluster preset", names_of(topology::cluster_presets()));
   topology::ClusterConfig c = topology::cluster_preset_defaults(preset);
@@ -53,7 +95,13 @@ topology::ClusterConfig read_cluster(const MapReader& m, const calibration::Hard
   }
   if (auto f = m.get("nic_messages_per_s"))
     c.nic_messages_per_s = positive(*f, as_rate_per_s(*f), "a rate");
-  return c;
+  ClusterSection section;
+  section.config = c;
+  section.shape.devices = c.nodes * c.devices_per_node;
+  section.shape.devices_per_node = c.devices_per_node;
+  section.shape.text = std::to_string(section.shape.devices) + " devices (" + std::to_string(c.nodes) +
+                       (c.nodes == 1 ? " node x " : " nodes x ") + std::to_string(c.devices_per_node) + ")";
+  return section;
 }
 
 }  // namespace moesim::scenarios

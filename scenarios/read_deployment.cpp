@@ -49,7 +49,7 @@ void read_degrees(const std::optional<Field>& outer_f, const std::optional<Field
                      std::to_string(product) + " does not match " + stage_ranks_text(p));
 }
 
-void read_moe(const MapReader& m, const Field& ranks, const topology::ClusterConfig& cluster,
+void read_moe(const MapReader& m, const Field& ranks, const ClusterShape& cluster,
               const models::ModelSpec& model, sim::PoolConfig& p) {
   const auto ep = m.get("ep");
   const auto tp = m.get("tp");
@@ -110,7 +110,7 @@ void read_moe(const MapReader& m, const Field& ranks, const topology::ClusterCon
 
 }  // namespace
 
-void read_pool(const MapReader& m, const topology::ClusterConfig& cluster, const models::ModelSpec& model,
+void read_pool(const MapReader& m, const ClusterShape& cluster, const models::ModelSpec& model,
                const PathContext& paths, sim::PoolConfig& p) {
   const Field ranks = m.require("ranks");
   p.ranks = as_int(ranks, 1);
@@ -146,12 +146,9 @@ void read_pool(const MapReader& m, const topology::ClusterConfig& cluster, const
   if (auto f = batch.get("token_budget_per_rank")) p.batch.token_budget_per_rank = as_int64(*f, 1);
   if (auto f = batch.get("kv_block_tokens")) p.batch.kv_block_tokens = as_int(*f, 1, 1 << 20);
 
-  const std::int64_t devices = std::int64_t{cluster.nodes} * cluster.devices_per_node;
-  if (std::int64_t{p.ranks} * p.instances > devices)
+  if (std::int64_t{p.ranks} * p.instances > cluster.devices)
     ranks.fail_at_key(std::to_string(std::int64_t{p.ranks} * p.instances) + " ranks do not fit on a cluster of " +
-                      std::to_string(devices) + " devices (" + std::to_string(cluster.nodes) +
-                      (cluster.nodes == 1 ? " node x " : " nodes x ") + std::to_string(cluster.devices_per_node) +
-                      ")");
+                      cluster.text);
   read_degrees(dp, tp, ranks, p, "attention dp", p.attention_dp, p.attention_tp);
   if (const auto why = models::attention_tp_problem(model, p.attention_tp); !why.empty()) tp->fail_at_key(why);
   read_moe(moe, ranks, cluster, model, p);

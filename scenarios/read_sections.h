@@ -7,7 +7,9 @@
 // and the hardware's).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,13 +54,27 @@ double as_number_in(const Field& f, double lo, double hi);
 models::ModelSpec read_model(const Field& f, const PathContext& paths);
 calibration::HardwareProfile read_hardware(const Field& f, const PathContext& paths);
 
+// What the deployment checks need to know of the cluster.
+struct ClusterShape {
+  std::int64_t devices = 0;
+  int devices_per_node = 1;  // the largest scale-up domain
+  std::string text;          // "32 devices (4 nodes x 8)", for messages
+};
+
+struct ClusterSection {
+  topology::ClusterConfig config;
+  std::shared_ptr<const topology::Cluster> fabric;  // {file: ...}; null for a preset
+  ClusterShape shape;
+};
+
 // read_cluster.cpp: the preset's defaults (hgx and generic take their link bandwidths from the
-// hardware), then the user's keys.
-topology::ClusterConfig read_cluster(const MapReader& m, const calibration::HardwareProfile& hw);
+// hardware), then the user's keys; or {file: fabric.yaml} (topology/topology_yaml.h), relative
+// to the scenario's folder, whose errors are reported at the file name with their own position.
+ClusterSection read_cluster(const MapReader& m, const calibration::HardwareProfile& hw, const PathContext& paths);
 extern const std::vector<std::string_view> kClusterKeys;
 
 // read_deployment.cpp: one pool, with the checks that tie it to the cluster and the model.
-void read_pool(const MapReader& m, const topology::ClusterConfig& cluster, const models::ModelSpec& model,
+void read_pool(const MapReader& m, const ClusterShape& cluster, const models::ModelSpec& model,
                const PathContext& paths, sim::PoolConfig& p);
 extern const std::vector<std::string_view> kPoolKeys;
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "calibration/hardware_profile.h"
@@ -32,7 +33,8 @@ struct Scenario {
   models::ModelSpec model;
   calibration::HardwareProfile hardware;
   std::string cost_model = "fitted";  // calibration::cost_models() registry name
-  topology::ClusterConfig cluster;
+  topology::ClusterConfig cluster;  // a preset's; for a fabric file, the fabric's own summary figures
+  std::shared_ptr<const topology::Cluster> fabric;  // cluster: {file: ...}; null: build the preset
   sim::DeploymentConfig deployment;
   workloads::RoutingConfig routing;
   workloads::WorkloadConfig workload;
@@ -52,6 +54,7 @@ inline sim::SimulationConfig simulation_config(const Scenario& s) {
   c.model = s.model;
   c.hardware = s.hardware;
   c.cluster = s.cluster;
+  c.fabric = s.fabric;
   c.deployment = s.deployment;
   c.routing = s.routing;
   c.workload = s.workload;
@@ -59,6 +62,11 @@ inline sim::SimulationConfig simulation_config(const Scenario& s) {
   c.slo = {s.slo.ttft_p90_s, s.slo.tpot_p90_s};
   c.seed = s.seed;
   return c;
+}
+
+// The scenario's fabric: the custom one when it names a file, else its preset built.
+inline topology::Cluster scenario_cluster(const Scenario& s) {
+  return s.fabric ? *s.fabric : topology::Cluster(s.cluster);
 }
 
 }  // namespace moesim::scenarios

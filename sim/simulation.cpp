@@ -54,7 +54,7 @@ class ServingRun {
   explicit ServingRun(const SimulationConfig& c)
       : config_(c),
         wall_start_(std::chrono::steady_clock::now()),
-        cluster_(c.cluster),
+        cluster_(c.fabric ? *c.fabric : topology::Cluster(c.cluster)),
         deployment_(c.deployment, c.model, c.hardware, cluster_),
         cost_(calibration::make_cost_model(c.cost_model, c.hardware)),
         routing_(workloads::make_routing_model(c.routing, workloads::routing_shape(c.model),

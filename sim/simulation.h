@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -48,7 +49,8 @@ struct SimulationProgress {
 struct SimulationConfig {
   models::ModelSpec model;
   calibration::HardwareProfile hardware;
-  topology::ClusterConfig cluster;
+  topology::ClusterConfig cluster;                  // the preset built when `fabric` is null
+  std::shared_ptr<const topology::Cluster> fabric;  // a custom fabric (topology_yaml.h), or null
   DeploymentConfig deployment;
   workloads::RoutingConfig routing;
   workloads::WorkloadConfig workload;

@@ -165,7 +165,7 @@ std::string run_report_html(const scenarios::Scenario& scenario, const sim::Simu
   data["tpot_cdf_ms"] = cdf(std::move(tpot_ms));
   data["slo_ms"] = {{"ttft_p90", scenario.slo.ttft_p90_s * 1e3}, {"tpot_p90", scenario.slo.tpot_p90_s * 1e3}};
 
-  const topology::Cluster cluster(scenario.cluster);
+  const topology::Cluster cluster = scenarios::scenario_cluster(scenario);
   Json pools = Json::array();
   for (const auto& p : result.pools) {
     Json j;

@@ -113,7 +113,7 @@ std::string summary_json(const scenarios::Scenario& scenario, const sim::Simulat
               {"attainment", s.slo_attainment},
               {"goodput_requests_per_s", s.goodput_requests_per_s}};
   Json pools = Json::array();
-  const topology::Cluster cluster(scenario.cluster);
+  const topology::Cluster cluster = scenarios::scenario_cluster(scenario);
   for (const auto& p : result.pools) pools.push_back(pool_json(scenario.model, cluster, p, s.makespan_s));
   j["pools"] = pools;
   j["events"] = result.events;

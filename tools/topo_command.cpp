@@ -23,7 +23,7 @@ struct TopoOptions {
 
 int show_topology(const TopoOptions& o) {
   const scenarios::Scenario s = scenarios::load_scenario_file(o.scenario, o.overrides);
-  const topology::Cluster cluster(s.cluster);
+  const topology::Cluster cluster = scenarios::scenario_cluster(s);
   std::cout << topology::summary(cluster) << "\n";
   if (!o.dot_file.empty()) {
     std::ofstream out(o.dot_file);

@@ -2,6 +2,7 @@
 
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "topology/a2a_closed_form.h"
 #include "topology/fidelity.h"
@@ -76,6 +77,7 @@ Schedule all_to_all_schedule(const Cluster& cluster, const std::vector<int>& ran
   } else {
     const bool ll = o.algorithm == "low-latency";
     const TrafficMatrix& m = ll ? t.expert_or_pair() : *t.pair;
+    stage.flows.reserve(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
     for (int s = 0; s < n; ++s)
       for (int d = 0; d < n; ++d) {
         const double b = m.at(s, d) * o.scale;
@@ -86,7 +88,9 @@ Schedule all_to_all_schedule(const Cluster& cluster, const std::vector<int>& ran
   }
   if (o.direction == Direction::kCombine)
     for (Flow& f : stage.flows) std::swap(f.src, f.dst);
-  return {stage};
+  Schedule schedule;
+  schedule.push_back(std::move(stage));
+  return schedule;
 }
 
 CommResult all_to_all(const Cluster& cluster, const std::vector<int>& rank_device, TrafficView traffic,

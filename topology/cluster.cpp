@@ -2,6 +2,7 @@
 
 #include <queue>
 #include <string>
+#include <utility>
 
 #include "topology/fabric_builder.h"
 #include "topology/routing.h"
@@ -86,9 +87,58 @@ Cluster::Cluster(Graph graph, ClusterConfig config) : config_(std::move(config))
   index_graph();
 }
 
-void Cluster::index_graph() {
-  check_graph(graph_);
-  // Builders number links in creation order (add_link); ids must be 0..E-1, each once.
+Cluster::Cluster(const Cluster& other)
+    : config_(other.config_),
+      graph_(other.graph_),
+      num_nodes_(other.num_nodes_),
+      device_vertex_(other.device_vertex_),
+      device_node_(other.device_node_),
+      device_local_(other.device_local_),
+      device_links_(other.device_links_),
+      leaves_(other.leaves_),
+      routes_(other.routes_) {
+  link_edges();
+}
+
+Cluster& Cluster::operator=(const Cluster& other) {
+  if (this != &other) {
+    Cluster copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+Cluster::Cluster(Cluster&& other)
+    : config_(std::move(other.config_)),
+      graph_(std::move(other.graph_)),
+      num_nodes_(other.num_nodes_),
+      device_vertex_(std::move(other.device_vertex_)),
+      device_node_(std::move(other.device_node_)),
+      device_local_(std::move(other.device_local_)),
+      device_links_(std::move(other.device_links_)),
+      leaves_(std::move(other.leaves_)),
+      routes_(std::move(other.routes_)) {
+  link_edges();
+}
+
+Cluster& Cluster::operator=(Cluster&& other) {
+  config_ = std::move(other.config_);
+  graph_ = std::move(other.graph_);
+  num_nodes_ = other.num_nodes_;
+  device_vertex_ = std::move(other.device_vertex_);
+  device_node_ = std::move(other.device_node_);
+  device_local_ = std::move(other.device_local_);
+  device_links_ = std::move(other.device_links_);
+  leaves_ = std::move(other.leaves_);
+  routes_ = std::move(other.routes_);
+  link_edges();
+  return *this;
+}
+
+// Edge descriptors point into the graph's own storage, so they are looked up again whenever the
+// graph is copied or moved. Builders number links in creation order (add_link); ids must be
+// 0..E-1, each once.
+void Cluster::link_edges() {
   links_.assign(boost::num_edges(graph_), Edge{});
   std::vector<char> used(links_.size(), 0);
   for (auto [it, end] = boost::edges(graph_); it != end; ++it) {
@@ -98,6 +148,11 @@ void Cluster::index_graph() {
     used[static_cast<std::size_t>(id)] = 1;
     links_[static_cast<std::size_t>(id)] = *it;
   }
+}
+
+void Cluster::index_graph() {
+  check_graph(graph_);
+  link_edges();
   device_vertex_.clear();
   device_node_.clear();
   for (auto [it, end] = boost::vertices(graph_); it != end; ++it)

@@ -111,6 +111,12 @@ class Cluster {
   // A custom fabric (topology_yaml.h): every vertex and link given; devices are the kDevice
   // vertices, in vertex order, and their `node` is the scale-up domain. Validates the graph.
   Cluster(Graph graph, ClusterConfig config);
+  // Copies and moves share the route cache (the graphs are identical).
+  Cluster(const Cluster& other);
+  Cluster(Cluster&& other);
+  Cluster& operator=(const Cluster& other);
+  Cluster& operator=(Cluster&& other);
+  ~Cluster() = default;
 
   const ClusterConfig& config() const { return config_; }
   const Graph& graph() const { return graph_; }
@@ -142,9 +148,11 @@ class Cluster {
   // Shortest-path ECMP routes between devices (topology/routing.h), cached.
   const Route& route(int src_device, int dst_device) const;
   const std::vector<Route>& routes_from(int src_device) const;
+  const RouteCache& route_cache() const { return *routes_; }
 
  private:
   void index_graph();
+  void link_edges();
 
   ClusterConfig config_;
   Graph graph_;

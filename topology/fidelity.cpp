@@ -1,7 +1,6 @@
 #include "topology/fidelity.h"
 
 #include <algorithm>
-#include <numeric>
 #include <string>
 #include <unordered_map>
 
@@ -54,55 +53,50 @@ class AnalyticFidelity final : public NetworkFidelity {
   }
 };
 
-// The links a merged group stands for (a leaf's spine links on one side), or just `id`.
-std::vector<int> members(const Cluster& cluster, int id, bool merge) {
-  if (merge)
-    for (const LeafLinks& leaf : cluster.leaves())
-      for (const auto* side : {&leaf.up, &leaf.down})
-        if (!side->empty() && side->front() == id) return *side;
-  return {id};
-}
-
 class FlowFidelity final : public NetworkFidelity {
  public:
   std::string_view name() const override { return "flow"; }
   double transfer_ns(const Cluster& cluster, const std::vector<Flow>& flows,
                      std::vector<double>& link_bytes) const override {
-    route_loads(cluster, flows, link_bytes);
-    // Only the links some flow crosses enter the problem (renumbered densely).
-    // On a preset fabric two reductions leave max-min rates unchanged and shrink the problem:
-    // a leaf's ECMP links to the spines act as one link (every flow splits evenly over them, so
-    // they saturate together), and host links (each carries exactly its NIC link's flows at
-    // twice the capacity) never bind.
-    const bool merge = cluster.regular();
-    std::vector<int> group(static_cast<std::size_t>(cluster.num_links()));
-    std::iota(group.begin(), group.end(), 0);
-    if (merge)
-      for (const LeafLinks& leaf : cluster.leaves())
-        for (const auto* side : {&leaf.up, &leaf.down})
-          for (const int id : *side) group[static_cast<std::size_t>(id)] = side->front();
+    // The flows share the links of the reduced routes (flow_routes_from) that can bind,
+    // renumbered densely as they first appear; every link's load follows from the reduced
+    // links' loads (flow_link_shares).
+    const auto links = static_cast<std::size_t>(cluster.num_links());
+    const std::vector<char> binds = flow_links_that_bind(cluster);
+    std::vector<int> dense(links, -1), loaded(links, -1);
+    std::vector<double> load;  // per reduced link, numbered as in `loaded`
     FlowProblem p;
-    std::vector<int> dense(static_cast<std::size_t>(cluster.num_links()), -1);
-    Routes route(cluster);
+    p.bytes.reserve(flows.size());
+    p.offset.reserve(flows.size() + 1);
+    p.link.reserve(4 * flows.size());
+    p.fraction.reserve(4 * flows.size());
+    const FlowRoutes* routes = nullptr;
+    int src = -1;
     for (const Flow& f : flows) {
       if (f.bytes <= 0 || f.src == f.dst) continue;
+      if (f.src != src) routes = &flow_routes_from(cluster, src = f.src);
       p.add_flow(f.bytes);
-      const int first_hop = static_cast<int>(p.link.size());
-      for (const RouteHop& h : route(f.src, f.dst).hops) {
-        if (merge && cluster.link_props(h.link).cls == LinkClass::kHost) continue;
-        const int g = group[static_cast<std::size_t>(h.link)];
-        int& d = dense[static_cast<std::size_t>(g)];
-        if (d < 0) {
-          d = static_cast<int>(p.capacity.size());
-          double cap = 0;
-          for (const int id : members(cluster, g, merge)) cap += cluster.link_capacity(id);
-          p.capacity.push_back(cap);
+      const auto dst = static_cast<std::size_t>(f.dst);
+      for (int k = routes->offset[dst]; k < routes->offset[dst + 1]; ++k) {
+        const RouteHop& h = routes->hops[static_cast<std::size_t>(k)];
+        const auto id = static_cast<std::size_t>(h.link);
+        if (loaded[id] < 0) {
+          loaded[id] = static_cast<int>(load.size());
+          load.push_back(0);
         }
-        bool merged = false;
-        for (int k = first_hop; k < static_cast<int>(p.link.size()); ++k)
-          if (p.link[static_cast<std::size_t>(k)] == d) p.fraction[static_cast<std::size_t>(k)] += h.fraction, merged = true;
-        if (!merged) p.add_hop(d, h.fraction);
+        load[static_cast<std::size_t>(loaded[id])] += f.bytes * h.fraction;
+        if (!binds[id]) continue;
+        if (dense[id] < 0) {
+          dense[id] = static_cast<int>(p.capacity.size());
+          p.capacity.push_back(flow_link_capacity(cluster, h.link));
+        }
+        p.add_hop(dense[id], h.fraction);
       }
+    }
+    const std::vector<LinkShare> shares = flow_link_shares(cluster);
+    for (std::size_t l = 0; l < links; ++l) {
+      const int k = loaded[static_cast<std::size_t>(shares[l].of)];
+      if (k >= 0) link_bytes[l] += shares[l].share * load[static_cast<std::size_t>(k)];
     }
     return max_min_completion_s(p) * 1e9;
   }

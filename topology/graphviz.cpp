@@ -1,5 +1,6 @@
 #include "topology/graphviz.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <map>
 #include <sstream>
@@ -45,6 +46,25 @@ std::string summary(const Cluster& c) {
       << gbs(c.effective_nic_bytes_per_s()) << ", latency " << cfg.nic_latency_ns / 1e3 << " us; "
       << c.leaves().size() << (cfg.rails == 0 ? " top-of-rack leaves" : " rail leaves") << ", oversubscription "
       << cfg.oversubscription << ":1\n";
+  } else {
+    // A custom fabric: its links by class (directed links; a duplex cable counts twice).
+    struct Range {
+      int links = 0;
+      double low = 0, high = 0;  // achievable bytes per second
+    };
+    std::map<LinkClass, Range> by_class;
+    for (int l = 0; l < c.num_links(); ++l) {
+      Range& r = by_class[c.link_props(l).cls];
+      const double cap = c.link_capacity(l);
+      r.low = r.links == 0 ? cap : std::min(r.low, cap);
+      r.high = r.links == 0 ? cap : std::max(r.high, cap);
+      ++r.links;
+    }
+    for (const auto& [cls, r] : by_class) {
+      s << "  " << to_string(cls) << ": " << r.links << " directed links at " << gbs(r.low);
+      if (r.high > r.low) s << " to " << gbs(r.high);
+      s << " (line rate x efficiency)\n";
+    }
   }
   return s.str();
 }

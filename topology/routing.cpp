@@ -1,5 +1,7 @@
 #include "topology/routing.h"
 
+#include <algorithm>
+
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/filtered_graph.hpp>
 
@@ -89,7 +91,8 @@ Route extract(const Graph& g, const Tree& t, Vertex dst, Scope scope, std::vecto
 
 }  // namespace
 
-RouteCache::RouteCache(int num_devices) : table_(static_cast<std::size_t>(num_devices)) {}
+RouteCache::RouteCache(int num_devices)
+    : table_(static_cast<std::size_t>(num_devices)), flow_table_(static_cast<std::size_t>(num_devices)) {}
 
 const Route& RouteCache::route(const Cluster& cluster, int src, int dst) const {
   return routes_from(cluster, src)[static_cast<std::size_t>(dst)];
@@ -119,6 +122,90 @@ const std::vector<Route>& RouteCache::routes_from(const Cluster& cluster_, int s
   }
   slot = std::move(routes);
   return *slot;
+}
+
+const FlowRoutes& RouteCache::flow_routes_from(const Cluster& cluster, int src) const {
+  const std::vector<Route>& full = routes_from(cluster, src);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& slot = flow_table_[static_cast<std::size_t>(src)];
+  if (slot) return *slot;
+  std::vector<int> group(static_cast<std::size_t>(cluster.num_links()));  // the link a link merges into, or -1
+  for (int l = 0; l < cluster.num_links(); ++l)
+    group[static_cast<std::size_t>(l)] = cluster.regular() && cluster.link_props(l).cls == LinkClass::kHost ? -1 : l;
+  for (const LeafLinks& leaf : cluster.leaves())
+    for (const auto* side : {&leaf.up, &leaf.down})
+      for (const int id : *side) group[static_cast<std::size_t>(id)] = side->front();
+  auto routes = std::make_unique<FlowRoutes>();
+  routes->offset.reserve(full.size() + 1);
+  routes->offset.push_back(0);
+  for (const Route& route : full) {
+    const auto first = static_cast<std::ptrdiff_t>(routes->hops.size());
+    for (const RouteHop& h : route.hops) {
+      const int g = group[static_cast<std::size_t>(h.link)];
+      if (g < 0) continue;
+      const auto same = std::find_if(routes->hops.begin() + first, routes->hops.end(),
+                                     [&](const RouteHop& x) { return x.link == g; });
+      if (same == routes->hops.end()) {
+        routes->hops.push_back({g, h.fraction});
+      } else {
+        same->fraction += h.fraction;
+      }
+    }
+    routes->offset.push_back(static_cast<int>(routes->hops.size()));
+  }
+  slot = std::move(routes);
+  return *slot;
+}
+
+const FlowRoutes& flow_routes_from(const Cluster& cluster, int src_device) {
+  return cluster.route_cache().flow_routes_from(cluster, src_device);
+}
+
+double flow_link_capacity(const Cluster& cluster, int link) {
+  for (const LeafLinks& leaf : cluster.leaves())
+    for (const auto* side : {&leaf.up, &leaf.down})
+      if (!side->empty() && side->front() == link) {
+        double sum = 0;
+        for (const int id : *side) sum += cluster.link_capacity(id);
+        return sum;
+      }
+  return cluster.link_capacity(link);
+}
+
+std::vector<LinkShare> flow_link_shares(const Cluster& cluster) {
+  std::vector<LinkShare> shares(static_cast<std::size_t>(cluster.num_links()));
+  for (int l = 0; l < cluster.num_links(); ++l) shares[static_cast<std::size_t>(l)].of = l;
+  if (!cluster.regular()) return shares;
+  for (const LeafLinks& leaf : cluster.leaves())
+    for (const auto* side : {&leaf.up, &leaf.down})
+      for (const int id : *side) shares[static_cast<std::size_t>(id)] = {side->front(), 1.0 / static_cast<double>(side->size())};
+  for (int d = 0; d < cluster.num_devices(); ++d) {
+    const DeviceLinks& dl = cluster.device_links(d);
+    if (dl.host_out >= 0) shares[static_cast<std::size_t>(dl.host_out)] = {dl.nic_out, 1.0};
+    if (dl.host_in >= 0) shares[static_cast<std::size_t>(dl.host_in)] = {dl.nic_in, 1.0};
+  }
+  return shares;
+}
+
+std::vector<char> flow_links_that_bind(const Cluster& cluster) {
+  std::vector<char> binds(static_cast<std::size_t>(cluster.num_links()), 1);
+  if (!cluster.regular()) return binds;
+  const auto& leaves = cluster.leaves();
+  std::vector<double> nic_up(leaves.size(), 0.0), nic_down(leaves.size(), 0.0);  // per leaf
+  for (int d = 0; d < cluster.num_devices(); ++d) {
+    const DeviceLinks& dl = cluster.device_links(d);
+    if (dl.leaf < 0) continue;
+    if (dl.nic_out >= 0) nic_up[static_cast<std::size_t>(dl.leaf)] += cluster.link_capacity(dl.nic_out);
+    if (dl.nic_in >= 0) nic_down[static_cast<std::size_t>(dl.leaf)] += cluster.link_capacity(dl.nic_in);
+  }
+  for (std::size_t l = 0; l < leaves.size(); ++l) {
+    // (To the solver's tie tolerance: the sums may round apart when they are equal.)
+    if (!leaves[l].up.empty() && flow_link_capacity(cluster, leaves[l].up.front()) >= nic_up[l] * (1 - 1e-9))
+      binds[static_cast<std::size_t>(leaves[l].up.front())] = 0;
+    if (!leaves[l].down.empty() && flow_link_capacity(cluster, leaves[l].down.front()) >= nic_down[l] * (1 - 1e-9))
+      binds[static_cast<std::size_t>(leaves[l].down.front())] = 0;
+  }
+  return binds;
 }
 
 }  // namespace moesim::topology

@@ -21,6 +21,8 @@ struct RouteHop {
   double fraction = 0;  // share of the flow on this link
 };
 
+struct FlowRoutes;
+
 struct Route {
   std::vector<RouteHop> hops;
   double latency_ns = 0;  // expected path latency (fraction-weighted sum of link latencies)
@@ -36,10 +38,39 @@ struct RouteCache {
   const Route& route(const Cluster& cluster, int src, int dst) const;
   // Every route from `src`, indexed by destination device.
   const std::vector<Route>& routes_from(const Cluster& cluster, int src) const;
+  // The same routes as the flow-level model sees them (flow_routes_from below).
+  const FlowRoutes& flow_routes_from(const Cluster& cluster, int src) const;
 
  private:
   mutable std::mutex mutex_;
   mutable std::vector<std::unique_ptr<std::vector<Route>>> table_;
+  mutable std::vector<std::unique_ptr<FlowRoutes>> flow_table_;
 };
+
+// Routes reduced for max-min sharing, which leaves rates unchanged on a preset fabric
+// (Cluster::regular()): a leaf's ECMP links to the spines (and from them) act as one link, named
+// by the first id of LeafLinks::up (or ::down), since every flow splits evenly over them and
+// they saturate together; host links, each carrying exactly its NIC link's flows at a higher
+// capacity, are dropped. On a custom fabric the routes are kept as they are. Packed per source:
+// the hops to destination d are hops[offset[d]] .. hops[offset[d + 1] - 1].
+struct FlowRoutes {
+  std::vector<int> offset;
+  std::vector<RouteHop> hops;
+};
+const FlowRoutes& flow_routes_from(const Cluster& cluster, int src_device);
+// The capacity of a link of those routes (a merged group: the sum of its links), bytes per second.
+double flow_link_capacity(const Cluster& cluster, int link);
+// How the load of every link follows from the loads on the reduced routes: link l carries
+// `share` times the load of reduced link `of` (itself, 1, where the link is kept; the group
+// head, 1 / spines, for a spine link; the NIC link, 1, for a host link).
+struct LinkShare {
+  int of = -1;
+  double share = 1;
+};
+std::vector<LinkShare> flow_link_shares(const Cluster& cluster);
+// Per link id: 0 for a reduced link that can never bind, so that max-min sharing may leave it
+// out: a leaf's spine group whose capacity covers every NIC link of the leaf on that side (each
+// flow through the group also crosses one of them; no oversubscription), 1 otherwise.
+std::vector<char> flow_links_that_bind(const Cluster& cluster);
 
 }  // namespace moesim::topology

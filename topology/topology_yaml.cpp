@@ -5,6 +5,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -82,6 +84,70 @@ LinkClass infer_class(VertexKind a, VertexKind b) {
   return LinkClass::kScaleOut;
 }
 
+// A vertex that no link path (either direction) joins to vertex 0, or null_vertex().
+Vertex unreachable_vertex(const Graph& g) {
+  std::vector<char> seen(boost::num_vertices(g), 0);
+  std::vector<Vertex> todo{0};
+  seen[0] = 1;
+  while (!todo.empty()) {
+    const Vertex v = todo.back();
+    todo.pop_back();
+    auto visit = [&](Vertex w) {
+      if (!seen[w]) seen[w] = 1, todo.push_back(w);
+    };
+    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) visit(boost::target(*e, g));
+    for (auto [e, end] = boost::in_edges(v, g); e != end; ++e) visit(boost::source(*e, g));
+  }
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v)
+    if (!seen[v]) return v;
+  return boost::graph_traits<Graph>::null_vertex();
+}
+
+// A pair of devices without a directed path from the first to the second ({0, 0} if none).
+std::pair<Vertex, Vertex> one_way_gap(const Graph& g) {
+  std::vector<Vertex> devices;
+  for (auto [it, end] = boost::vertices(g); it != end; ++it)
+    if (g[*it].kind == VertexKind::kDevice) devices.push_back(*it);
+  std::vector<char> seen(boost::num_vertices(g));
+  for (const Vertex from : devices) {
+    std::fill(seen.begin(), seen.end(), 0);
+    std::vector<Vertex> todo{from};
+    seen[from] = 1;
+    while (!todo.empty()) {
+      const Vertex v = todo.back();
+      todo.pop_back();
+      for (auto [e, end] = boost::out_edges(v, g); e != end; ++e)
+        if (!seen[boost::target(*e, g)]) seen[boost::target(*e, g)] = 1, todo.push_back(boost::target(*e, g));
+    }
+    for (const Vertex to : devices)
+      if (!seen[to]) return {from, to};
+  }
+  return {0, 0};
+}
+
+// The per-device figures a custom fabric's ClusterConfig reports (used where one per-device
+// bandwidth stands for the fabric): the slowest scale-up link leaving a device, and the slowest
+// NIC uplink (or, without NICs, the slowest other link leaving a device).
+void summary_figures(const Graph& g, ClusterConfig& cfg) {
+  const LinkProps* up = nullptr;
+  const LinkProps* out = nullptr;
+  auto slower = [](const LinkProps* a, const LinkProps& b) {
+    return !a || b.bytes_per_s * b.efficiency < a->bytes_per_s * a->efficiency ? &b : a;
+  };
+  bool nics = false;
+  for (auto [it, end] = boost::vertices(g); it != end; ++it) nics = nics || g[*it].kind == VertexKind::kNic;
+  for (auto [it, end] = boost::edges(g); it != end; ++it) {
+    const LinkProps& p = g[*it];
+    const VertexKind from = g[boost::source(*it, g)].kind, to = g[boost::target(*it, g)].kind;
+    if (from == VertexKind::kDevice && p.cls == LinkClass::kScaleUp) up = slower(up, p);
+    if (p.cls != LinkClass::kScaleUp && (nics ? from == VertexKind::kNic && to != VertexKind::kDevice
+                                              : from == VertexKind::kDevice))
+      out = slower(out, p);
+  }
+  if (up) cfg.scaleup_bytes_per_s = up->bytes_per_s, cfg.scaleup_efficiency = up->efficiency;
+  if (out) cfg.nic_bytes_per_s = out->bytes_per_s, cfg.nic_efficiency = out->efficiency;
+}
+
 const std::map<std::string, double> kBandwidthUnits = {{"Gbps", 1e9 / 8},  {"Tbps", 1e12 / 8}, {"MB/s", 1e6},
                                                        {"GB/s", 1e9},      {"TB/s", 1e12}};
 const std::map<std::string, double> kTimeUnits = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}};
@@ -103,6 +169,7 @@ Cluster load_topology_yaml(std::string_view text, const std::string& source) {
   if (!links.IsSequence()) r.fail(links, "links: expected a list");
   Graph g;
   std::map<std::string, Vertex> by_name;
+  std::vector<YAML::Node> listed;  // each vertex's entry, for errors
   ClusterConfig cfg;
   cfg.preset = "custom";
   std::map<int, int> per_domain;
@@ -117,6 +184,7 @@ Cluster load_topology_yaml(std::string_view text, const std::string& source) {
       if (kind == VertexKind::kDevice && domain < 0) r.fail(n, "device '" + name + "' needs a domain >= 0");
       if (kind == VertexKind::kDevice) ++per_domain[domain];
       by_name[name] = add_vertex(g, kind, domain, -1, name);
+      listed.push_back(n);
     }
     for (const YAML::Node& l : links) {
       r.keys(l, {"from", "to", "bandwidth", "latency", "efficiency", "class", "duplex"}, "link");
@@ -130,7 +198,9 @@ Cluster load_topology_yaml(std::string_view text, const std::string& source) {
       }
       LinkProps p;
       p.bytes_per_s = r.quantity(r.require(l, "bandwidth", "link"), kBandwidthUnits, "a bandwidth");
-      if (!(p.bytes_per_s > 0)) r.fail(l["bandwidth"], "link bandwidth must be positive");
+      if (!(p.bytes_per_s > 0))
+        r.fail(l["bandwidth"], "link '" + g[ends[0]].name + "' -> '" + g[ends[1]].name +
+                                   "': bandwidth must be positive, got '" + l["bandwidth"].as<std::string>() + "'");
       if (l["latency"]) p.latency_ns = r.quantity(l["latency"], kTimeUnits, "a latency");
       if (l["efficiency"]) {
         p.efficiency = l["efficiency"].as<double>();
@@ -152,6 +222,17 @@ Cluster load_topology_yaml(std::string_view text, const std::string& source) {
   cfg.devices_per_node = 0;
   for (const auto& [d, count] : per_domain) cfg.devices_per_node = std::max(cfg.devices_per_node, count);
   if (cfg.devices_per_node == 0) r.fail(nodes, "nodes: no device listed");
+  // Scale-up domains numbered densely, in the order of the numbers given.
+  std::map<int, int> dense;
+  for (const auto& [d, count] : per_domain) dense.emplace(d, static_cast<int>(dense.size()));
+  for (auto [it, end] = boost::vertices(g); it != end; ++it)
+    if (g[*it].kind == VertexKind::kDevice) g[*it].node = dense.at(g[*it].node);
+  if (const Vertex v = unreachable_vertex(g); v != boost::graph_traits<Graph>::null_vertex())
+    r.fail(listed[v], "topology is disconnected: '" + g[v].name + "' cannot reach '" + g[0].name + "'");
+  if (const auto [from, to] = one_way_gap(g); from != to)
+    r.fail(listed[from], "device '" + g[from].name + "' has no path to device '" + g[to].name +
+                             "' (a link with duplex: false runs one way only)");
+  summary_figures(g, cfg);
   try {
     return Cluster(std::move(g), cfg);
   } catch (const TopologyError& e) {

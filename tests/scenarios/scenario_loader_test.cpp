@@ -186,7 +186,8 @@ TEST(ScenarioLoader, DeploymentNeedsColocatedOrBothPools) {
             "scn.yaml:5:3: deployment: give either 'colocated', or both 'prefill' and 'decode' (disaggregated)");
   EXPECT_EQ(testing::load_error("model: deepseek-v3\nhardware: h800\ncluster: {nodes: 4}\n"
                                 "deployment:\n  prefill: {ranks: 16}\n  decode: {ranks: 32}\n"),
-            "scn.yaml:5:3: deployment: the prefill and decode pools need 48 devices; the cluster has 32");
+            "scn.yaml:5:3: deployment: the prefill and decode pools need 48 devices; the cluster has 32 devices (4 "
+            "nodes x 8)");
 }
 
 }  // namespace

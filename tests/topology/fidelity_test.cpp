@@ -5,10 +5,12 @@
 
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "topology/all_to_all.h"
 #include "topology/fidelity.h"
+#include "topology/flow_solver.h"
 #include "topology/moe_traffic.h"
 #include "topology/routing.h"
 
@@ -110,6 +112,60 @@ TEST(AllToAllFidelity, ClosedFormEqualsAnalyticOnTheRoutedSchedule) {
         }
       }
   }
+}
+
+TEST(AllToAllFidelity, FlowReportsTheRoutedLinkLoads) {
+  // The flow model shares reduced routes (ECMP groups merged, host links dropped) but must
+  // report every physical link's load as routing gives it.
+  std::mt19937_64 rng(12);
+  std::uniform_real_distribution<double> size(0, 1e6);
+  for (const char* preset : {"hgx", "generic", "nvl72", "cloudmatrix384"}) {
+    const Cluster c = make(preset, preset == std::string("cloudmatrix384") ? 1 : 3, 2);
+    const int n = std::min(c.num_devices(), 48);
+    TrafficMatrix t(n);
+    for (int s = 0; s < n; ++s)
+      for (int d = 0; d < n; ++d) t.at(s, d) = size(rng);
+    for (const char* algo : {"direct", "hierarchical"}) {
+      AllToAllOptions o;
+      o.algorithm = algo;
+      const Schedule plan = all_to_all_schedule(c, identity(n), TrafficView(t), o);
+      const CommResult routed = run_schedule(c, plan, find_fidelity("analytic"));
+      const CommResult flow = run_schedule(c, plan, find_fidelity("flow"));
+      for (int l = 0; l < c.num_links(); ++l) {
+        EXPECT_NEAR(flow.link_bytes[l], routed.link_bytes[l], 1e-9 * (1 + routed.link_bytes[l])) << preset << " " << c.link_name(l);
+      }
+      EXPECT_EQ(flow.bottleneck_link, routed.bottleneck_link) << preset << " " << algo;
+    }
+  }
+}
+
+TEST(AllToAllFidelity, FlowReductionsLeaveTheSharingUnchanged) {
+  // The flow model merges ECMP groups and drops links that cannot bind; solving the problem on
+  // every physical link of every route must give the same time.
+  std::mt19937_64 rng(21);
+  std::lognormal_distribution<double> size(13.0, 1.0);
+  for (const char* preset : {"hgx", "generic", "nvl72"})
+    for (const double oversubscription : {1.0, 2.0}) {
+      const Cluster c = make(preset, 3, oversubscription);
+      const int n = std::min(c.num_devices(), 24);
+      TrafficMatrix t(n);
+      for (int s = 0; s < n; ++s)
+        for (int d = 0; d < n; ++d) t.at(s, d) = s == d ? 0 : size(rng);
+      for (const char* algo : {"direct", "hierarchical"}) {
+        AllToAllOptions o;
+        o.algorithm = algo;
+        const Schedule plan = all_to_all_schedule(c, identity(n), TrafficView(t), o);
+        FlowProblem full;
+        for (int l = 0; l < c.num_links(); ++l) full.capacity.push_back(c.link_capacity(l));
+        for (const Flow& f : plan.front().flows) {
+          full.add_flow(f.bytes);
+          for (const RouteHop& h : c.route(f.src, f.dst).hops) full.add_hop(h.link, h.fraction);
+        }
+        const double expected = max_min_completion_s(full) * 1e9;
+        const double reduced = run_schedule(c, plan, find_fidelity("flow")).transfer_ns;
+        EXPECT_NEAR(reduced, expected, 1e-6 * expected) << preset << " x" << oversubscription << " " << algo;
+      }
+    }
 }
 
 TEST(AllToAllAlgorithms, HierarchicalSendsEachTokenAcrossTheNetworkOncePerNode) {

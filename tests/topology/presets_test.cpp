@@ -6,6 +6,7 @@
 
 #include "topology/cluster.h"
 #include "topology/graphviz.h"
+#include "topology/routing.h"
 #include "topology/topology_yaml.h"
 
 namespace moesim::topology {
@@ -71,6 +72,10 @@ TEST(ClusterPresets, GenericOversubscriptionShrinksSpineLinks) {
 TEST(ClusterPresets, UnknownPresetNamesTheValidOnes) {
   const std::string msg = error_of([] { cluster_preset_defaults("dragonfly"); });
   for (const auto& p : cluster_presets()) EXPECT_NE(msg.find(p.name), std::string::npos) << msg;
+  EXPECT_EQ(msg, "unknown cluster preset 'dragonfly' (valid: hgx, nvl72, cloudmatrix384, generic)");
+  ClusterConfig cfg = cluster_preset_defaults("hgx");
+  cfg.preset = "torus";
+  EXPECT_EQ(error_of([&] { Cluster{cfg}; }), "unknown cluster preset 'torus' (valid: hgx, nvl72, cloudmatrix384, generic)");
 }
 
 const char* kTwoBoxes = R"(name: two-boxes
@@ -121,13 +126,36 @@ TEST(TopologyYaml, ErrorsNameFileLineAndColumn) {
 TEST(TopologyYaml, RefusesZeroBandwidthAndDisconnectedFabrics) {
   std::string zero = kTwoBoxes;
   zero.replace(zero.find("bandwidth: 400Gbps, latency: 2us}"), 18, "bandwidth: 0Gbps");
-  EXPECT_NE(error_of([&] { load_topology_yaml(zero, "z.yaml"); }).find("bandwidth must be positive"), std::string::npos);
+  EXPECT_EQ(error_of([&] { load_topology_yaml(zero, "z.yaml"); }),
+            "z.yaml:12:38: link 'gpu2' -> 'tor': bandwidth must be positive, got '0Gbps'");
   std::string island = kTwoBoxes;
   island += "  - {from: tor, to: tor, bandwidth: 1GB/s}\n";
   island.replace(island.find("  - {name: tor"), 0, "  - {name: lonely, kind: spine}\n");
-  const std::string msg = error_of([&] { load_topology_yaml(island, "i.yaml"); });
-  EXPECT_NE(msg.find("disconnected"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("lonely"), std::string::npos) << msg;
+  EXPECT_EQ(error_of([&] { load_topology_yaml(island, "i.yaml"); }),
+            "i.yaml:7:5: topology is disconnected: 'lonely' cannot reach 'gpu0'");
+  std::string one_way = kTwoBoxes;
+  one_way.replace(one_way.find("latency: 2us}"), 13, "latency: 2us, duplex: false}");
+  EXPECT_EQ(error_of([&] { load_topology_yaml(one_way, "o.yaml"); }),
+            "o.yaml:3:5: device 'gpu0' has no path to device 'gpu2' (a link with duplex: false runs one way only)");
+}
+
+TEST(TopologyYaml, DomainsAreNumberedDenselyAndCopiesKeepTheirLinks) {
+  std::string sparse = kTwoBoxes;
+  sparse.replace(sparse.find("domain: 1}"), 10, "domain: 7}");
+  Cluster c = [&] {
+    const Cluster loaded = load_topology_yaml(sparse, "s.yaml");
+    return Cluster(loaded);  // a copy that outlives the original
+  }();
+  EXPECT_EQ(c.num_nodes(), 2);
+  EXPECT_EQ(c.node_of(2), 1);
+  // Link ids still name the same links in a copy and after a move.
+  const Cluster moved = std::move(c);
+  EXPECT_EQ(moved.link_name(4), "gpu0 -> tor (scale-out)");
+  EXPECT_EQ(moved.link_name(6), "gpu2 -> tor (scale-out)");
+  EXPECT_DOUBLE_EQ(moved.link_capacity(4), 45e9);
+  const Cluster copy = moved;
+  for (int l = 0; l < moved.num_links(); ++l) EXPECT_EQ(copy.link_name(l), moved.link_name(l));
+  EXPECT_EQ(copy.route(0, 2).hops.size(), 2u);
 }
 
 }  // namespace
