@@ -3,9 +3,9 @@
 #   make build      Release build in build/ (Ninja, warnings as errors on a fresh configure)
 #   make run        build, then simulate SCENARIO into OUT and print the report
 #   make test       build, then run the whole test suite
-#   make sanitize   build in build-asan/ with ASan + UBSan and run the suite there; when build/ has
-#                   run its tests too, check both wrote byte-identical golden summaries
-#   make fuzz       build the libFuzzer targets (clang) in build-fuzz/ and run each briefly
+#   make sanitize   build in build-asan/ with clang, ASan + UBSan and run the suite there; when
+#                   build/ has run its tests too, check both wrote byte-identical golden summaries
+#   make fuzz       run each libFuzzer target of build-asan/ for FUZZ_SECONDS on its corpus
 #   make bench      build, then run the Google Benchmark programs (BENCH_ARGS passed through)
 #   make clean      remove build/ and build-asan/ (out/ is left alone)
 
@@ -17,12 +17,12 @@ ASAN_DIR ?= build-asan
 SCENARIO ?= scenarios/library/dsv3-h800-32gpu.yaml
 OUT ?= out/$(basename $(notdir $(SCENARIO)))
 BENCH_ARGS ?=
+CXX_SANITIZE ?= clang++-14
+FUZZ_SECONDS ?= 20
 # Parallel jobs: every CPU this machine has, and no more.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 MOESIM := $(BUILD_DIR)/tools/moesim
-
-FUZZ_SECONDS ?= 20
 
 .PHONY: deps build run test sanitize fuzz bench clean
 
@@ -34,9 +34,13 @@ deps:
 $(BUILD_DIR)/build.ninja: | deps
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOESIM_WERROR=ON
 
-# No MPI under the sanitizers: LeakSanitizer reports Open MPI's own allocations in MPI_Init.
+# The sanitizer build is clang's, so that the same build also holds the libFuzzer targets
+# (make fuzz): one instrumented build of the libraries serves both. -O1 with line tables is
+# what the sanitizers' reports need. No MPI under the sanitizers: LeakSanitizer reports
+# Open MPI's own allocations in MPI_Init.
 $(ASAN_DIR)/build.ninja: | deps
-	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOESIM_SANITIZE=ON \
+	CXX=$(CXX_SANITIZE) cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DMOESIM_SANITIZE=ON -DMOESIM_FUZZ=ON \
 	  -DMOESIM_BENCH=OFF -DMOESIM_CUDA=OFF -DMOESIM_MPI=OFF
 
 build: deps $(BUILD_DIR)/build.ninja
@@ -55,8 +59,8 @@ sanitize: deps $(ASAN_DIR)/build.ninja
 	@if [ -d $(BUILD_DIR)/golden ]; then tools/compare-builds $(BUILD_DIR) $(ASAN_DIR); \
 	else echo "make sanitize: no $(BUILD_DIR)/golden (run make test first) - cross-build check skipped"; fi
 
-fuzz: deps
-	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run-smoke.sh
+fuzz: deps $(ASAN_DIR)/build.ninja
+	FUZZ_BUILD=$(ASAN_DIR) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run-smoke.sh
 
 bench: build
 	@set -e; found=0; \
@@ -67,4 +71,4 @@ bench: build
 	  "(configured with -DMOESIM_BENCH=OFF?)" >&2; exit 1; fi
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) build-fuzz
+	rm -rf $(BUILD_DIR) $(ASAN_DIR)

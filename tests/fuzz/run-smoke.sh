@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
+FUZZ_BUILD=${FUZZ_BUILD:-build-asan}  # make sanitize's build (clang, ASan + UBSan + libFuzzer)
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 FUZZ_DIR=${FUZZ_DIR:-$FUZZ_BUILD/fuzz-run}
 CXX_FUZZ=${CXX_FUZZ:-clang++-14}
@@ -21,8 +21,8 @@ if [[ $# -gt 0 ]]; then targets=("$@"); fi
 
 if [[ ! -f $FUZZ_BUILD/build.ninja ]]; then
   CXX=$CXX_FUZZ cmake -S . -B "$FUZZ_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DMOESIM_FUZZ=ON -DMOESIM_TESTS=OFF \
-    -DMOESIM_BENCH=OFF -DMOESIM_CUDA=OFF
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DMOESIM_SANITIZE=ON -DMOESIM_FUZZ=ON \
+    -DMOESIM_BENCH=OFF -DMOESIM_CUDA=OFF -DMOESIM_MPI=OFF
 fi
 cmake --build "$FUZZ_BUILD" -j "$JOBS" --target "${targets[@]}"
 
