@@ -1,6 +1,7 @@
 #include "topology/a2a_closed_form.h"
 
 #include <algorithm>
+#include <span>
 #include <string>
 
 #include "topology/fidelity.h"
@@ -69,17 +70,33 @@ double add_row(double* __restrict col, const double* __restrict row, int n) {
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
+// The sum of row[d] over `ranks`, in four independent lanes (a single chain of dependent adds
+// would wait on each add's latency).
+double gather_sum(const double* row, std::span<const int> ranks) {
+  double acc[4] = {0, 0, 0, 0};
+  std::size_t k = 0;
+  for (; k + 4 <= ranks.size(); k += 4)
+    for (std::size_t j = 0; j < 4; ++j) acc[j] += row[ranks[k + j]];
+  for (; k < ranks.size(); ++k) acc[0] += row[ranks[k]];
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
 // Direct without messages, the simulator's hot path: per row a plain sum and a vertical add
 // (both vectorise), plus short loops over the sender's node and leaf; everything else follows
 // by subtraction.
 void direct_fast(const RankLayout& L, const TrafficMatrix& m, double scale, A2aVolumes& v) {
   const int n = L.ranks;
-  std::vector<double> col(static_cast<std::size_t>(n), 0.0), col_intra(col), col_leaf(col), self(col);
+  const auto N = static_cast<std::size_t>(n);
+  std::vector<double> buffer(4 * N, 0.0);  // one allocation: column sums, intra, same leaf, self
+  double* const col = buffer.data();
+  double* const col_intra = col + N;
+  double* const col_leaf = col_intra + N;
+  double* const self = col_leaf + N;
   for (int s = 0; s < n; ++s) {
     const double* row = m.row(s);
     const auto i = static_cast<std::size_t>(s);
     const int ns = L.node[i], ls = L.leaf[i];
-    const double total = add_row(col.data(), row, n);
+    const double total = add_row(col, row, n);
     self[i] = row[s];
     double intra = 0, same_leaf = 0;
     for (const int d : L.ranks_on_node(ns))
@@ -105,42 +122,53 @@ void direct_fast(const RankLayout& L, const TrafficMatrix& m, double scale, A2aV
 }
 
 // Hierarchical: the network hop once per (token, node) to the same-rail forwarder, then NVLink.
+// Per sender, the scale-up receipts are the row itself but for the sender's own entry and the
+// forwarders' entries (those arrive over the network), so one vertical add over the row plus a
+// correction per node gives them; the per-node sums give the forwarders' scale-up sends.
 void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView& t, double scale, A2aVolumes& v) {
   const int n = L.ranks, nodes = cluster.num_nodes();
+  const auto N = static_cast<std::size_t>(n);
+  std::vector<double> buffer(2 * N, 0.0);  // column sums, and the entries that do not go scale-up
+  double* const col = buffer.data();
+  double* const excluded = col + N;
   std::vector<int> fwd(static_cast<std::size_t>(nodes));
-  std::vector<double> to_node(static_cast<std::size_t>(nodes));
   for (int s = 0; s < n; ++s) {
-    const int ns = L.node[static_cast<std::size_t>(s)];
+    const auto i = static_cast<std::size_t>(s);
+    const int ns = L.node[i], ls = L.leaf[i];
     for (int b = 0; b < nodes; ++b) fwd[static_cast<std::size_t>(b)] = L.forwarder(s, b);
-    std::fill(to_node.begin(), to_node.end(), 0.0);
     const double* row = t.pair->row(s);
-    for (int d = 0; d < n; ++d) {
-      const double b = row[d] * scale;
-      if (b <= 0 || d == s) continue;
-      const int nd = L.node[static_cast<std::size_t>(d)];
-      to_node[static_cast<std::size_t>(nd)] += b;
-      const int from = nd == ns ? s : fwd[static_cast<std::size_t>(nd)];
-      if (from == d) continue;
-      v.up_send[static_cast<std::size_t>(from)] += b;
-      v.up_recv[static_cast<std::size_t>(d)] += b;
-      v.any_up = true;
-    }
+    add_row(col, row, n);
+    excluded[i] += row[s];
     for (int b = 0; b < nodes; ++b) {
-      if (b == ns) continue;
-      const double w = !t.has_node() ? to_node[static_cast<std::size_t>(b)] : t.node->at(s, b) * scale;
-      if (w <= 0) continue;
+      const double to_node = gather_sum(row, L.ranks_on_node(b));
+      if (b == ns) {
+        v.up_send[i] += (to_node - row[s]) * scale;
+        continue;
+      }
       const int f = fwd[static_cast<std::size_t>(b)];
-      if (f < 0) throw TopologyError("hierarchical all-to-all: traffic to node " + std::to_string(b) + ", which has no rank");
-      v.out_send[static_cast<std::size_t>(s)] += w;
-      v.out_recv[static_cast<std::size_t>(f)] += w;
+      const double w = (!t.has_node() ? to_node : t.node->at(s, b)) * scale;
+      if (f < 0) {
+        if (w > 0) throw TopologyError("hierarchical all-to-all: traffic to node " + std::to_string(b) + ", which has no rank");
+        continue;
+      }
+      const auto fi = static_cast<std::size_t>(f);
+      v.up_send[fi] += (to_node - row[f]) * scale;  // the forwarder fans the rest out
+      excluded[fi] += row[f];
+      if (w <= 0) continue;
+      v.out_send[i] += w;
+      v.out_recv[fi] += w;
       v.any_out = true;
-      const int ls = L.leaf[static_cast<std::size_t>(s)], lf = L.leaf[static_cast<std::size_t>(f)];
+      const int lf = L.leaf[fi];
       if (ls != lf) {
         v.leaf_up[static_cast<std::size_t>(ls)] += w;
         v.leaf_down[static_cast<std::size_t>(lf)] += w;
         v.any_cross_leaf = true;
       }
     }
+  }
+  for (std::size_t d = 0; d < N; ++d) {
+    v.up_recv[d] = std::max(0.0, col[d] - excluded[d]) * scale;
+    v.any_up = v.any_up || v.up_recv[d] > 0;
   }
 }
 

@@ -1,50 +1,64 @@
 #include "topology/rank_layout.h"
 
+#include <algorithm>
 #include <string>
 
 namespace moesim::topology {
+namespace {
+
+// Counting sort of the ranks by group: begin[g] .. begin[g + 1] index `items` (rank order kept).
+void bucket(const std::vector<int>& group_of, int groups, std::vector<int>& begin, std::vector<int>& items) {
+  begin.assign(static_cast<std::size_t>(groups) + 1, 0);
+  for (const int g : group_of)
+    if (g >= 0 && g < groups) ++begin[static_cast<std::size_t>(g) + 1];
+  for (std::size_t g = 0; g < static_cast<std::size_t>(groups); ++g) begin[g + 1] += begin[g];
+  items.resize(static_cast<std::size_t>(begin.back()));
+  std::vector<int> next(begin.begin(), begin.end() - 1);
+  for (std::size_t r = 0; r < group_of.size(); ++r)
+    if (group_of[r] >= 0 && group_of[r] < groups) items[static_cast<std::size_t>(next[static_cast<std::size_t>(group_of[r])]++)] = static_cast<int>(r);
+}
+
+}  // namespace
 
 RankLayout::RankLayout(const Cluster& cluster, const std::vector<int>& rank_device)
     : ranks(static_cast<int>(rank_device.size())) {
   if (ranks > cluster.num_devices())
     throw TopologyError(std::to_string(ranks) + " ranks do not fit on a cluster of " +
                         std::to_string(cluster.num_devices()) + " devices");
-  const auto n = static_cast<std::size_t>(cluster.num_nodes());
-  by_local_.assign(n, {});
-  ranks_of_.assign(n, {});
+  const int nodes = cluster.num_nodes();
+  const auto n = static_cast<std::size_t>(ranks);
+  device.resize(n), node.resize(n), local.resize(n), leaf.resize(n);
   std::vector<char> used(static_cast<std::size_t>(cluster.num_devices()), 0);
   for (int r = 0; r < ranks; ++r) {
-    const int d = rank_device[static_cast<std::size_t>(r)];
+    const auto i = static_cast<std::size_t>(r);
+    const int d = rank_device[i];
     if (d < 0 || d >= cluster.num_devices())
       throw TopologyError("rank " + std::to_string(r) + " is placed on device " + std::to_string(d) +
                           ", outside the cluster's " + std::to_string(cluster.num_devices()) + " devices");
     if (used[static_cast<std::size_t>(d)]++)
       throw TopologyError("two ranks are placed on device " + std::to_string(d));
-    const int nd = cluster.node_of(d), li = cluster.local_index(d);
-    device.push_back(d);
-    node.push_back(nd);
-    local.push_back(li);
-    leaf.push_back(cluster.regular() ? cluster.device_links(d).leaf : -1);
-    auto& slots = by_local_[static_cast<std::size_t>(nd)];
-    if (li >= static_cast<int>(slots.size())) slots.resize(static_cast<std::size_t>(li) + 1, -1);
-    slots[static_cast<std::size_t>(li)] = r;
-    ranks_of_[static_cast<std::size_t>(nd)].push_back(r);
-    if (leaf.back() >= 0) {
-      if (leaf.back() >= static_cast<int>(ranks_of_leaf_.size())) ranks_of_leaf_.resize(static_cast<std::size_t>(leaf.back()) + 1);
-      ranks_of_leaf_[static_cast<std::size_t>(leaf.back())].push_back(r);
-    }
+    device[i] = d;
+    node[i] = cluster.node_of(d);
+    local[i] = cluster.local_index(d);
+    leaf[i] = cluster.regular() ? cluster.device_links(d).leaf : -1;
+    local_slots_ = std::max(local_slots_, local[i] + 1);
   }
-  ranks_of_leaf_.resize(cluster.regular() ? cluster.leaves().size() : 0);
-}
-
-int RankLayout::forwarder(int src, int dst_node) const {
-  const auto& slots = by_local_[static_cast<std::size_t>(dst_node)];
-  const int li = local[static_cast<std::size_t>(src)];
-  if (li < static_cast<int>(slots.size()) && slots[static_cast<std::size_t>(li)] >= 0)
-    return slots[static_cast<std::size_t>(li)];
-  const auto& list = ranks_of_[static_cast<std::size_t>(dst_node)];
-  if (list.empty()) return -1;
-  return list[static_cast<std::size_t>(li) % list.size()];
+  bucket(node, nodes, node_begin_, node_ranks_);
+  bucket(leaf, cluster.regular() ? static_cast<int>(cluster.leaves().size()) : 0, leaf_begin_, leaf_ranks_);
+  // forwarder(src, node) depends on src's local index only: the rank there with that local index
+  // (same rail), else the (local index mod count)-th rank of that node; -1 if it has no rank.
+  nodes_ = nodes;
+  const auto slots = static_cast<std::size_t>(local_slots_), nn = static_cast<std::size_t>(nodes);
+  forwarder_.assign(slots * nn, -2);
+  for (std::size_t i = 0; i < n; ++i)
+    forwarder_[static_cast<std::size_t>(local[i]) * nn + static_cast<std::size_t>(node[i])] = static_cast<int>(i);
+  for (std::size_t li = 0; li < slots; ++li)
+    for (std::size_t b = 0; b < nn; ++b) {
+      int& f = forwarder_[li * nn + b];
+      if (f != -2) continue;
+      const std::span<const int> list = ranks_on_node(static_cast<int>(b));
+      f = list.empty() ? -1 : list[li % list.size()];
+    }
 }
 
 }  // namespace moesim::topology

@@ -2,6 +2,7 @@
 // which rank forwards hierarchical traffic into each node. Validates the rank placement.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "topology/cluster.h"
@@ -17,15 +18,26 @@ struct RankLayout {
   // The rank on `dst_node` that receives `src`'s hierarchical traffic: the rank there with src's
   // local index (same rail), else the (local index mod count)-th rank of that node; -1 if the
   // node has no rank.
-  int forwarder(int src, int dst_node) const;
-  const std::vector<int>& ranks_on_node(int n) const { return ranks_of_[static_cast<std::size_t>(n)]; }
+  int forwarder(int src, int dst_node) const {
+    return forwarder_[static_cast<std::size_t>(local[static_cast<std::size_t>(src)]) * static_cast<std::size_t>(nodes_) +
+                      static_cast<std::size_t>(dst_node)];
+  }
+  std::span<const int> ranks_on_node(int n) const { return group(node_ranks_, node_begin_, n); }
   // Ranks under scale-out leaf `l` (preset fabrics; empty otherwise).
-  const std::vector<int>& ranks_on_leaf(int l) const { return ranks_of_leaf_[static_cast<std::size_t>(l)]; }
+  std::span<const int> ranks_on_leaf(int l) const { return group(leaf_ranks_, leaf_begin_, l); }
 
  private:
-  std::vector<std::vector<int>> by_local_;  // [node][local index] -> rank or -1
-  std::vector<std::vector<int>> ranks_of_;  // [node] -> ranks in rank order
-  std::vector<std::vector<int>> ranks_of_leaf_;
+  static std::span<const int> group(const std::vector<int>& items, const std::vector<int>& begin, int g) {
+    const auto i = static_cast<std::size_t>(g);
+    return {items.data() + begin[i], static_cast<std::size_t>(begin[i + 1] - begin[i])};
+  }
+
+  // Flat tables, a few allocations per layout (it is built for every full-matrix all-to-all).
+  int local_slots_ = 0;           // the largest local index + 1
+  int nodes_ = 0;
+  std::vector<int> forwarder_;    // [local index * nodes_ + node] -> forwarder(), precomputed
+  std::vector<int> node_begin_, node_ranks_;  // ranks of node n, in rank order: [begin[n], begin[n + 1])
+  std::vector<int> leaf_begin_, leaf_ranks_;  // likewise per scale-out leaf
 };
 
 }  // namespace moesim::topology
