@@ -9,53 +9,6 @@
 namespace moesim::topology {
 namespace {
 
-// Direct (and low-latency): each pair goes scale-up inside a node, over the NICs otherwise.
-// The inner loop is branch-free so that the compiler vectorises it.
-template <bool kCountMessages>
-void direct(const RankLayout& L, const TrafficMatrix& m, double scale, double message_bytes, A2aVolumes& v) {
-  const int n = L.ranks;
-  std::vector<double> cross_recv(static_cast<std::size_t>(n), 0.0);
-  const int* node = L.node.data();
-  const int* leaf = L.leaf.data();
-  double* up_recv = v.up_recv.data();
-  double* out_recv = v.out_recv.data();
-  double* cr = cross_recv.data();
-  for (int s = 0; s < n; ++s) {
-    const double* row = m.row(s);
-    const int ns = node[s], ls = leaf[s];
-    double up = 0, out = 0, cross = 0, msgs = 0;
-    for (int d = 0; d < n; ++d) {
-      const double b = row[d] * scale;
-      const bool same = node[d] == ns;
-      const double u = same ? b : 0.0;
-      const double o = same ? 0.0 : b;
-      const double c = leaf[d] != ls ? o : 0.0;
-      up += u;
-      out += o;
-      cross += c;
-      up_recv[d] += u;
-      out_recv[d] += o;
-      cr[d] += c;
-      if constexpr (kCountMessages) {
-        const double k = message_bytes > 0 ? o / message_bytes : (o > 0 ? 1.0 : 0.0);
-        msgs += k;
-        v.messages_in[static_cast<std::size_t>(d)] += k;
-      }
-    }
-    const double self = row[s] * scale;
-    up -= self;
-    up_recv[s] -= self;
-    v.up_send[static_cast<std::size_t>(s)] += up;
-    v.out_send[static_cast<std::size_t>(s)] += out;
-    v.messages[static_cast<std::size_t>(s)] += msgs;
-    v.leaf_up[static_cast<std::size_t>(ls)] += cross;
-    v.any_up = v.any_up || up > 0;
-    v.any_out = v.any_out || out > 0;
-    v.any_cross_leaf = v.any_cross_leaf || cross > 0;
-  }
-  for (int d = 0; d < n; ++d) v.leaf_down[static_cast<std::size_t>(leaf[d])] += cr[d];
-}
-
 // col[d] += row[d] for every d; returns the row's sum (one pass, four independent lanes so
 // that both halves vectorise without reassociating a single sum).
 double add_row(double* __restrict col, const double* __restrict row, int n) {
@@ -81,17 +34,42 @@ double gather_sum(const double* row, std::span<const int> ranks) {
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
-// Direct without messages, the simulator's hot path: per row a plain sum and a vertical add
-// (both vectorise), plus short loops over the sender's node and leaf; everything else follows
-// by subtraction.
-void direct_fast(const RankLayout& L, const TrafficMatrix& m, double scale, A2aVolumes& v) {
+// col[d] += (row[d] > 0) for every d; returns the row's count of non-empty entries.
+double count_row(double* __restrict col, const double* __restrict row, int n) {
+  double acc[4] = {0, 0, 0, 0};
+  int d = 0;
+  for (; d + 4 <= n; d += 4)
+    for (int j = 0; j < 4; ++j) {
+      const double k = row[d + j] > 0 ? 1.0 : 0.0;
+      col[d + j] += k;
+      acc[j] += k;
+    }
+  for (; d < n; ++d) {
+    const double k = row[d] > 0 ? 1.0 : 0.0;
+    col[d] += k, acc[0] += k;
+  }
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+// Direct (and low-latency): each pair goes scale-up inside a node, over the NICs otherwise. Per
+// row a plain sum and a vertical add (both vectorise), plus short loops over the sender's node
+// and leaf; everything else follows by subtraction. kCountMessages: low-latency with one message
+// per non-empty network pair, counted the same way (sized messages need no count; see
+// all_to_all_closed_form).
+template <bool kCountMessages>
+void direct(const RankLayout& L, const TrafficMatrix& m, double scale, A2aVolumes& v) {
   const int n = L.ranks;
   const auto N = static_cast<std::size_t>(n);
-  std::vector<double> buffer(4 * N, 0.0);  // one allocation: column sums, intra, same leaf, self
+  // One allocation: column sums, intra, same leaf, self; then the same for message counts.
+  std::vector<double> buffer((kCountMessages ? 7 : 4) * N, 0.0);
   double* const col = buffer.data();
   double* const col_intra = col + N;
   double* const col_leaf = col_intra + N;
   double* const self = col_leaf + N;
+  double* const nz_col = self + N;
+  double* const nz_intra = nz_col + N;
+  double* const nz_self = nz_intra + N;
+  const double counted = scale > 0 ? 1.0 : 0.0;  // no bytes, no messages
   for (int s = 0; s < n; ++s) {
     const double* row = m.row(s);
     const auto i = static_cast<std::size_t>(s);
@@ -101,6 +79,16 @@ void direct_fast(const RankLayout& L, const TrafficMatrix& m, double scale, A2aV
     double intra = 0, same_leaf = 0;
     for (const int d : L.ranks_on_node(ns))
       if (d != s) intra += row[d], col_intra[static_cast<std::size_t>(d)] += row[d];
+    if constexpr (kCountMessages) {
+      double nz = count_row(nz_col, row, n), nz_on_node = 0;
+      for (const int d : L.ranks_on_node(ns)) {
+        const double k = row[d] > 0 ? 1.0 : 0.0;
+        nz_on_node += k;
+        if (d != s) nz_intra[static_cast<std::size_t>(d)] += k;
+      }
+      nz_self[i] = row[s] > 0 ? 1.0 : 0.0;
+      v.messages[i] = std::max(0.0, nz - nz_on_node) * counted;
+    }
     for (const int d : L.ranks_on_leaf(ls))
       if (L.node[static_cast<std::size_t>(d)] != ns) same_leaf += row[d], col_leaf[static_cast<std::size_t>(d)] += row[d];
     const double out = std::max(0.0, total - intra - row[s]);
@@ -118,6 +106,7 @@ void direct_fast(const RankLayout& L, const TrafficMatrix& m, double scale, A2aV
     const double out = std::max(0.0, col[i] - col_intra[i] - self[i]);
     v.out_recv[i] = out * scale;
     v.leaf_down[static_cast<std::size_t>(L.leaf[i])] += std::max(0.0, out - col_leaf[i]) * scale;
+    if constexpr (kCountMessages) v.messages_in[i] = std::max(0.0, nz_col[i] - nz_intra[i] - nz_self[i]) * counted;
   }
 }
 
@@ -131,16 +120,25 @@ void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView
   std::vector<double> buffer(2 * N, 0.0);  // column sums, and the entries that do not go scale-up
   double* const col = buffer.data();
   double* const excluded = col + N;
-  std::vector<int> fwd(static_cast<std::size_t>(nodes));
+  bool contiguous = true;
+  for (int b = 0; b < nodes && contiguous; ++b) {
+    const std::span<const int> r = L.ranks_on_node(b);
+    contiguous = r.empty() || r.back() - r.front() + 1 == static_cast<int>(r.size());
+  }
   for (int s = 0; s < n; ++s) {
     const auto i = static_cast<std::size_t>(s);
     const int ns = L.node[i], ls = L.leaf[i];
-    for (int b = 0; b < nodes; ++b) fwd[static_cast<std::size_t>(b)] = L.forwarder(s, b);
+    const std::span<const int> fwd = L.forwarders(s);
     const double* row = t.pair->row(s);
-    add_row(col, row, n);
+    if (!contiguous) add_row(col, row, n);
     excluded[i] += row[s];
     for (int b = 0; b < nodes; ++b) {
-      const double to_node = gather_sum(row, L.ranks_on_node(b));
+      const std::span<const int> on_node = L.ranks_on_node(b);
+      // Ranks of a node numbered consecutively (the usual placement): the column add and the
+      // node's sum in one pass over its block.
+      const double to_node = on_node.empty() ? 0.0
+                             : contiguous    ? add_row(col + on_node.front(), row + on_node.front(), static_cast<int>(on_node.size()))
+                                             : gather_sum(row, on_node);
       if (b == ns) {
         v.up_send[i] += (to_node - row[s]) * scale;
         continue;
@@ -183,10 +181,16 @@ CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, T
   } else {
     const bool ll = o.algorithm == "low-latency";
     const TrafficMatrix& m = ll ? t.expert_or_pair() : *t.pair;
-    if (ll)
-      direct<true>(L, m, o.scale, t.message_bytes, v);
-    else
-      direct_fast(L, m, o.scale, v);
+    if (ll && !(t.message_bytes > 0)) {
+      direct<true>(L, m, o.scale, v);  // one message per non-empty pair
+    } else {
+      direct<false>(L, m, o.scale, v);
+      if (ll)  // messages of message_bytes each: the network bytes over the message size
+        for (std::size_t i = 0; i < v.messages.size(); ++i) {
+          v.messages[i] = v.out_send[i] / t.message_bytes;
+          v.messages_in[i] = v.out_recv[i] / t.message_bytes;
+        }
+    }
   }
   return closed_form_result(cluster, L, v, o);
 }

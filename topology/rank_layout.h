@@ -18,6 +18,11 @@ struct RankLayout {
   // The rank on `dst_node` that receives `src`'s hierarchical traffic: the rank there with src's
   // local index (same rail), else the (local index mod count)-th rank of that node; -1 if the
   // node has no rank.
+  // forwarder(src, node) for every node, indexed by node.
+  std::span<const int> forwarders(int src) const {
+    return {forwarder_.data() + static_cast<std::size_t>(local[static_cast<std::size_t>(src)]) * static_cast<std::size_t>(nodes_),
+            static_cast<std::size_t>(nodes_)};
+  }
   int forwarder(int src, int dst_node) const {
     return forwarder_[static_cast<std::size_t>(local[static_cast<std::size_t>(src)]) * static_cast<std::size_t>(nodes_) +
                       static_cast<std::size_t>(dst_node)];
