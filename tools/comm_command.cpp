@@ -106,20 +106,21 @@ Command add_comm_command(CLI::App& app) {
   auto o = std::make_shared<CommOptions>();
   auto* cmd = app.add_subcommand("comm", "Time one MoE dispatch or combine all-to-all on a cluster preset");
   cmd->add_option("--cluster", o->cluster, "Cluster preset (hgx, nvl72, cloudmatrix384, generic)");
-  cmd->add_option("--nodes", o->nodes, "Nodes (scale-up domains); default: as many as --ep needs");
+  cmd->add_option("--nodes", o->nodes, "Nodes (scale-up domains); default: as many as --ep needs")
+      ->check(CLI::Range(1, 1 << 16));
   cmd->add_option("--device", o->device, "Hardware preset for the link line rates (e.g. h800)");
   cmd->add_option("--op", o->op, "dispatch or combine");
   cmd->add_option("--algo", o->algo, "direct, hierarchical or low-latency");
   cmd->add_option("--fidelity", o->fidelity, "analytic or flow");
-  cmd->add_option("--ep", o->ep, "Expert-parallel ranks");
-  cmd->add_option("--tokens", o->tokens, "Tokens per rank");
-  cmd->add_option("--hidden", o->hidden, "Hidden size");
-  cmd->add_option("--topk", o->topk, "Experts per token");
-  cmd->add_option("--experts", o->experts, "Routed experts per layer");
+  cmd->add_option("--ep", o->ep, "Expert-parallel ranks")->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--tokens", o->tokens, "Tokens per rank")->check(CLI::Range(1, 1 << 24));
+  cmd->add_option("--hidden", o->hidden, "Hidden size")->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--topk", o->topk, "Experts per token")->check(CLI::Range(1, 1 << 16));
+  cmd->add_option("--experts", o->experts, "Routed experts per layer")->check(CLI::Range(1, 1 << 16));
   cmd->add_option("--payload", o->payload, "fp8 (dispatch default) or bf16 (combine default)");
   cmd->add_option("--routing", o->routing, "uniform, or node-limited (groups = nodes, --top-groups)");
-  cmd->add_option("--groups", o->groups, "Expert groups for group-limited routing");
-  cmd->add_option("--top-groups", o->top_groups, "Groups a token may use (default 4)");
+  cmd->add_option("--groups", o->groups, "Expert groups for group-limited routing")->check(CLI::Range(1, 1 << 16));
+  cmd->add_option("--top-groups", o->top_groups, "Groups a token may use (default 4)")->check(CLI::Range(1, 1 << 16));
   return {cmd, [o] { return run_comm(*o); }};
 }
 

@@ -35,19 +35,23 @@ int run_routing(const RoutingOptions& o) {
   if (!model) {
     std::string valid;
     for (const auto& p : models::model_presets()) valid += (valid.empty() ? "" : ", ") + std::string(p.name);
-    throw std::invalid_argument("unknown model '" + o.model + "' (valid: " + valid + ")");
+    throw UsageError("unknown model '" + o.model + "' (valid: " + valid + ")");
   }
-  if (model->routed_experts <= 0) throw std::invalid_argument(o.model + " is a dense model: nothing to route");
-  if (o.ep < 1 || o.tokens < 0) throw std::invalid_argument("--ep must be >= 1 and --tokens >= 0");
+  if (model->routed_experts <= 0) throw UsageError(o.model + " is a dense model: nothing to route");
   const auto shape = workloads::routing_shape(*model);
-  const auto routing = workloads::make_routing_model(o.routing, shape, workloads::splitmix64(o.seed));
+  std::unique_ptr<workloads::RoutingModel> routing;
   sim::PlacementShape ps;
   ps.experts = shape.experts;
   ps.ep = o.ep;
   ps.redundant = o.placement.redundant;
   ps.devices_per_node = o.devices_per_node;
   ps.expert_groups = shape.expert_groups;
-  sim::validate_placement(o.placement, ps);
+  try {  // the routing and placement flags are usage errors (exit 2) when they do not fit
+    routing = workloads::make_routing_model(o.routing, shape, workloads::splitmix64(o.seed));
+    sim::validate_placement(o.placement, ps);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
 
   std::vector<std::int64_t> tokens(static_cast<std::size_t>(o.ep), o.tokens / o.ep);
   for (std::int64_t r = 0; r < o.tokens % o.ep; ++r) ++tokens[static_cast<std::size_t>(r)];
@@ -108,12 +112,14 @@ Command add_routing_command(CLI::App& app) {
   cmd->add_option("--groups", o->routing.group_limit.groups, "Expert groups (default: the model's)");
   cmd->add_option("--top-groups", o->routing.group_limit.top_groups, "Groups per token (default: the model's)");
   cmd->add_option("--placement", o->placement.policy, "contiguous, striped, eplb, eplb-hierarchical");
-  cmd->add_option("--redundant", o->placement.redundant, "Redundant expert slots per layer (eplb)");
+  cmd->add_option("--redundant", o->placement.redundant, "Redundant expert slots per layer (eplb)")
+      ->check(CLI::Range(0, 1 << 16));
   cmd->add_option("--split", o->placement.replica_split, "Replica split: even or local");
-  cmd->add_option("--ep", o->ep, "EP ranks")->required();
-  cmd->add_option("--devices-per-node", o->devices_per_node, "Ranks per node (default 8)");
-  cmd->add_option("--tokens", o->tokens, "Tokens in the step, spread evenly over the ranks (default 8192)");
-  cmd->add_option("--layers", o->layers, "Print only the first N MoE layers");
+  cmd->add_option("--ep", o->ep, "EP ranks")->required()->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--devices-per-node", o->devices_per_node, "Ranks per node (default 8)")->check(CLI::Range(1, 1 << 16));
+  cmd->add_option("--tokens", o->tokens, "Tokens in the step, spread evenly over the ranks (default 8192)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 32));
+  cmd->add_option("--layers", o->layers, "Print only the first N MoE layers")->check(CLI::Range(1, 1 << 16));
   cmd->add_option("--seed", o->seed, "Random seed (default 1)");
   cmd->add_option("--step", o->step, "Forward step (drifting and trace models)");
   cmd->add_option("--capacity-factor", o->capacity_factor, "Per-slot capacity factor; excess pairs are dropped");

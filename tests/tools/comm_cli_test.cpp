@@ -58,9 +58,14 @@ TEST(CommCli, SupernodesKeepTheAllToAllOnTheScaleUpFabric) {
   EXPECT_NE(c.out.find("(scale-up)"), std::string::npos) << c.out;
 }
 
+TEST(CommCli, ANegativeSizeNamesTheFlagAndItsRange) {
+  EXPECT_EQ(run("comm --tokens -5").out, "moesim: --tokens: Value -5 not in range 1 to 16777216 (see 'moesim --help')\n");
+}
+
 TEST(CommCli, BadFlagsExitTwoWithOneLine) {
   for (const char* args : {"comm --cluster torus", "comm --algo warp", "comm --fidelity packet", "comm --ep 64 --nodes 2",
-                           "comm --payload int3", "comm --op reduce", "comm --tokens"}) {
+                           "comm --payload int3", "comm --op reduce", "comm --tokens", "comm --tokens -5",
+                           "comm --nodes -3", "comm --hidden 0", "comm --ep 0", "comm --experts -1"}) {
     const auto r = run(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << ": " << r.out;

@@ -58,6 +58,26 @@ TEST(Gemm, BadFlagsExitTwoWithOneLine) {
   EXPECT_EQ(missing.exit_code, 2);
 }
 
+TEST(RoutingWhatIf, BadFlagsExitTwoWithOneLine) {
+  const auto expect = [](const std::string& args, const std::string& message) {
+    const auto r = run_moesim(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
+    EXPECT_EQ(r.out, "moesim: " + message + "\n") << args;
+  };
+  expect("routing --ep 0", "--ep: Value 0 not in range 1 to 1048576 (see 'moesim --help')");
+  expect("routing --ep 8 --tokens -5", "--tokens: Value -5 not in range 0 to 4294967296 (see 'moesim --help')");
+  expect("routing --ep 7", "placement 'contiguous': 256 experts + 0 redundant slots do not divide over ep 7");
+  expect("routing --ep 8 --routing zipff",
+         "unknown routing model 'zipff' (valid: uniform, zipf, hot-set, dirichlet-drift, group-limited, trace)");
+}
+
+TEST(RoutingWhatIf, PrintsPerLayerImbalance) {
+  const auto r = run_moesim("routing --ep 8 --model tiny-moe --routing zipf --tokens 512");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("tiny-moe: 16 routed experts, top-2, 3 MoE layers; routing zipf"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mean rank imbalance"), std::string::npos) << r.out;
+}
+
 }  // namespace
 
 namespace {
