@@ -2,6 +2,8 @@
 // error naming the file and line (the messages are asserted verbatim).
 #include <gtest/gtest.h>
 
+#include "tests/text_replace.h"
+
 #include <string>
 
 #include "calibration/calibration_csv.h"
@@ -33,11 +35,7 @@ std::string error_of(const std::string& text) {
   return "(no error)";
 }
 
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return text.replace(at, from.size(), to);
-}
+using moesim::testing::replace;
 
 TEST(CalibrationCsv, ReadsMetadataColumnsAndTypedRows) {
   const MeasurementFile f = read_measurements(parse_calibration_csv(kGood, "data.csv"));

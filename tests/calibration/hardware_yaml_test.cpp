@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/text_replace.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -40,11 +42,7 @@ std::string error_of(const std::string& text) {
   return "(no error)";
 }
 
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return text.replace(at, from.size(), to);
-}
+using moesim::testing::replace;
 
 TEST(HardwareYaml, EveryProfileLoads) {
   std::vector<std::string> names;

@@ -3,6 +3,8 @@
 // GEMM parameters (per dtype, with the fallbacks of HardwareProfile::gemm_fit).
 #include <gtest/gtest.h>
 
+#include "tests/text_replace.h"
+
 #include <string>
 
 #include "calibration/cost_model.h"
@@ -46,11 +48,7 @@ std::string error_of(const std::string& text) {
   return "(no error)";
 }
 
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return text.replace(at, from.size(), to);
-}
+using moesim::testing::replace;
 
 TEST(MeasuredProfile, ReadsTheMeasuredKeys) {
   const HardwareProfile p = load_hardware_yaml(kMeasured, "p.yaml");

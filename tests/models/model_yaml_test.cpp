@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/text_replace.h"
+
 #include <string>
 
 #include "model_test_support.h"
@@ -37,11 +39,7 @@ std::string error_of(const std::string& text) {
   return "(no error)";
 }
 
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return text.replace(at, from.size(), to);
-}
+using moesim::testing::replace;
 
 TEST(ModelYaml, ReadsForwardNumerics) {
   const ModelSpec d = load_model_yaml(kModel, "m.yaml");
