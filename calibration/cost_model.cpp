@@ -41,9 +41,6 @@ class RooflineCostModel final : public BoundedCostModel {
     return bound(flops, bytes, hw().peak_flops(dtype));
   }
 
-
-
-
   double launch_overhead_ns() const override { return kLaunchNs; }
 
  private:
@@ -57,10 +54,17 @@ class RooflineCostModel final : public BoundedCostModel {
     c.time_ns = std::max(compute_ns, memory_ns) + kLaunchNs;
     return c;
   }
-
 };
 
 }  // namespace
+
+void CostModel::grouped_gemm_times(std::span<const std::int64_t> tokens, std::size_t groups_per_device,
+                                   std::int64_t n, std::int64_t k, models::DType dtype,
+                                   std::span<double> time_ns) const {
+  if (groups_per_device == 0) return;
+  for (std::size_t d = 0; d < time_ns.size() && (d + 1) * groups_per_device <= tokens.size(); ++d)
+    time_ns[d] = grouped_gemm(tokens.subspan(d * groups_per_device, groups_per_device), n, k, dtype).time_ns;
+}
 
 std::vector<CostModelInfo> cost_models() {
   return {{"roofline", "max(FLOPs/peak, bytes/HBM bandwidth) + launch overhead, spec-sheet peaks"},

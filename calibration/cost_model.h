@@ -43,6 +43,12 @@ class CostModel {
   // weights.
   virtual KernelCost grouped_gemm(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k,
                                   models::DType dtype) const = 0;
+  // The grouped GEMMs of many devices at once (one layer over an EP group): device d's groups
+  // are tokens[d·g, (d+1)·g) for g = groups_per_device; time_ns[d] gets exactly
+  // grouped_gemm(that slice).time_ns. The default asks grouped_gemm per device; models may share
+  // work across devices.
+  virtual void grouped_gemm_times(std::span<const std::int64_t> tokens, std::size_t groups_per_device,
+                                  std::int64_t n, std::int64_t k, models::DType dtype, std::span<double> time_ns) const;
   // Attention core of one decode step for requests with the given KV lengths.
   virtual KernelCost attention_decode(const models::ModelSpec& model,
                                       std::span<const std::int64_t> kv_lengths) const = 0;

@@ -124,18 +124,10 @@ Tiling choose_tiling(std::span<const std::int64_t> tokens, std::int64_t n, std::
   return t;
 }
 
-GemmEstimate estimate(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k, double e,
-                      GroupedLayout layout, const GemmDevice& dev, const GemmFitParams& p, bool grouped,
-                      TilingMemo* memo) {
-  GemmEstimate r;
-  double rows = 0;
-  for (auto t : tokens) {
-    if (t <= 0) continue;
-    rows += static_cast<double>(t);
-    ++r.active_groups;
-  }
-  if (r.active_groups == 0 || n <= 0 || k <= 0) return r;
-  const Tiling tl = choose_tiling(tokens, n, k, layout, dev, p, memo);
+// Everything after the tile choice, shared by the one-shape and the many-device paths so both
+// give bit-identical times.
+void finish(GemmEstimate& r, double rows, const Tiling& tl, std::int64_t n, std::int64_t k, double e,
+            const GemmDevice& dev, const GemmFitParams& p, bool grouped) {
   r.block_m = tl.block_m;
   r.block_n = tl.block_n;
   r.tiles = tl.tiles;
@@ -147,6 +139,20 @@ GemmEstimate estimate(std::span<const std::int64_t> tokens, std::int64_t n, std:
   r.compute_bound = r.compute_ns >= r.memory_ns;
   r.time_ns = std::max(r.compute_ns, r.memory_ns) + p.fixed_overhead_ns +
               (grouped ? r.active_groups * p.per_group_overhead_ns : 0.0);
+}
+
+GemmEstimate estimate(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k, double e,
+                      GroupedLayout layout, const GemmDevice& dev, const GemmFitParams& p, bool grouped,
+                      TilingMemo* memo) {
+  GemmEstimate r;
+  double rows = 0;
+  for (auto t : tokens) {
+    if (t <= 0) continue;
+    rows += static_cast<double>(t);
+    ++r.active_groups;
+  }
+  if (r.active_groups == 0 || n <= 0 || k <= 0) return r;
+  finish(r, rows, choose_tiling(tokens, n, k, layout, dev, p, memo), n, k, e, dev, p, grouped);
   return r;
 }
 
@@ -156,6 +162,57 @@ GemmEstimate estimate_grouped_gemm(std::span<const std::int64_t> tokens, std::in
                                    double bytes_per_element, GroupedLayout layout, const GemmDevice& dev,
                                    const GemmFitParams& p, TilingMemo* memo) {
   return estimate(tokens, n, k, bytes_per_element, layout, dev, p, /*grouped=*/true, memo);
+}
+
+void estimate_grouped_gemm_times(std::span<const std::int64_t> tokens, std::size_t groups_per_device, std::int64_t n,
+                                 std::int64_t k, double bytes_per_element, GroupedLayout layout, const GemmDevice& dev,
+                                 const GemmFitParams& p, TilingMemo* memo, std::span<double> time_ns) {
+  const std::size_t devices = groups_per_device == 0 ? 0 : tokens.size() / groups_per_device;
+  if (p.block_m.size() > TilingMemo::kMaxBlockM || groups_per_device == 0) {
+    for (std::size_t d = 0; d < devices && d < time_ns.size(); ++d)
+      time_ns[d] = estimate(tokens.subspan(d * groups_per_device, groups_per_device), n, k, bytes_per_element, layout,
+                            dev, p, /*grouped=*/true, memo)
+                       .time_ns;
+    return;
+  }
+  // Devices of one layer mostly share a handful of tile-count tuples: remember the last few here
+  // (no lock, no hashing) before asking the shared memo.
+  constexpr std::size_t kLocal = 8;
+  std::array<std::array<std::int64_t, TilingMemo::kMaxBlockM>, kLocal> seen{};
+  std::array<Tiling, kLocal> seen_tiling{};
+  std::size_t seen_count = 0, next = 0;
+  const std::size_t bms = p.block_m.size();
+  for (std::size_t d = 0; d < devices && d < time_ns.size(); ++d) {
+    const auto group = tokens.subspan(d * groups_per_device, groups_per_device);
+    GemmEstimate r;
+    double rows = 0;
+    for (auto t : group) {
+      if (t <= 0) continue;
+      rows += static_cast<double>(t);
+      ++r.active_groups;
+    }
+    if (r.active_groups == 0 || n <= 0 || k <= 0) {
+      time_ns[d] = 0;
+      continue;
+    }
+    std::array<std::int64_t, TilingMemo::kMaxBlockM> m_tiles{};
+    for (std::size_t b = 0; b < bms; ++b) m_tiles[b] = m_tiles_of(group, p.block_m[b], layout);
+    std::size_t hit = kLocal;
+    for (std::size_t i = 0; i < seen_count; ++i)
+      if (seen[i] == m_tiles) {
+        hit = i;
+        break;
+      }
+    if (hit == kLocal) {
+      hit = next;
+      next = (next + 1) % kLocal;
+      seen_count = std::max(seen_count, hit + 1);
+      seen[hit] = m_tiles;
+      seen_tiling[hit] = choose_tiling(group, n, k, layout, dev, p, memo);
+    }
+    finish(r, rows, seen_tiling[hit], n, k, bytes_per_element, dev, p, /*grouped=*/true);
+    time_ns[d] = r.time_ns;
+  }
 }
 
 GemmEstimate estimate_gemm(std::int64_t m, std::int64_t n, std::int64_t k, double bytes_per_element,

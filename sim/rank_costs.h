@@ -48,4 +48,11 @@ RankCosts rank_costs(const models::ModelSpec& model, const calibration::CostMode
 double expert_gemm_ns(const models::ModelSpec& model, const calibration::CostModel& cost,
                       std::span<const std::int64_t> counts, int tp = 1);
 
+// expert_gemm_ns for every rank of a layer at once (the cost model shares the tile choice across
+// ranks): rank r's counts are slot_counts[r·per_rank, (r+1)·per_rank) and out[r] gets exactly
+// expert_gemm_ns of them. `scratch` is working space, one double per rank.
+void expert_gemm_times(const models::ModelSpec& model, const calibration::CostModel& cost,
+                       std::span<const std::int64_t> slot_counts, std::size_t per_rank, std::span<double> out,
+                       std::span<double> scratch, int tp = 1);
+
 }  // namespace moesim::sim

@@ -57,6 +57,7 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
     mb.ready.resize(ranks);
     mb.scratch.resize(ranks);
     mb.gemm_ns.resize(ranks);
+    mb.gemm_scratch.resize(ranks);
   }
   init_parallel();
 }
@@ -156,8 +157,8 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
     if (load_) load_->add_links(combine.link_bytes);
   }
   if (load_) load_->add_links(dispatch.link_bytes);
-  for (int r = 0; r < deployment_.ranks(); ++r)
-    mb.gemm_ns[static_cast<std::size_t>(r)] = expert_gemm_ns(model_, cost_, routing_.local_counts(r));
+  expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()), mb.gemm_ns,
+                    mb.gemm_scratch);
   mb.combine_ns = combine_ns;
 
   const double dispatch_end = timeline_.collective(mb.ready, dispatch_ns, {"dispatch", layer_, m});

@@ -113,6 +113,7 @@ class StepModel {
     std::vector<double> ready;          // per rank: end of this micro-batch's last op
     std::vector<double> scratch;        // per rank
     std::vector<double> gemm_ns;        // per rank: this layer's expert GEMM (drawn in front)
+    std::vector<double> gemm_scratch;   // per rank: working space of expert_gemm_times
     double combine_ns = 0;              // this layer's combine (drawn in front)
     // Tensor parallelism, per attention group: all-reduce, reduce-scatter and all-gather of the
     // group's hidden states; over the whole stage (MoE TP): all-gather and reduce-scatter.

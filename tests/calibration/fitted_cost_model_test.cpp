@@ -314,5 +314,27 @@ TEST(FittedCostModel, MemoryOpsUseFittedBandwidth) {
   EXPECT_FALSE(fitted->memory_op(1e9).compute_bound);
 }
 
+// The many-device path (one layer's expert GEMMs over an EP group) gives every device exactly
+// the time of its own grouped_gemm, for both registered models, with empty devices, ragged tile
+// counts and more distinct tile-count tuples than the path remembers locally.
+TEST(FittedCostModel, ManyDeviceGroupedGemmMatchesEachDeviceBitForBit) {
+  const auto hw = *find_hardware_preset("h800");
+  std::vector<std::int64_t> tokens;
+  for (int d = 0; d < 150; ++d)
+    for (int g = 0; g < 3; ++g) tokens.push_back(d % 7 == 0 ? 0 : (d * 37 + g * 101) % 900);
+  for (const char* name : {"fitted", "roofline"}) {
+    const auto model = make_cost_model(name, hw);
+    std::vector<double> many(150, -1.0);
+    model->grouped_gemm_times(tokens, 3, 4096, 7168, models::DType::kFp8, many);
+    for (std::size_t d = 0; d < many.size(); ++d) {
+      const auto one = model->grouped_gemm(std::span<const std::int64_t>(tokens).subspan(d * 3, 3), 4096, 7168,
+                                           models::DType::kFp8);
+      EXPECT_EQ(many[d], one.time_ns) << name << " device " << d;
+    }
+    EXPECT_EQ(many[0], 0.0) << name << ": a device with no rows costs nothing";
+    EXPECT_GT(many[1], 0.0);
+  }
+}
+
 }  // namespace
 }  // namespace moesim::calibration
