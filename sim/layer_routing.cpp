@@ -107,7 +107,7 @@ void LayerRouting::traffic(topology::AllToAllTraffic& out, bool per_pair_only) c
   }
 }
 
-void LayerRouting::traffic(topology::AggregatedTraffic& out, const std::string& algorithm) const {
+double LayerRouting::traffic(topology::AggregatedTraffic& out, const std::string& algorithm) const {
   const workloads::RoutingMargins& m = margins_;
   const bool pairs_view = algorithm == "low-latency", node_view = algorithm == "hierarchical";
   const bool rank_view = !pairs_view;
@@ -134,23 +134,43 @@ void LayerRouting::traffic(topology::AggregatedTraffic& out, const std::string& 
       for (std::size_t b = 0; b < NN && away > 0; ++b)
         if (b != a) block_share_[a * NN + b] = m.node_mass[b] / away;
     }
+  // Tokens per pair into node n from senders outside it (from inside, the sender's own rank is
+  // taken out of the node's mass per source below).
+  node_factor_.resize(NN);
+  for (std::size_t n = 0; n < NN; ++n) node_factor_[n] = m.node_mass[n] > 0 ? node_q_rho_[n] / m.node_mass[n] : 1.0;
+  row_.resize(NN);
+  double fabric = 0;  // the fabric's tokens, summed in (source, node) order
   for (int s = 0; s < R; ++s) {
     const auto i = static_cast<std::size_t>(s);
     const auto own = static_cast<std::size_t>(rank_domain_[i]);
-    const double remote = static_cast<double>(m.source_pairs[i] - m.own_node_pairs[i]);
-    for (std::size_t n = 0; n < NN; ++n) {
-      const double to_node = m.per_source() ? static_cast<double>(m.node_pairs[i * NN + n])
-                             : n == own     ? static_cast<double>(m.own_node_pairs[i])
-                                            : remote * block_share_[own * NN + n];
-      const double pairs = to_node - (n == own ? static_cast<double>(m.self_pairs[i]) : 0.0);
-      if (pairs_view) out.pairs.sent_to_node[i * NN + n] = pairs;
-      if (node_view) out.node_tokens.sent_to_node[i * NN + n] = pairs * node_rho_[n];
-      if (rank_view) {
-        double qn = m.node_mass[n], qrho = node_q_rho_[n];
-        if (n == own) qn -= m.rank_mass[i], qrho -= m.rank_mass[i] * rank_rho_[i];
-        out.rank_tokens.sent_to_node[i * NN + n] = pairs * (qn > 0 ? qrho / qn : 1.0);
-      }
+    // Pairs from s into each node, its self pairs (which stay local) taken out.
+    if (m.per_source()) {
+      for (std::size_t n = 0; n < NN; ++n) row_[n] = static_cast<double>(m.node_pairs[i * NN + n]);
+    } else {
+      const double remote = static_cast<double>(m.source_pairs[i] - m.own_node_pairs[i]);
+      const double* share = block_share_.data() + own * NN;
+      for (std::size_t n = 0; n < NN; ++n) row_[n] = remote * share[n];
+      row_[own] = static_cast<double>(m.own_node_pairs[i]);
     }
+    row_[own] -= static_cast<double>(m.self_pairs[i]);
+    const std::size_t base = i * NN;
+    if (pairs_view) {
+      double* sent = out.pairs.sent_to_node.data() + base;
+      for (std::size_t n = 0; n < NN; ++n) sent[n] = row_[n];
+    }
+    if (node_view) {
+      double* sent = out.node_tokens.sent_to_node.data() + base;
+      for (std::size_t n = 0; n < NN; ++n) sent[n] = row_[n] * node_rho_[n];
+    }
+    if (rank_view) {
+      double* sent = out.rank_tokens.sent_to_node.data() + base;
+      for (std::size_t n = 0; n < NN; ++n) sent[n] = row_[n] * node_factor_[n];
+      const double qn = m.node_mass[own] - m.rank_mass[i];
+      const double qrho = node_q_rho_[own] - m.rank_mass[i] * rank_rho_[i];
+      sent[own] = row_[own] * (qn > 0 ? qrho / qn : 1.0);
+    }
+    const double* counted = (pairs_view ? out.pairs.sent_to_node : out.rank_tokens.sent_to_node).data() + base;
+    for (std::size_t n = 0; n < NN; ++n) fabric += counted[n];
   }
   for (int d = 0; d < R; ++d) {
     const auto i = static_cast<std::size_t>(d);
@@ -164,6 +184,7 @@ void LayerRouting::traffic(topology::AggregatedTraffic& out, const std::string& 
       out.rank_tokens.received_remote[i] = remote * rank_rho_[i];
     }
   }
+  return fabric;
 }
 
 std::int64_t LayerRouting::sent_pairs() const {

@@ -61,8 +61,9 @@ class LayerRouting {
   // `per_pair_only` fills only the per-pair matrix (all that low-latency kernels need).
   void traffic(topology::AllToAllTraffic& out, bool per_pair_only = false) const;
   // The last draw's traffic as margins (aggregated() only): the views `algorithm` reads
-  // (low-latency: pairs; direct: rank tokens; hierarchical: node and rank tokens).
-  void traffic(topology::AggregatedTraffic& out, const std::string& algorithm) const;
+  // (low-latency: pairs; direct: rank tokens; hierarchical: node and rank tokens). Returns the
+  // tokens the algorithm puts on the fabric: the pairs sent (low-latency), else the rank tokens.
+  double traffic(topology::AggregatedTraffic& out, const std::string& algorithm) const;
   // Token-expert pairs the last draw sent to other ranks (self pairs stay local).
   std::int64_t sent_pairs() const;
 
@@ -88,7 +89,7 @@ class LayerRouting {
   std::vector<int> rank_node_;  // [rank] cluster node of its device
   std::vector<int> rank_domain_;  // [rank] dense scale-up domain (topology::rank_domains)
   bool per_source_nodes_ = false;  // margins with each source's pairs per node (hierarchical)
-  mutable std::vector<double> rank_rho_, node_rho_, node_q_rho_, block_share_;  // traffic() scratch
+  mutable std::vector<double> rank_rho_, node_rho_, node_q_rho_, block_share_, node_factor_, row_;  // traffic() scratch
 };
 
 }  // namespace moesim::sim

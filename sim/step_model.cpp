@@ -134,7 +134,7 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   const bool low_latency = dispatch_options_.algorithm == "low-latency";
   topology::CommResult dispatch;
   if (aggregated_) {
-    routing_.traffic(margins_traffic_, dispatch_options_.algorithm);
+    fabric_tokens_ = routing_.traffic(margins_traffic_, dispatch_options_.algorithm);
     // One low-latency message per token-expert pair (DeepEP LL sends each pair on its own).
     margins_traffic_.message_bytes = low_latency ? dispatch_options_.scale : 0.0;
     dispatch = (*aggregated_)(margins_traffic_, dispatch_options_);
@@ -184,13 +184,8 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
 // low-latency kernels, one per destination rank otherwise (hierarchical forwarding over NVLink
 // is not counted twice).
 double StepModel::fabric_token_count() const {
+  if (aggregated_) return fabric_tokens_;  // summed by LayerRouting::traffic
   const bool ll = dispatch_options_.algorithm == "low-latency";
-  if (aggregated_) {
-    const auto& sent = (ll ? margins_traffic_.pairs : margins_traffic_.rank_tokens).sent_to_node;
-    double total = 0;
-    for (const double x : sent) total += x;
-    return total;
-  }
   return (ll ? traffic_.expert_bytes : traffic_.pair_bytes).total_bytes();
 }
 

@@ -156,6 +156,7 @@ class StepModel {
   topology::AllToAllTraffic traffic_;                        // full-matrix path
   std::optional<topology::AggregatedAllToAll> aggregated_;   // margins path (analytic, preset fabric)
   topology::AggregatedTraffic margins_traffic_;
+  double fabric_tokens_ = 0;  // the last margins draw's tokens on the fabric (fabric_token_count)
   topology::AllToAllOptions dispatch_options_, combine_options_;
   bool combine_mirrors_dispatch_ = false;  // analytic: combine = dispatch reversed (see moe_front)
   std::vector<double> busy_before_, dispatch_end_;
