@@ -108,4 +108,22 @@ void expert_gemm_times(const models::ModelSpec& m, const calibration::CostModel&
   }
 }
 
+LowLatencyPhases low_latency_phases(const models::ModelSpec& m, const calibration::CostModel& cost,
+                                    std::int64_t tokens, std::int64_t received_pairs, double dispatch_bytes_per_token,
+                                    double combine_bytes_per_token) {
+  LowLatencyPhases p;
+  const double act = static_cast<double>(m.hidden) * models::bytes_per_element(m.activation_dtype);
+  const auto t = static_cast<double>(tokens), pairs = static_cast<double>(tokens) * m.top_k;
+  const auto recv = static_cast<double>(received_pairs);
+  if (tokens > 0) {
+    p.dispatch_send = cost.memory_op(t * (act + dispatch_bytes_per_token)).time_ns;
+    p.combine_recv = cost.memory_op(pairs * combine_bytes_per_token + t * act).time_ns;
+  }
+  if (received_pairs > 0) {
+    p.dispatch_recv = cost.memory_op(2.0 * recv * dispatch_bytes_per_token).time_ns;
+    p.combine_send = cost.memory_op(2.0 * recv * combine_bytes_per_token).time_ns;
+  }
+  return p;
+}
+
 }  // namespace moesim::sim

@@ -55,4 +55,20 @@ void expert_gemm_times(const models::ModelSpec& model, const calibration::CostMo
                        std::span<const std::int64_t> slot_counts, std::size_t per_rank, std::span<double> out,
                        std::span<double> scratch, int tp = 1);
 
+// DeepEP low-latency kernels occupy every SM while they pack and send and while they receive
+// and unpack, and none while the data is in flight (LMSYS, "Deploying DeepSeek with PD
+// Disaggregation and Large-scale Expert Parallelism on 96 H100 GPUs", 2025: decode
+// communication kernels "either fully utilize SMs (during send/receive) or none (during inflight
+// waiting)"). Each phase is one memory-bound kernel on the rank's compute stream over the bytes
+// it moves: dispatch send reads the rank's tokens (activation dtype) and writes one message per
+// token; dispatch receive copies every received message into the expert-major layout; combine
+// send copies every expert output into the send buffer; combine receive reads each token's
+// top-k results and writes the weighted sum.
+struct LowLatencyPhases {
+  double dispatch_send = 0, dispatch_recv = 0, combine_send = 0, combine_recv = 0;  // ns
+};
+LowLatencyPhases low_latency_phases(const models::ModelSpec& model, const calibration::CostModel& cost,
+                                    std::int64_t tokens, std::int64_t received_pairs, double dispatch_bytes_per_token,
+                                    double combine_bytes_per_token);
+
 }  // namespace moesim::sim

@@ -45,6 +45,7 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
   combine_options_.direction = topology::Direction::kCombine;
   combine_options_.scale = combine_bytes_per_token_;
   combine_mirrors_dispatch_ = dispatch_options_.fidelity == "analytic" && dispatch_options_.scale > 0;
+  low_latency_ = dispatch_options_.algorithm == "low-latency";
   if (routing_.aggregated()) aggregated_.emplace(cluster, deployment.rank_devices());
   MOESIM_CHECK(overlap.comm_sm_share >= 0 && overlap.comm_sm_share < 1, "comm_sm_share must lie in [0, 1)");
   if (overlap.scheme != OverlapScheme::kNone) compute_slowdown_ = 1.0 / (1.0 - overlap.comm_sm_share);
@@ -58,6 +59,8 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
     mb.scratch.resize(ranks);
     mb.gemm_ns.resize(ranks);
     mb.gemm_scratch.resize(ranks);
+    if (low_latency_)
+      for (auto* v : {&mb.dispatch_send, &mb.dispatch_recv, &mb.combine_send, &mb.combine_recv}) v->assign(ranks, 0.0);
   }
   init_parallel();
 }
@@ -90,7 +93,14 @@ void StepModel::split(std::span<const RankBatch> batches) {
     cost_micro_batch(micro_[m], std::span<const RankBatch>(halves_).subspan(m * groups, groups));
 }
 
+void StepModel::finish_combine(MicroBatch& mb) {
+  if (!mb.combine_recv_pending) return;
+  mb.combine_recv_pending = false;
+  timeline_.compute(mb.ready, mb.combine_recv, mb.ready, {"combine_recv", layer_, static_cast<int>(&mb - micro_.data())});
+}
+
 void StepModel::run_dense_layer(MicroBatch& mb, PhaseTimes& phases) {
+  finish_combine(mb);
   const int m = static_cast<int>(&mb - micro_.data());
   double attn = 0, mlp = 0;
   for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
@@ -111,6 +121,7 @@ void StepModel::run_dense_layer(MicroBatch& mb, PhaseTimes& phases) {
 
 double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng,
                             PhaseTimes& phases, LayerBreakdown& breakdown) {
+  finish_combine(mb);
   const bool shared_in_front = overlap_.scheme == OverlapScheme::kNone;
   const int m = static_cast<int>(&mb - micro_.data());
   double attn = 0, router = 0, shared = 0;
@@ -160,6 +171,23 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()), mb.gemm_ns,
                     mb.gemm_scratch);
   mb.combine_ns = combine_ns;
+  double send = 0;
+  if (low_latency_) {
+    const auto per = static_cast<std::size_t>(routing_.slots_per_rank());
+    const auto slots = routing_.slot_counts();
+    for (std::size_t r = 0; r < mb.dispatch_send.size(); ++r) {
+      std::int64_t received = 0;
+      for (std::size_t j = r * per; j < (r + 1) * per; ++j) received += slots[j];
+      const auto p = low_latency_phases(model_, cost_, mb.tokens[r], received, dispatch_bytes_per_token_,
+                                        combine_bytes_per_token_);
+      mb.dispatch_send[r] = p.dispatch_send;
+      mb.dispatch_recv[r] = p.dispatch_recv;
+      mb.combine_send[r] = p.combine_send;
+      mb.combine_recv[r] = p.combine_recv;
+      send = std::max(send, p.dispatch_send);
+    }
+    timeline_.compute(mb.ready, mb.dispatch_send, mb.ready, {"dispatch_send", layer_, m});
+  }
 
   const double dispatch_end = timeline_.collective(mb.ready, dispatch_ns, {"dispatch", layer_, m});
   if (!shared_in_front && model_.shared_experts > 0) {
@@ -171,7 +199,7 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   phases[static_cast<int>(Phase::kAttention)] += attn;
   phases[static_cast<int>(Phase::kRouter)] += router;
   phases[static_cast<int>(Phase::kSharedExpert)] += shared;
-  phases[static_cast<int>(Phase::kDispatch)] += dispatch_ns;
+  phases[static_cast<int>(Phase::kDispatch)] += send + dispatch_ns;
   const double fabric_tokens = fabric_token_count();
   breakdown.dispatch_bytes += fabric_tokens * dispatch_bytes_per_token_;
   breakdown.combine_bytes += fabric_tokens * combine_bytes_per_token_;
@@ -202,13 +230,19 @@ Duration StepModel::rebalance() {
 void StepModel::moe_back(MicroBatch& mb, double dispatch_end, PhaseTimes& phases) {
   const int m = static_cast<int>(&mb - micro_.data());
   std::fill(mb.ready.begin(), mb.ready.end(), dispatch_end);
+  if (low_latency_) timeline_.compute(mb.ready, mb.dispatch_recv, mb.ready, {"dispatch_recv", layer_, m});
   for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = slow(mb.gemm_ns[r]);
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {"expert_gemm", layer_, m});
+  if (low_latency_) timeline_.compute(mb.ready, mb.combine_send, mb.ready, {"combine_send", layer_, m});
   const double combine_end = timeline_.collective(mb.ready, mb.combine_ns, {"combine", layer_, m});
   std::fill(mb.ready.begin(), mb.ready.end(), combine_end);
+  // The combine's receive runs when this micro-batch next needs the compute stream, so the other
+  // micro-batch's work queued meanwhile is not held behind this transfer (two-batch overlap).
+  mb.combine_recv_pending = low_latency_;
   if (attention_tp_ > 1) tp_collective(mb, mb.group_all_gather, attention_tp_, phases, "tp_all_gather");
   phases[static_cast<int>(Phase::kExpertGemm)] += max_of(mb.gemm_ns);
-  phases[static_cast<int>(Phase::kCombine)] += mb.combine_ns;
+  phases[static_cast<int>(Phase::kDispatch)] += max_of(mb.dispatch_recv);
+  phases[static_cast<int>(Phase::kCombine)] += max_of(mb.combine_send) + mb.combine_ns + max_of(mb.combine_recv);
 }
 
 void StepModel::set_load_stats(LoadStats* stats, int instance) {
@@ -237,7 +271,10 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
   timeline_.reset();
   timeline_.trace_into(recorder_ && recorder_->wants_step(step) ? recorder_ : nullptr, trace_pool_, trace_instance_,
                        start.count_ns(), deployment_.stage() * deployment_.ranks());
-  for (auto& mb : micro_) std::fill(mb.ready.begin(), mb.ready.end(), 0.0);
+  for (auto& mb : micro_) {
+    std::fill(mb.ready.begin(), mb.ready.end(), 0.0);
+    mb.combine_recv_pending = false;
+  }
 
   const int ranks = deployment_.ranks();
   busy_before_.resize(static_cast<std::size_t>(ranks));
@@ -272,6 +309,7 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
     layer_start = layer_end;
   }
   double lm = 0;
+  for (auto& mb : micro_) finish_combine(mb);
   for (auto& mb : micro_) {
     if (!deployment_.last_stage()) break;  // the LM head sits on the last pipeline stage
     for (std::size_t r = 0; r < mb.scratch.size(); ++r) {

@@ -115,6 +115,9 @@ class StepModel {
     std::vector<double> gemm_ns;        // per rank: this layer's expert GEMM (drawn in front)
     std::vector<double> gemm_scratch;   // per rank: working space of expert_gemm_times
     double combine_ns = 0;              // this layer's combine (drawn in front)
+    // Low-latency kernels only, per rank: their SM phases (sim/rank_costs.h), this layer's.
+    std::vector<double> dispatch_send, dispatch_recv, combine_send, combine_recv;
+    bool combine_recv_pending = false;  // the last combine's receive is not issued yet
     // Tensor parallelism, per attention group: all-reduce, reduce-scatter and all-gather of the
     // group's hidden states; over the whole stage (MoE TP): all-gather and reduce-scatter.
     std::vector<double> group_all_reduce, group_reduce_scatter, group_all_gather;
@@ -131,6 +134,8 @@ class StepModel {
   void run_gathered_moe_layer(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng,
                               PhaseTimes& phases, LayerBreakdown& breakdown);
   void run_dense_layer(MicroBatch& mb, PhaseTimes& phases);
+  // Issues the micro-batch's pending low-latency combine receive on its ranks' compute streams.
+  void finish_combine(MicroBatch& mb);
   // The attention half of an MoE layer: attention, router, shared expert (unless overlapped),
   // then dispatch. Returns the dispatch's end.
   double moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng, PhaseTimes& phases,
@@ -159,6 +164,7 @@ class StepModel {
   double fabric_tokens_ = 0;  // the last margins draw's tokens on the fabric (fabric_token_count)
   topology::AllToAllOptions dispatch_options_, combine_options_;
   bool combine_mirrors_dispatch_ = false;  // analytic: combine = dispatch reversed (see moe_front)
+  bool low_latency_ = false;               // DeepEP low-latency kernels: SM phases around the transfer
   std::vector<double> busy_before_, dispatch_end_;
   int layer_ = 0;
   bool layer_local_ = false;  // the current layer has local (windowed) attention

@@ -10,6 +10,8 @@
 #include "topology/all_to_all.h"
 #include "topology/traffic.h"
 #include "models/presets.h"
+#include "sim/rank_costs.h"
+#include "sim/trace.h"
 
 namespace moesim::sim {
 namespace {
@@ -162,6 +164,65 @@ TEST(TwoBatchOverlap, CommunicationSmsSlowConcurrentCompute) {
   Fixture free(4, {OverlapScheme::kTwoBatch, 0.0}), held(4, {OverlapScheme::kTwoBatch, 24.0 / 132.0});
   LayerBreakdown a, b;
   EXPECT_LT(free.run(free.decode_batches(128, 2000), a), held.run(held.decode_batches(128, 2000), b));
+}
+
+// DeepSeek-V3 moves 7,168 BF16 values per token in, 7,168 FP8 values + 56 scales + 8 (index,
+// weight) pairs per dispatched message, and 7,168 BF16 values per combined result.
+TEST(LowLatencyPhases, CostTheBytesEachKernelMoves) {
+  const auto model = *models::find_model_preset("deepseek-v3");
+  const auto cost = calibration::make_cost_model("roofline", *calibration::find_hardware_preset("h800"));
+  const double act = 7168 * 2.0, msg = 7168 + 56 * 4.0 + 8 * 8.0, out = 7168 * 2.0;
+  const auto p = low_latency_phases(model, *cost, 128, 1024, models::dispatch_bytes_per_token(model),
+                                    models::combine_bytes_per_token(model));
+  EXPECT_DOUBLE_EQ(p.dispatch_send, cost->memory_op(128 * (act + msg)).time_ns);
+  EXPECT_DOUBLE_EQ(p.dispatch_recv, cost->memory_op(2 * 1024 * msg).time_ns);
+  EXPECT_DOUBLE_EQ(p.combine_send, cost->memory_op(2 * 1024 * out).time_ns);
+  EXPECT_DOUBLE_EQ(p.combine_recv, cost->memory_op(128 * 8 * out + 128 * act).time_ns);
+  // A rank with nothing to send or receive launches nothing.
+  const auto idle = low_latency_phases(model, *cost, 0, 0, msg, out);
+  EXPECT_EQ(idle.dispatch_send + idle.dispatch_recv + idle.combine_send + idle.combine_recv, 0.0);
+}
+
+// The SM phases sit on the compute stream around the transfer: send before it, receive after
+// it; the combine's receive waits until the micro-batch next computes, so under two-batch
+// overlap the other micro-batch's expert GEMM is not queued behind the first one's combine.
+TEST(TwoBatchOverlap, LowLatencyKernelsHoldTheSmsOnlyToPackAndUnpack) {
+  Fixture f(2, {OverlapScheme::kTwoBatch, 0.0}, "low-latency");
+  TraceOptions o;
+  o.max_ranks = 1;
+  TraceRecorder rec(o);
+  f.step->set_trace(&rec, 0, 0);
+  LayerBreakdown lb;
+  f.run(f.decode_batches(128, 2000), lb);
+  const int layer = 10;  // an MoE layer
+  auto find = [&](const char* name, int mb) -> const TraceEvent* {
+    for (const auto& e : rec.events())
+      if (std::string(e.name) == name && e.layer == layer && e.micro_batch == mb) return &e;
+    return nullptr;
+  };
+  for (int mb = 0; mb < 2; ++mb) {
+    const auto *send = find("dispatch_send", mb), *dispatch = find("dispatch", mb), *recv = find("dispatch_recv", mb);
+    const auto *gemm = find("expert_gemm", mb), *csend = find("combine_send", mb), *combine = find("combine", mb);
+    ASSERT_TRUE(send && dispatch && recv && gemm && csend && combine) << "micro-batch " << mb;
+    EXPECT_FALSE(send->comm);
+    EXPECT_TRUE(dispatch->comm);
+    EXPECT_FALSE(recv->comm);
+    EXPECT_LE(send->start_ns + send->duration_ns, dispatch->start_ns);
+    EXPECT_LE(dispatch->start_ns + dispatch->duration_ns, recv->start_ns);
+    EXPECT_LE(recv->start_ns + recv->duration_ns, gemm->start_ns);
+    EXPECT_LE(csend->start_ns + csend->duration_ns, combine->start_ns);
+  }
+  // Layer 10's combine receive of micro-batch 0 is issued with its next layer, after
+  // micro-batch 1's expert GEMM.
+  const TraceEvent* crecv0 = nullptr;
+  for (const auto& e : rec.events())
+    if (std::string(e.name) == "combine_recv" && e.micro_batch == 0 && e.start_ns >= find("combine", 0)->start_ns) {
+      crecv0 = &e;
+      break;
+    }
+  ASSERT_NE(crecv0, nullptr);
+  EXPECT_GE(crecv0->start_ns, find("combine", 0)->start_ns + find("combine", 0)->duration_ns);
+  EXPECT_GE(crecv0->start_ns, find("expert_gemm", 1)->start_ns + find("expert_gemm", 1)->duration_ns);
 }
 
 TEST(SharedExpertOverlap, RunsTheSharedExpertDuringDispatch) {
