@@ -4,14 +4,17 @@
 // PoissonTable: inverse-CDF sampling of Poisson(lambda) from a 32-bit uniform, with a guide
 // table (Chen & Asau 1974) so a draw is O(1) (expected < 2 comparisons). The table spans
 // lambda ± (7 sqrt(lambda) + 8), renormalised; the mass outside (< 1e-11) and the 2^-32
-// quantisation of the CDF are the only departures from the exact law. Building costs
-// O(sqrt(lambda)); the sampler amortises a table over every source row with the same mean.
+// quantisation of the CDF are the only departures from the exact law. The guide has about eight
+// buckets per entry, so most draws read one guide entry and one CDF entry and step no further.
+// Building costs O(sqrt(lambda)); the sampler amortises a table over every source row with the
+// same mean.
 //
 // AliasTable: Walker/Vose alias method over a discrete distribution, one 64-bit draw per sample.
 //
 // FastBits (workloads/rng.h) feeds them: one 64-bit draw gives two Poisson samples.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -22,6 +25,7 @@ namespace moesim::workloads {
 
 class PoissonTable {
  public:
+  PoissonTable();
   void build(double lambda);  // lambda >= 0
   std::int64_t operator()(std::uint32_t u) const {
     if (cdf_.empty()) return lo_;
@@ -36,6 +40,8 @@ class PoissonTable {
   std::vector<std::uint64_t> cdf_;  // P(X <= lo + i) · 2^32, last entry 2^32
   std::vector<std::uint32_t> guide_;
   std::vector<double> pmf_;  // scratch
+  static constexpr std::size_t kReciprocals = 128;
+  std::array<double, kReciprocals> reciprocals_{};  // 1 / x
 };
 
 

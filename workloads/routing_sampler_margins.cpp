@@ -91,7 +91,16 @@ void RoutingSampler::virtual_rows(std::span<const std::int64_t> tokens, const Ro
   for (std::size_t c = 0; c < C; ++c) {
     std::fill(group_mass_.begin(), group_mass_.end(), 0.0);
     const double* w = w_.data() + c * slots;
-    for (std::size_t j = 0; j < slots; ++j) group_mass_[slot_group_[j]] += w[j];
+    if (G == 1) {  // four partial sums: no serial chain of additions
+      double part[4] = {0, 0, 0, 0};
+      std::size_t j = 0;
+      for (; j + 4 <= slots; j += 4)
+        for (std::size_t i = 0; i < 4; ++i) part[i] += w[j + i];
+      for (; j < slots; ++j) part[0] += w[j];
+      group_mass_[0] = (part[0] + part[1]) + (part[2] + part[3]);
+    } else {
+      for (std::size_t j = 0; j < slots; ++j) group_mass_[slot_group_[j]] += w[j];
+    }
     for (double& m : group_mass_) m = m > 0 ? 1.0 / m : 0.0;
     double* vw = vw_.data() + c * G * slots;
     for (std::size_t j = 0; j < slots; ++j) {
