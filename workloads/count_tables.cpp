@@ -45,20 +45,22 @@ void PoissonTable::build(double lambda) {
     cdf_[i] = std::min<std::uint64_t>(static_cast<std::uint64_t>(acc * scale + 0.5), 1ULL << 32);
   }
   cdf_.back() = 1ULL << 32;
-  // About eight buckets per entry (at most 2^12): most buckets then hold a single value, so a
-  // draw rarely steps (a predictable branch).
+  // About four buckets per entry (at most 2^12): most buckets then lie inside one entry's CDF
+  // interval and give the value at once (flagged pure); the others step from their first entry.
   int bits = 4;
-  while ((std::size_t{1} << bits) < 8 * n && bits < 12) ++bits;
+  while ((std::size_t{1} << bits) < 4 * n && bits < 12) ++bits;
   shift_ = 32 - bits;
   guide_.resize(std::size_t{1} << bits);
-  // guide_[b] = the first entry whose CDF exceeds bucket b's smallest u, filled entry by entry.
-  const std::uint64_t round_up = (std::uint64_t{1} << shift_) - 1;
+  // Entry i covers the buckets that start in [cdf[i-1], cdf[i]); the last of them is mixed
+  // unless cdf[i] falls on a bucket boundary.
+  const std::uint64_t width = std::uint64_t{1} << shift_;
   std::size_t b = 0;
   for (std::size_t i = 0; i < n && b < guide_.size(); ++i) {
-    const auto end = std::min<std::size_t>(guide_.size(), static_cast<std::size_t>((cdf_[i] + round_up) >> shift_));
+    const auto end = std::min<std::size_t>(guide_.size(), static_cast<std::size_t>((cdf_[i] + width - 1) >> shift_));
     if (end > b) {
       std::fill(guide_.begin() + static_cast<std::ptrdiff_t>(b), guide_.begin() + static_cast<std::ptrdiff_t>(end),
-                static_cast<std::uint32_t>(i));
+                static_cast<std::uint32_t>(i) | kPure);
+      if ((static_cast<std::uint64_t>(end) << shift_) > cdf_[i]) guide_[end - 1] = static_cast<std::uint32_t>(i);
       b = end;
     }
   }
