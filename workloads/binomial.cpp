@@ -109,11 +109,13 @@ std::int64_t btrs(std::int64_t n, double p, G& rng) {
     const double u = uniform01(rng) - 0.5;
     double v = uniform01(rng);
     const double us = 0.5 - std::fabs(u);
-    const double k = std::floor((two_a / us + b) * u + c);
-    if (k < 0 || k > nd) continue;
-    if (us >= 0.07 && v <= v_r) return static_cast<std::int64_t>(k);
+    // k = floor(x), for 0 <= k <= n, by truncation (no library floor): x in [0, n + 1).
+    const double x = (two_a / us + b) * u + c;
+    if (!(x >= 0 && x < nd + 1)) continue;
+    const auto ki = static_cast<std::int64_t>(x);
+    const auto k = static_cast<double>(ki);
+    if (us >= 0.07 && v <= v_r) return ki;
     v *= alpha / (a / (us * us) + b);
-    const auto ki = static_cast<std::int64_t>(k);
     if (ki - m <= kProductSteps && m - ki <= kProductSteps) {
       if (v <= pmf_ratio(ki, m, nd, p / q)) return ki;
       continue;
