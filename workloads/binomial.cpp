@@ -10,10 +10,10 @@ namespace {
 template <class G>
 double uniform01(G& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
-// q^n: by squaring for small n (a few multiplications, relative error ~ n·2^-53), else through
-// the logarithm (accurate for q near 1).
+// q^n by squaring (about 2 log2 n multiplications, relative error ~ log2(n) · 2^-53 on top of the
+// rounding of q itself, which the logarithm would carry too); through the logarithm for huge n.
 double small_power(double q, std::int64_t n) {
-  if (n > 64) return std::exp(static_cast<double>(n) * std::log1p(q - 1.0));
+  if (n > (std::int64_t{1} << 20)) return std::exp(static_cast<double>(n) * std::log1p(q - 1.0));
   double result = 1.0, base = q;
   for (std::int64_t e = n; e > 0; e >>= 1) {
     if (e & 1) result *= base;
@@ -22,36 +22,73 @@ double small_power(double q, std::int64_t n) {
   return result;
 }
 
+// 1 / x for the first steps of the inversion walk (a multiplication instead of a division).
+constexpr int kReciprocals = 64;
+const std::array<double, kReciprocals>& reciprocals() {
+  static const std::array<double, kReciprocals> table = [] {
+    std::array<double, kReciprocals> t{};
+    for (int i = 1; i < kReciprocals; ++i) t[static_cast<std::size_t>(i)] = 1.0 / i;
+    return t;
+  }();
+  return table;
+}
+
 // Inversion for p <= 0.5: walk the pmf from 0 using the ratio P(x+1)/P(x) = (n-x)/(x+1) * p/q.
 template <class G>
 std::int64_t inversion(std::int64_t n, double p, G& rng) {
   const double q = 1.0 - p;
   const double s = p / q;
   const double a = static_cast<double>(n + 1) * s;
+  const auto& inv = reciprocals();
   double pmf = small_power(q, n);  // q^n
   double u = uniform01(rng);
   std::int64_t x = 0;
   while (u > pmf && x < n) {
     u -= pmf;
     ++x;
-    pmf *= a / static_cast<double>(x) - s;
+    pmf *= (x < kReciprocals ? a * inv[static_cast<std::size_t>(x)] : a / static_cast<double>(x)) - s;
   }
   return x;
 }
 
 // ln k! : a table for small k, else Stirling's series to 1/k^5 (absolute error < 1e-14 there).
+constexpr std::size_t kLogFactorials = 1024;
 double log_factorial(double k) {
-  static const std::array<double, 256> table = [] {
-    std::array<double, 256> t{};
+  static const std::array<double, kLogFactorials> table = [] {
+    std::array<double, kLogFactorials> t{};
     for (std::size_t i = 1; i < t.size(); ++i) t[i] = t[i - 1] + std::log(static_cast<double>(i));
     return t;
   }();
-  if (k < 256) return table[static_cast<std::size_t>(k)];
+  if (k < static_cast<double>(kLogFactorials)) return table[static_cast<std::size_t>(k)];
   const double x = k + 1, r = 1.0 / x, r2 = r * r;
   return (x - 0.5) * std::log(x) - x + 0.91893853320467274178 + r * (1.0 / 12 - r2 * (1.0 / 360 - r2 / 1260));
 }
 
-// BTRS for p <= 0.5 and n p >= 10 (Hörmann 1993, algorithm BTRS).
+// Candidates within this distance of the mode are accepted against the pmf ratio f(k)/f(m) as an
+// explicit product (no logarithm); farther ones through log-factorials.
+constexpr std::int64_t kProductSteps = 16;
+
+// f(k) / f(m) for the Binomial(n, p) pmf f, |k - m| <= kProductSteps: the product of the
+// successive ratios (n - i + 1) / i · p/q, numerator and denominator kept apart (one division).
+double pmf_ratio(std::int64_t k, std::int64_t m, double nd, double s) {
+  double num = 1.0, den = 1.0;
+  if (k > m) {
+    for (std::int64_t i = m + 1; i <= k; ++i) {
+      num *= (nd - static_cast<double>(i) + 1) * s;
+      den *= static_cast<double>(i);
+    }
+  } else {
+    for (std::int64_t i = k + 1; i <= m; ++i) {
+      num *= static_cast<double>(i);
+      den *= (nd - static_cast<double>(i) + 1) * s;
+    }
+  }
+  return num / den;
+}
+
+// BTRS for p <= 0.5 and n p >= 10 (Hörmann 1993, algorithm BTRS). The final test
+// log(v) <= log f(k) - log f(m) is made as v <= f(k) / f(m) by the explicit product when k is
+// near the mode m (the same test, without logarithms).
 template <class G>
 std::int64_t btrs(std::int64_t n, double p, G& rng) {
   const double nd = static_cast<double>(n);
@@ -60,26 +97,35 @@ std::int64_t btrs(std::int64_t n, double p, G& rng) {
   const double b = 1.15 + 2.53 * spq;
   const double a = -0.0873 + 0.0248 * b + 0.01 * p;
   const double c = nd * p + 0.5;
-  const double v_r = 0.92 - 4.2 / b;
-  const double alpha = (2.83 + 5.1 / b) * spq;
-  // The exact-acceptance constants: computed only when a draw falls outside the squeeze.
-  double lpq = 0, m = 0, h = 0;
-  bool exact_ready = false;
+  const double inv_b = 1.0 / b;
+  const double v_r = 0.92 - 4.2 * inv_b;
+  const double alpha = (2.83 + 5.1 * inv_b) * spq;
+  const double two_a = 2 * a;
+  const auto m = static_cast<std::int64_t>(std::floor((nd + 1) * p));
+  // The log-domain constants: computed only when a candidate far from the mode needs them.
+  double lpq = 0, h = 0;
+  bool logs_ready = false;
   for (;;) {
     const double u = uniform01(rng) - 0.5;
     double v = uniform01(rng);
     const double us = 0.5 - std::fabs(u);
-    const double k = std::floor((2 * a / us + b) * u + c);
-    if (k < 0 || k > nd) continue;
-    if (us >= 0.07 && v <= v_r) return static_cast<std::int64_t>(k);
-    if (!exact_ready) {
-      lpq = std::log(p / q);
-      m = std::floor((nd + 1) * p);
-      h = log_factorial(m) + log_factorial(nd - m);
-      exact_ready = true;
+    // k = floor(x), for 0 <= k <= n, by truncation (no library floor): x in [0, n + 1).
+    const double x = (two_a / us + b) * u + c;
+    if (!(x >= 0 && x < nd + 1)) continue;
+    const auto ki = static_cast<std::int64_t>(x);
+    const auto k = static_cast<double>(ki);
+    if (us >= 0.07 && v <= v_r) return ki;
+    v *= alpha / (a / (us * us) + b);
+    if (ki - m <= kProductSteps && m - ki <= kProductSteps) {
+      if (v <= pmf_ratio(ki, m, nd, p / q)) return ki;
+      continue;
     }
-    v = std::log(v * alpha / (a / (us * us) + b));
-    if (v <= h - log_factorial(k) - log_factorial(nd - k) + (k - m) * lpq) return static_cast<std::int64_t>(k);
+    if (!logs_ready) {
+      lpq = std::log(p / q);
+      h = log_factorial(static_cast<double>(m)) + log_factorial(nd - static_cast<double>(m));
+      logs_ready = true;
+    }
+    if (std::log(v) <= h - log_factorial(k) - log_factorial(nd - k) + (k - static_cast<double>(m)) * lpq) return ki;
   }
 }
 

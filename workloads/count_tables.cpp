@@ -19,15 +19,22 @@ void PoissonTable::build(double lambda) {
   pmf_.resize(n);
   const auto m = static_cast<std::size_t>(mode - lo_);
   // Walk out from the mode (no underflow of e^-lambda for large lambda); small lambda starts at 0.
+  // Successive ratios lambda / x: multiplications by a reciprocal, not a chain of divisions.
+  const auto ratio = [&](std::int64_t x) {
+    return x < static_cast<std::int64_t>(kReciprocals) ? lambda * reciprocals_[static_cast<std::size_t>(x)]
+                                                         : lambda / static_cast<double>(x);
+  };
   pmf_[m] = lo_ == 0 && lambda < 30 ? 1.0 : 0.0;
   if (pmf_[m] == 0.0) {
     pmf_[m] = std::exp(static_cast<double>(mode) * std::log(lambda) - lambda - std::lgamma(static_cast<double>(mode) + 1));
-    for (std::size_t i = m; i-- > 0;) pmf_[i] = pmf_[i + 1] * static_cast<double>(lo_ + static_cast<std::int64_t>(i) + 1) / lambda;
+    const double inv_lambda = 1.0 / lambda;
+    for (std::size_t i = m; i-- > 0;)
+      pmf_[i] = pmf_[i + 1] * (static_cast<double>(lo_ + static_cast<std::int64_t>(i) + 1) * inv_lambda);
   } else {
     pmf_[0] = 1.0;  // unnormalised: the renormalisation below divides by the sum
-    for (std::size_t i = 1; i <= m; ++i) pmf_[i] = pmf_[i - 1] * lambda / static_cast<double>(i);
+    for (std::size_t i = 1; i <= m; ++i) pmf_[i] = pmf_[i - 1] * ratio(static_cast<std::int64_t>(i));
   }
-  for (std::size_t i = m + 1; i < n; ++i) pmf_[i] = pmf_[i - 1] * lambda / static_cast<double>(lo_ + static_cast<std::int64_t>(i));
+  for (std::size_t i = m + 1; i < n; ++i) pmf_[i] = pmf_[i - 1] * ratio(lo_ + static_cast<std::int64_t>(i));
   double total = 0;
   for (double p : pmf_) total += p;
   cdf_.resize(n);
@@ -38,16 +45,29 @@ void PoissonTable::build(double lambda) {
     cdf_[i] = std::min<std::uint64_t>(static_cast<std::uint64_t>(acc * scale + 0.5), 1ULL << 32);
   }
   cdf_.back() = 1ULL << 32;
-  int bits = 3;
-  while ((std::size_t{2} << bits) < n && bits < 16) ++bits;  // about two table entries per bucket
+  // About four buckets per entry (at most 2^12): most buckets then lie inside one entry's CDF
+  // interval and give the value at once (flagged pure); the others step from their first entry.
+  int bits = 4;
+  while ((std::size_t{1} << bits) < 4 * n && bits < 12) ++bits;
   shift_ = 32 - bits;
   guide_.resize(std::size_t{1} << bits);
-  std::size_t i = 0;
-  for (std::size_t b = 0; b < guide_.size(); ++b) {
-    const std::uint64_t start = static_cast<std::uint64_t>(b) << shift_;  // smallest u in bucket b
-    while (cdf_[i] <= start) ++i;
-    guide_[b] = static_cast<std::uint32_t>(i);
+  // Entry i covers the buckets that start in [cdf[i-1], cdf[i]); the last of them is mixed
+  // unless cdf[i] falls on a bucket boundary.
+  const std::uint64_t width = std::uint64_t{1} << shift_;
+  std::size_t b = 0;
+  for (std::size_t i = 0; i < n && b < guide_.size(); ++i) {
+    const auto end = std::min<std::size_t>(guide_.size(), static_cast<std::size_t>((cdf_[i] + width - 1) >> shift_));
+    if (end > b) {
+      std::fill(guide_.begin() + static_cast<std::ptrdiff_t>(b), guide_.begin() + static_cast<std::ptrdiff_t>(end),
+                static_cast<std::uint32_t>(i) | kPure);
+      if ((static_cast<std::uint64_t>(end) << shift_) > cdf_[i]) guide_[end - 1] = static_cast<std::uint32_t>(i);
+      b = end;
+    }
   }
+}
+
+PoissonTable::PoissonTable() {
+  for (std::size_t i = 1; i < kReciprocals; ++i) reciprocals_[i] = 1.0 / static_cast<double>(i);
 }
 
 void AliasTable::build(std::span<const double> weights) {

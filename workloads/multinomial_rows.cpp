@@ -1,6 +1,8 @@
 #include "workloads/multinomial_rows.h"
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <numeric>
 #include <utility>
 
@@ -11,6 +13,15 @@ namespace {
 
 // Above this cell mean, rows use exact conditional binomials (tables would be large).
 constexpr double kMaxTableMean = 1e5;
+
+// The Poisson cells' total mean for a row of n: a standard deviation below n, so the total
+// rarely exceeds n (about one row in six) and the correction is mostly cheap additions.
+// Any mean is exact: given their total T, the cells are Multinomial(T, q), and topping up
+// with categorical draws or removing uniformly chosen ones both give Multinomial(n, q).
+double poisson_total(std::int64_t n) {
+  const auto nd = static_cast<double>(n);
+  return std::max(0.0, nd - std::sqrt(nd));
+}
 
 }  // namespace
 
@@ -27,9 +38,9 @@ void MultinomialRows::draw(std::span<const std::int64_t> totals, std::span<const
   for (const int c : cls) classes = std::max(classes, c + 1);
   alias_.resize(static_cast<std::size_t>(classes));
   alias_built_.assign(static_cast<std::size_t>(classes), 0);
-  fenwick_.resize(D + 1);
   std::size_t top_bit = 1;
   while (top_bit * 2 <= D) top_bit *= 2;
+  fenwick_.resize(2 * top_bit);  // entries past D never taken (set to the maximum below)
 
   for (std::size_t begin = 0; begin < rows;) {
     const std::size_t s0 = order_[begin];
@@ -52,8 +63,9 @@ void MultinomialRows::draw(std::span<const std::int64_t> totals, std::span<const
     FastBits bits{rng()};
     const std::size_t run = end - begin;
     tmp_.assign(run, 0);
+    const double mu = poisson_total(n);
     for (std::size_t d = 0; d < D; ++d) {
-      table_.build(static_cast<double>(n) * q[d]);
+      table_.build(mu * q[d]);
       std::size_t i = 0;
       for (; i + 1 < run; i += 2) {
         const std::uint64_t r = bits();
@@ -75,7 +87,8 @@ void MultinomialRows::draw(std::span<const std::int64_t> totals, std::span<const
         }
         for (; total < n; ++total) ++row[alias_[c](bits())];
       } else if (total > n) {  // remove draws chosen uniformly among those made
-        std::fill(fenwick_.begin(), fenwick_.end(), 0);
+        std::fill(fenwick_.begin(), fenwick_.begin() + static_cast<std::ptrdiff_t>(D + 1), 0);
+        std::fill(fenwick_.begin() + static_cast<std::ptrdiff_t>(D + 1), fenwick_.end(), INT64_MAX);
         for (std::size_t k = 1; k <= D; ++k) {
           fenwick_[k] += row[k - 1];
           if (const std::size_t up = k + (k & (~k + 1)); up <= D) fenwick_[up] += fenwick_[k];
@@ -83,11 +96,12 @@ void MultinomialRows::draw(std::span<const std::int64_t> totals, std::span<const
         for (; total > n; --total) {
           auto u = static_cast<std::int64_t>(((bits() >> 32) * static_cast<std::uint64_t>(total)) >> 32);
           std::size_t pos = 0;
-          for (std::size_t bit = top_bit; bit > 0; bit >>= 1)
-            if (pos + bit <= D && fenwick_[pos + bit] <= u) {
-              pos += bit;
-              u -= fenwick_[pos];
-            }
+          for (std::size_t bit = top_bit; bit > 0; bit >>= 1) {  // branch-free descent
+            const std::int64_t f = fenwick_[pos + bit];
+            const bool take = f <= u;
+            pos += take ? bit : 0;
+            u -= take ? f : 0;
+          }
           --row[pos];
           for (std::size_t k = pos + 1; k <= D; k += k & (~k + 1)) --fenwick_[k];
         }

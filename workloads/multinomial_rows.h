@@ -2,11 +2,12 @@
 // columns, drawn by Poissonisation (DESIGN.md §4: routing as counts, never per token).
 //
 // Rows of the same class and size are drawn together, column by column: independent
-// Poisson(n·p_c) cells from one table per column shared by the whole run of rows (workloads/
-// count_tables.h), then each row's total is corrected to n exactly by adding categorical draws
-// (alias table) or removing pairs chosen uniformly among those drawn (Fenwick tree); either way
-// the row is n i.i.d. categorical draws, i.e. exactly multinomial up to the tables' 2^-32
-// resolution. Rows whose largest cell mean exceeds 1e5 use conditional binomials instead (a
+// Poisson(mu·p_c) cells, mu = n - sqrt(n), from one table per column shared by the whole run of
+// rows (workloads/count_tables.h), then each row's total T is corrected to n exactly by adding
+// categorical draws (alias table) or removing pairs chosen uniformly among those drawn (Fenwick
+// tree). Given T the cells are Multinomial(T, p) whatever mu, so either way the row is n i.i.d.
+// categorical draws, i.e. exactly multinomial up to the tables' 2^-32 resolution; mu below n
+// makes the costlier removals rare (T > n in about one row in six). Rows whose largest cell mean exceeds 1e5 use conditional binomials instead (a
 // table would be large). Cost ~ rows x columns table look-ups plus the tables.
 #pragma once
 

@@ -80,6 +80,7 @@ class RoutingSampler {
   void load_probs(int moe_layer, std::int64_t step);
   void virtual_rows(std::span<const std::int64_t> tokens, const RoutingTargets& t, Rng& rng);
   void model_masses(const RoutingTargets& t, std::span<const std::int64_t> tokens, RoutingMargins& out) const;
+  void pattern_groups(const RoutingTargets& t, std::size_t V, std::size_t N);
   void check(const RoutingTargets& t) const;
   void reset(const RoutingTargets& t, LayerCounts& out) const;
   void class_weights(const RoutingTargets& t);
@@ -107,8 +108,12 @@ class RoutingSampler {
   std::vector<std::size_t> row_src_;
   std::vector<int> row_class_, zero_class_;
   std::vector<std::int64_t> row_pairs_, row_own_, row_nodes_, selections_;
-  std::vector<std::int64_t> rank_total_, rest_, remote_, inside_, block_rem_;
-  std::vector<std::size_t> node_first_, node_ranks_, slot_first_;
+  std::vector<std::int64_t> rest_, remote_, inside_, block_rem_;
+  std::vector<std::size_t> node_first_, node_ranks_, slot_first_, rank_pos_;
+  std::vector<std::size_t> node_slots_, node_slot_first_, pattern_, group_first_, group_node_, group_class_;
+  std::vector<double> share_by_node_;
+  std::vector<std::size_t> slot_group_, rank_node_;
+  std::vector<std::int64_t> group_total_;
 };
 
 }  // namespace moesim::workloads

@@ -11,6 +11,7 @@ namespace {
 // Nodes of at most this many ranks split each source's internal pairs exactly (one small
 // multinomial per source); larger ones split the node's total once (routing_margins.h).
 constexpr std::size_t kExactIntraRanks = 6;
+constexpr std::size_t kNoGroup = ~std::size_t{0};
 
 }  // namespace
 
@@ -84,12 +85,27 @@ void RoutingSampler::virtual_rows(std::span<const std::int64_t> tokens, const Ro
   const std::size_t V = C * G;
   vw_.assign(V * slots, 0.0);
   const int group_size = g ? experts_ / g->groups : experts_;
+  slot_group_.resize(slots);
+  for (std::size_t j = 0; j < slots; ++j) slot_group_[j] = static_cast<std::size_t>(t.slot_expert[j] / group_size);
+  group_mass_.resize(G);
   for (std::size_t c = 0; c < C; ++c) {
-    std::vector<double> mass(G, 0.0);
-    for (std::size_t j = 0; j < slots; ++j) mass[static_cast<std::size_t>(t.slot_expert[j] / group_size)] += w_[c * slots + j];
+    std::fill(group_mass_.begin(), group_mass_.end(), 0.0);
+    const double* w = w_.data() + c * slots;
+    if (G == 1) {  // four partial sums: no serial chain of additions
+      double part[4] = {0, 0, 0, 0};
+      std::size_t j = 0;
+      for (; j + 4 <= slots; j += 4)
+        for (std::size_t i = 0; i < 4; ++i) part[i] += w[j + i];
+      for (; j < slots; ++j) part[0] += w[j];
+      group_mass_[0] = (part[0] + part[1]) + (part[2] + part[3]);
+    } else {
+      for (std::size_t j = 0; j < slots; ++j) group_mass_[slot_group_[j]] += w[j];
+    }
+    for (double& m : group_mass_) m = m > 0 ? 1.0 / m : 0.0;
+    double* vw = vw_.data() + c * G * slots;
     for (std::size_t j = 0; j < slots; ++j) {
-      const auto k = static_cast<std::size_t>(t.slot_expert[j] / group_size);
-      if (mass[k] > 0) vw_[(c * G + k) * slots + j] = w_[c * slots + j] / mass[k];
+      const std::size_t k = slot_group_[j];
+      vw[k * slots + j] = w[j] * group_mass_[k];
     }
   }
   row_src_.clear();
@@ -167,25 +183,44 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
   for (std::size_t s = 0; s < D; ++s) out.source_pairs[s] = tokens[s] * top_k_;
 
   // Rank and node masses per virtual class, and each node's ranks.
+  rank_node_.resize(D);
+  for (std::size_t d = 0; d < D; ++d) rank_node_[d] = static_cast<std::size_t>(t.node_of(static_cast<int>(d)));
   vq_.assign(V * D, 0.0);
   node_q_.assign(V * N, 0.0);
-  for (std::size_t v = 0; v < V; ++v)
-    for (std::size_t j = 0; j < slots; ++j) vq_[v * D + static_cast<std::size_t>(t.slot_rank[j])] += vw_[v * slots + j];
-  for (std::size_t v = 0; v < V; ++v)
-    for (std::size_t d = 0; d < D; ++d) node_q_[v * N + static_cast<std::size_t>(t.node_of(static_cast<int>(d)))] += vq_[v * D + d];
+  for (std::size_t v = 0; v < V; ++v) {
+    const double* vw = vw_.data() + v * slots;
+    double* vq = vq_.data() + v * D;
+    for (std::size_t j = 0; j < slots; ++j) vq[static_cast<std::size_t>(t.slot_rank[j])] += vw[j];
+    double* nq = node_q_.data() + v * N;
+    for (std::size_t d = 0; d < D; ++d) nq[rank_node_[d]] += vq[d];
+  }
   node_first_.assign(N + 1, 0);
-  for (std::size_t d = 0; d < D; ++d) ++node_first_[static_cast<std::size_t>(t.node_of(static_cast<int>(d))) + 1];
+  for (std::size_t d = 0; d < D; ++d) ++node_first_[rank_node_[d] + 1];
   for (std::size_t n = 0; n < N; ++n) node_first_[n + 1] += node_first_[n];
   node_ranks_.resize(D);
   {
     auto next = node_first_;
-    for (std::size_t d = 0; d < D; ++d) node_ranks_[next[static_cast<std::size_t>(t.node_of(static_cast<int>(d)))]++] = d;
+    for (std::size_t d = 0; d < D; ++d) node_ranks_[next[rank_node_[d]]++] = d;
   }
+
+  // Slots grouped by rank, and each rank's place in its node.
+  slot_first_.assign(D + 1, 0);
+  for (const int r : t.slot_rank) ++slot_first_[static_cast<std::size_t>(r) + 1];
+  for (std::size_t d = 0; d < D; ++d) slot_first_[d + 1] += slot_first_[d];
+  order_.resize(slots);
+  {
+    auto next = slot_first_;
+    for (std::size_t j = 0; j < slots; ++j) order_[next[static_cast<std::size_t>(t.slot_rank[j])]++] = j;
+  }
+  rank_pos_.resize(D);
+  for (std::size_t n = 0; n < N; ++n)
+    for (std::size_t k = node_first_[n]; k < node_first_[n + 1]; ++k) rank_pos_[node_ranks_[k]] = k - node_first_[n];
+  pattern_groups(t, V, N);
 
   // Each row's own-node pairs, and what each class sends into every node from elsewhere.
   FastBits bits{rng()};
   remote_.assign(V * N, 0);
-  rank_total_.assign(V * D, 0);  // pairs of class v reaching rank d
+  group_total_.assign(group_first_.back(), 0);  // pairs of each pattern group reaching each of its node's ranks
   row_own_.resize(R);
   if (per_source_nodes) {
     out.node_pairs.assign(D * N, 0);
@@ -194,7 +229,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
     rows_.draw(row_pairs_, row_class_, node_q_, static_cast<int>(N), rng, row_nodes_);
     for (std::size_t i = 0; i < R; ++i) {
       const std::size_t s = row_src_[i], v = static_cast<std::size_t>(row_class_[i]);
-      const auto own = static_cast<std::size_t>(t.node_of(static_cast<int>(s)));
+      const auto own = rank_node_[s];
       const std::int64_t* row = row_nodes_.data() + i * N;
       row_own_[i] = row[own];
       for (std::size_t n = 0; n < N; ++n) {
@@ -209,39 +244,35 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
     // q_d / (1 - Q_own) of its sender's node. Summed over the senders, rank d expects
     // q_d · Σ_{m ≠ node(d)} rem_m / (1 - Q_m) of them: one multinomial per class over the ranks
     // with those weights keeps every mean exact (variance within 1 / (N (N-1) M) for N nodes of
-    // M ranks).
+    // M ranks). It is drawn over the nodes here (weights Q_n · Σ_{m ≠ n} rem_m / (1 - Q_m)) and
+    // split within each node below: the same multinomial.
     out.node_pairs.clear();
     out.block_pairs.clear();
     block_rem_.assign(V * N, 0);
     for (std::size_t i = 0; i < R; ++i) {
       const std::size_t s = row_src_[i], v = static_cast<std::size_t>(row_class_[i]);
-      const auto own = static_cast<std::size_t>(t.node_of(static_cast<int>(s)));
+      const auto own = rank_node_[s];
       const std::int64_t y = sample_binomial(row_pairs_[i], std::min(1.0, node_q_[v * N + own]), bits);
       row_own_[i] = y;
       block_rem_[v * N + own] += row_pairs_[i] - y;
     }
-    sub_.resize(D);
-    tmp_.resize(D);
+    node_w_.resize(N);
+    sub_.resize(N);
+    tmp_.resize(N);
     for (std::size_t v = 0; v < V; ++v) {
       double weight = 0;
       std::int64_t pairs = 0;
-      node_w_.assign(N, 0.0);
       for (std::size_t m = 0; m < N; ++m) {
         const std::int64_t rem = block_rem_[v * N + m];
-        if (rem == 0) continue;
-        node_w_[m] = static_cast<double>(rem) / std::max(1e-300, 1.0 - node_q_[v * N + m]);
+        node_w_[m] = rem == 0 ? 0.0 : static_cast<double>(rem) / std::max(1e-300, 1.0 - node_q_[v * N + m]);
         weight += node_w_[m];
         pairs += rem;
       }
       if (pairs == 0) continue;
-      for (std::size_t d = 0; d < D; ++d)
-        sub_[d] = vq_[v * D + d] * std::max(0.0, weight - node_w_[static_cast<std::size_t>(t.node_of(static_cast<int>(d)))]);
+      for (std::size_t n = 0; n < N; ++n) sub_[n] = node_q_[v * N + n] * std::max(0.0, weight - node_w_[n]);
       std::fill(tmp_.begin(), tmp_.end(), 0);
-      sample_multinomial(pairs, sub_, bits, tmp_);
-      for (std::size_t d = 0; d < D; ++d) {
-        out.received_remote[d] += tmp_[d];
-        rank_total_[v * D + d] += tmp_[d];
-      }
+      sample_multinomial(pairs, std::span<const double>(sub_.data(), N), bits, std::span<std::int64_t>(tmp_.data(), N));
+      for (std::size_t n = 0; n < N; ++n) remote_[v * N + n] = tmp_[n];
     }
   }
   for (std::size_t i = 0; i < R; ++i) out.own_node_pairs[row_src_[i]] += row_own_[i];
@@ -252,11 +283,12 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
   inside_weight_.assign(V * N, 0.0);
   for (std::size_t i = 0; i < R; ++i) {
     const std::size_t s = row_src_[i], v = static_cast<std::size_t>(row_class_[i]);
-    const auto own = static_cast<std::size_t>(t.node_of(static_cast<int>(s)));
+    const auto own = rank_node_[s];
     const std::int64_t y = row_own_[i];
     if (y == 0) continue;
     const double Q = node_q_[v * N + own], q = vq_[v * D + s];
     const std::size_t first = node_first_[own], m = node_first_[own + 1] - first;
+    std::int64_t* group = group_total_.data() + group_first_[pattern_[v * N + own]];
     if (m <= kExactIntraRanks) {
       // The row's own-node pairs over the node's ranks, its source included (self pairs).
       sub_.resize(m);
@@ -266,71 +298,133 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
       for (std::size_t k = 0; k < m; ++k) {
         const std::size_t d = node_ranks_[first + k];
         (d == s ? out.self_pairs[s] : out.received_intra[d]) += tmp_[k];
-        rank_total_[v * D + d] += tmp_[k];
+        group[k] += tmp_[k];
       }
       continue;
     }
     const std::int64_t self = q <= 0 ? 0 : q >= Q ? y : sample_binomial(y, q / Q, bits);
     out.self_pairs[s] += self;
-    rank_total_[v * D + s] += self;
+    group[rank_pos_[s]] += self;
     const std::int64_t rest = y - self;
     rest_[v * D + s] = rest;
     inside_[v * N + own] += rest;
     if (rest > 0) inside_weight_[v * N + own] += static_cast<double>(rest) / (Q - q);
   }
 
-  // Each node's receipts split over its ranks.
+  // Each node's receipts split over its ranks: internal ones per class (the split depends on the
+  // senders), remote ones per pattern group (the classes with the same weights there).
+  for (std::size_t g = 0; g + 1 < group_first_.size(); ++g) {
+    const std::size_t n = group_node_[g], v = group_class_[g];
+    const std::size_t first = node_first_[n], m = node_first_[n + 1] - first;
+    std::int64_t pairs = 0;
+    for (std::size_t u = 0; u < V; ++u)
+      if (pattern_[u * N + n] == g) pairs += remote_[u * N + n];
+    if (pairs == 0) continue;
+    sub_.resize(m);
+    tmp_.assign(m, 0);
+    for (std::size_t k = 0; k < m; ++k) sub_[k] = vq_[v * D + node_ranks_[first + k]];
+    sample_multinomial(pairs, sub_, bits, tmp_);
+    std::int64_t* group = group_total_.data() + group_first_[g];
+    for (std::size_t k = 0; k < m; ++k) {
+      out.received_remote[node_ranks_[first + k]] += tmp_[k];
+      group[k] += tmp_[k];
+    }
+  }
   for (std::size_t v = 0; v < V; ++v)
     for (std::size_t n = 0; n < N; ++n) {
+      const std::int64_t pairs = inside_[v * N + n];
+      if (pairs == 0) continue;
       const std::size_t first = node_first_[n], m = node_first_[n + 1] - first;
       const double Q = node_q_[v * N + n];
-      for (const bool remote : {true, false}) {
-        const std::int64_t pairs = remote ? remote_[v * N + n] : inside_[v * N + n];
-        if (pairs == 0) continue;
-        sub_.resize(m);
-        tmp_.assign(m, 0);
-        for (std::size_t k = 0; k < m; ++k) {
-          const std::size_t d = node_ranks_[first + k];
-          const double q = vq_[v * D + d];
-          // Pairs from a node's own ranks never go back to their sender: the exact expectation
-          // of that exclusion, q_d · Σ_{s≠d} rest_s / (Q − q_s).
-          sub_[k] = remote ? q
-                           : q * std::max(0.0, inside_weight_[v * N + n] -
-                                                   (rest_[v * D + d] > 0 ? static_cast<double>(rest_[v * D + d]) / (Q - q) : 0.0));
-        }
-        sample_multinomial(pairs, sub_, bits, tmp_);
-        auto& received = remote ? out.received_remote : out.received_intra;
-        for (std::size_t k = 0; k < m; ++k) {
-          const std::size_t d = node_ranks_[first + k];
-          received[d] += tmp_[k];
-          rank_total_[v * D + d] += tmp_[k];
-        }
+      sub_.resize(m);
+      tmp_.assign(m, 0);
+      for (std::size_t k = 0; k < m; ++k) {
+        const std::size_t d = node_ranks_[first + k];
+        const double q = vq_[v * D + d];
+        // Pairs from a node's own ranks never go back to their sender: the exact expectation
+        // of that exclusion, q_d · Σ_{s≠d} rest_s / (Q − q_s).
+        sub_[k] = q * std::max(0.0, inside_weight_[v * N + n] -
+                                        (rest_[v * D + d] > 0 ? static_cast<double>(rest_[v * D + d]) / (Q - q) : 0.0));
+      }
+      sample_multinomial(pairs, sub_, bits, tmp_);
+      std::int64_t* group = group_total_.data() + group_first_[pattern_[v * N + n]];
+      for (std::size_t k = 0; k < m; ++k) {
+        out.received_intra[node_ranks_[first + k]] += tmp_[k];
+        group[k] += tmp_[k];
       }
     }
 
-  // Each rank's pairs split over its slots.
-  slot_first_.assign(D + 1, 0);
-  for (const int r : t.slot_rank) ++slot_first_[static_cast<std::size_t>(r) + 1];
-  for (std::size_t d = 0; d < D; ++d) slot_first_[d + 1] += slot_first_[d];
-  order_.resize(slots);
-  {
-    auto next = slot_first_;
-    for (std::size_t j = 0; j < slots; ++j) order_[next[static_cast<std::size_t>(t.slot_rank[j])]++] = j;
-  }
-  for (std::size_t v = 0; v < V; ++v)
-    for (std::size_t d = 0; d < D; ++d) {
-      const std::int64_t pairs = rank_total_[v * D + d];
+  // Each rank's pairs split over its slots, per pattern group.
+  for (std::size_t g = 0; g + 1 < group_first_.size(); ++g) {
+    const std::size_t n = group_node_[g], v = group_class_[g];
+    const std::size_t first = node_first_[n];
+    for (std::size_t k = 0; k < group_first_[g + 1] - group_first_[g]; ++k) {
+      const std::int64_t pairs = group_total_[group_first_[g] + k];
       if (pairs == 0) continue;
-      const std::size_t first = slot_first_[d], m = slot_first_[d + 1] - first;
+      const std::size_t d = node_ranks_[first + k];
+      const std::size_t sf = slot_first_[d], m = slot_first_[d + 1] - sf;
       sub_.resize(m);
       tmp_.assign(m, 0);
-      for (std::size_t k = 0; k < m; ++k) sub_[k] = vw_[v * slots + order_[first + k]];
+      for (std::size_t i = 0; i < m; ++i) sub_[i] = vw_[v * slots + order_[sf + i]];
       sample_multinomial(pairs, sub_, bits, tmp_);
-      for (std::size_t k = 0; k < m; ++k) out.slot_counts[order_[first + k]] += tmp_[k];
+      for (std::size_t i = 0; i < m; ++i) out.slot_counts[order_[sf + i]] += tmp_[i];
     }
+  }
   for (std::size_t j = 0; j < slots; ++j)
     out.expert_counts[static_cast<std::size_t>(t.slot_expert[j])] += out.slot_counts[j];
   model_masses(t, tokens, out);
+}
+
+// Pattern groups: per node, the virtual classes whose pairs split identically over the node's
+// slots (the same replica shares there, and for group-limited rows the same group) form one
+// group; counts of a group's classes are merged before a split (a sum of independent
+// multinomials with equal probabilities is one multinomial of the summed total). Classes with
+// no mass on a node join no group there (they send it nothing).
+void RoutingSampler::pattern_groups(const RoutingTargets& t, std::size_t V, std::size_t N) {
+  const auto slots = t.slot_rank.size();
+  const auto C = static_cast<std::size_t>(t.classes);
+  const std::size_t G = V / C;  // token groups of group-limited routing (1 otherwise)
+  // Each node's slots, contiguous.
+  node_slots_.clear();
+  node_slot_first_.assign(N + 1, 0);
+  for (std::size_t n = 0; n < N; ++n) {
+    for (std::size_t k = node_first_[n]; k < node_first_[n + 1]; ++k) {
+      const std::size_t d = node_ranks_[k];
+      for (std::size_t i = slot_first_[d]; i < slot_first_[d + 1]; ++i) node_slots_.push_back(order_[i]);
+    }
+    node_slot_first_[n + 1] = node_slots_.size();
+  }
+  // Each class's replica shares over each node's slots (contiguous, to compare).
+  share_by_node_.resize(C * slots);
+  for (std::size_t c = 0; c < C; ++c)
+    for (std::size_t i = 0; i < slots; ++i) share_by_node_[c * slots + i] = t.slot_share[c * slots + node_slots_[i]];
+  pattern_.assign(V * N, kNoGroup);
+  group_first_.assign(1, 0);
+  group_node_.clear();
+  group_class_.clear();
+  for (std::size_t n = 0; n < N; ++n) {
+    const std::size_t first_group = group_node_.size();
+    const std::size_t b = node_slot_first_[n], e = node_slot_first_[n + 1];
+    for (std::size_t v = 0; v < V; ++v) {
+      if (!(node_q_[v * N + n] > 0)) continue;
+      const std::size_t c = v / G, k = v % G;
+      std::size_t found = kNoGroup;
+      for (std::size_t g = first_group; g < group_node_.size() && found == kNoGroup; ++g) {
+        const std::size_t u = group_class_[g];
+        if (u % G != k) continue;
+        const double* x = share_by_node_.data() + c * slots;
+        const double* y = share_by_node_.data() + (u / G) * slots;
+        if (std::equal(x + b, x + e, y + b)) found = g;
+      }
+      if (found == kNoGroup) {
+        found = group_node_.size();
+        group_node_.push_back(n);
+        group_class_.push_back(v);
+        group_first_.push_back(group_first_.back() + node_first_[n + 1] - node_first_[n]);
+      }
+      pattern_[v * N + n] = found;
+    }
+  }
 }
 
 // The model's expected share of all pairs at each rank and node (pair-weighted over classes).
@@ -350,12 +444,10 @@ void RoutingSampler::model_masses(const RoutingTargets& t, std::span<const std::
     double mass = 0;
     for (std::size_t d = 0; d < D; ++d) mass += q_[c * D + d];
     if (mass <= 0 || weight[c] <= 0) continue;
-    for (std::size_t d = 0; d < D; ++d) {
-      const double m = weight[c] / total * q_[c * D + d] / mass;
-      out.rank_mass[d] += m;
-      out.node_mass[static_cast<std::size_t>(t.node_of(static_cast<int>(d)))] += m;
-    }
+    const double scale = weight[c] / total / mass;
+    for (std::size_t d = 0; d < D; ++d) out.rank_mass[d] += scale * q_[c * D + d];
   }
+  for (std::size_t d = 0; d < D; ++d) out.node_mass[rank_node_[d]] += out.rank_mass[d];
 }
 
 }  // namespace moesim::workloads

@@ -29,6 +29,26 @@ RoutingTargets targets_with_replicas(int experts, int ranks, int ranks_per_node)
   return t;
 }
 
+// The same, with one class of sources per node and a local replica split: the last node's
+// sources send experts 0 and 1 to the replicas on their own node only, the others half to each
+// copy (as sim/placement.h's "local" split does).
+RoutingTargets targets_with_local_split(int experts, int ranks, int ranks_per_node) {
+  RoutingTargets t = targets_with_replicas(experts, ranks, ranks_per_node);
+  const auto slots = t.slot_rank.size();
+  t.classes = ranks / ranks_per_node;
+  for (int r = 0; r < ranks; ++r) t.source_class[static_cast<std::size_t>(r)] = r / ranks_per_node;
+  const std::vector<double> one = t.slot_share;
+  t.slot_share.clear();
+  for (int c = 0; c < t.classes; ++c) {
+    std::vector<double> share = one;
+    if (c == t.classes - 1)
+      for (std::size_t j : {std::size_t{0}, std::size_t{1}}) share[j] = 0.0, share[slots - 2 + j] = 1.0;
+    t.slot_share.insert(t.slot_share.end(), share.begin(), share.end());
+  }
+  t.validate();
+  return t;
+}
+
 // Every margin as one flat vector of statistics, and the category of each.
 constexpr const char* kCategories[] = {"own-node pairs", "block pairs",     "self pairs", "intra receipts",
                                        "remote receipts", "slot counts", "per-source node pairs"};
@@ -116,7 +136,8 @@ void check_conservation(const RoutingMargins& m, const RoutingTargets& t, const 
 // if larger) of 1, or of the documented inflation (single variances are too noisy at this many
 // draws to say more than 25 %).
 void compare(const char* model_name, int ranks, int per_node, const std::vector<std::int64_t>& tokens, int draws,
-             double var_tol, bool per_source, double intra_inflation = 1.0, int groups = 0, int top_groups = 0) {
+             double var_tol, bool per_source, double intra_inflation = 1.0, int groups = 0, int top_groups = 0,
+             bool local_split = false) {
   // Without per-source rows remote receipts are split once over all ranks (routing_margins.h).
   const int nodes = ranks / per_node;
   const double remote_inflation = per_source ? 1.0 : 1.0 + 1.0 / (nodes * (nodes - 1) * per_node);
@@ -126,7 +147,8 @@ void compare(const char* model_name, int ranks, int per_node, const std::vector<
   rc.s = 1.1;
   if (groups > 0) rc.group_limit = {true, groups, top_groups};
   const auto model = make_routing_model(rc, RoutingShape{experts, 2, k, std::max(groups, 1), std::max(top_groups, 1)}, 5);
-  const auto t = targets_with_replicas(experts, ranks, per_node);
+  const auto t = local_split ? targets_with_local_split(experts, ranks, per_node)
+                             : targets_with_replicas(experts, ranks, per_node);
   RoutingSampler full(*model, experts, k), fast(*model, experts, k);
   Rng rng_full = make_stream(1, "full"), rng_fast = make_stream(1, "fast");
   Moments a, b;
@@ -196,6 +218,16 @@ TEST(RoutingMargins, GroupLimitedRoutingHasTheFullDrawsDistribution) {
   // DeepSeek-style: 4 groups, each token's pairs in at most 2 of them; per (source, group) rows.
   const std::vector<std::int64_t> tokens{9, 30, 30, 30, 2, 0, 17, 30, 30, 30, 30, 5, 30, 30, 30, 64};
   for (const bool per_source : {false, true}) compare("zipf", 16, 4, tokens, 3000, 0.03, per_source, 1.0, 4, 2);
+}
+
+TEST(RoutingMargins, ClassesPerNodeWithALocalReplicaSplitHaveTheFullDrawsDistribution) {
+  // One class per node: classes with the same shares on a node are merged before its splits.
+  const std::vector<std::int64_t> tokens{9, 30, 30, 30, 2, 0, 17, 30, 30, 30, 30, 5, 30, 30, 30, 64};
+  for (const bool per_source : {false, true})
+    compare("zipf", 16, 4, tokens, 3000, 0.03, per_source, 1.0, 0, 0, true);
+  std::vector<std::int64_t> eight(24, 30);
+  eight[5] = 80;
+  compare("zipf", 24, 8, eight, 3000, 0.03, false, 1.0 + 1.0 / 48, 0, 0, true);
 }
 
 TEST(RoutingMargins, ModelMassesFollowTheExpertDistribution) {
