@@ -79,18 +79,30 @@ void LoadStats::add_routing(int instance, std::int64_t step_start_ns, int moe_la
   }
 }
 
-void LoadStats::add_links(std::span<const double> bytes, double scale) {
+void LoadStats::add_links(std::span<const double> bytes, double scale, const std::vector<int>* listed) {
   const std::size_t n = std::min(bytes.size(), link_bytes.size());
+  if (listed) {
+    for (const int id : *listed)
+      if (static_cast<std::size_t>(id) < n) link_bytes[static_cast<std::size_t>(id)] += bytes[static_cast<std::size_t>(id)] * scale;
+    return;
+  }
   for (std::size_t l = 0; l < n; ++l) link_bytes[l] += bytes[l] * scale;
 }
 
-void LoadStats::add_links_reversed(std::span<const double> bytes, std::span<const int> reverse, double scale) {
+void LoadStats::add_links_reversed(std::span<const double> bytes, std::span<const int> reverse, double scale,
+                                   const std::vector<int>* listed) {
   const std::size_t n = std::min(bytes.size(), link_bytes.size());
-  for (std::size_t l = 0; l < n; ++l) {
-    if (bytes[l] == 0) continue;
+  auto book = [&](std::size_t l) {
+    if (bytes[l] == 0) return;
     const int to = l < reverse.size() && reverse[l] >= 0 ? reverse[l] : static_cast<int>(l);
     link_bytes[static_cast<std::size_t>(to)] += bytes[l] * scale;
+  };
+  if (listed) {
+    for (const int id : *listed)
+      if (static_cast<std::size_t>(id) < n) book(static_cast<std::size_t>(id));
+    return;
   }
+  for (std::size_t l = 0; l < n; ++l) book(l);
 }
 
 std::vector<int> reverse_links(const topology::Cluster& cluster) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "topology/cluster.h"
+#include "topology/comm.h"
 
 namespace moesim::sim {
 
@@ -63,10 +64,19 @@ struct LoadStats {
   void add_routing(int instance, std::int64_t step_start_ns, int moe_layer, std::span<const std::int64_t> expert_counts,
                    std::span<const std::int64_t> slot_counts, int slots_per_rank);
   // Bytes per link of one all-to-all (topology::CommResult::link_bytes); `scale` multiplies them.
-  void add_links(std::span<const double> link_bytes, double scale = 1.0);
+  // `listed` (optional): the only ids that may be non-zero (CommResult::loaded_links).
+  void add_links(std::span<const double> link_bytes, double scale = 1.0, const std::vector<int>* listed = nullptr);
   // The same, each link's bytes booked on the link in the opposite direction (`reverse[l]`):
   // a combine costed as the dispatch reversed.
-  void add_links_reversed(std::span<const double> link_bytes, std::span<const int> reverse, double scale);
+  void add_links_reversed(std::span<const double> link_bytes, std::span<const int> reverse, double scale,
+                          const std::vector<int>* listed = nullptr);
+  // The same from a collective's result, visiting only its loaded links when it lists them.
+  void add_links(const topology::CommResult& r, double scale = 1.0) {
+    add_links(r.link_bytes, scale, r.links_listed ? &r.loaded_links : nullptr);
+  }
+  void add_links_reversed(const topology::CommResult& r, std::span<const int> reverse, double scale) {
+    add_links_reversed(r.link_bytes, reverse, scale, r.links_listed ? &r.loaded_links : nullptr);
+  }
 
   int moe_layers = 0, experts = 0, ranks_per_instance = 0;
   std::vector<std::int64_t> expert_pairs;  // [moe_layer * experts + expert]

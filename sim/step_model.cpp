@@ -160,14 +160,14 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
     // link carries the same tokens in the other direction; only the bytes per token differ.
     combine_ns = dispatch.transfer_ns * (combine_options_.scale / dispatch_options_.scale) + dispatch.latency_ns +
                  dispatch.message_ns;
-    if (load_) load_->add_links_reversed(dispatch.link_bytes, reverse_links_, combine_options_.scale / dispatch_options_.scale);
+    if (load_) load_->add_links_reversed(dispatch, reverse_links_, combine_options_.scale / dispatch_options_.scale);
   } else {
     const auto combine = aggregated_ ? (*aggregated_)(margins_traffic_, combine_options_)
                                      : topology::all_to_all(cluster_, deployment_.rank_devices(), traffic_, combine_options_);
     combine_ns = combine.duration_ns;
-    if (load_) load_->add_links(combine.link_bytes);
+    if (load_) load_->add_links(combine);
   }
-  if (load_) load_->add_links(dispatch.link_bytes);
+  if (load_) load_->add_links(dispatch);
   expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()), mb.gemm_ns,
                     mb.gemm_scratch);
   mb.combine_ns = combine_ns;

@@ -201,12 +201,14 @@ CommResult closed_form_result(const Cluster& cluster, const RankLayout& L, const
   const bool combine = o.direction == Direction::kCombine;
   CommResult r;
   r.link_bytes.assign(static_cast<std::size_t>(cluster.num_links()), 0.0);
+  r.links_listed = true;
   // Only the bounding links of the ranks' devices and the leaves carry anything: the worst
   // utilisation and the per-class maxima are taken over those alone.
   double worst = 0;
   auto load = [&](int id, double bytes) {
     if (id < 0 || bytes <= 0) return;
     double& b = r.link_bytes[static_cast<std::size_t>(id)];
+    if (b == 0) r.loaded_links.push_back(id);
     b += bytes;
     const LinkProps& p = cluster.link_props(id);
     const double u = b / (p.bytes_per_s * p.efficiency);

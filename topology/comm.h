@@ -33,6 +33,10 @@ struct CommResult {
   double latency_ns = 0;   // route latencies
   double message_ns = 0;   // per-message overheads
   std::vector<double> link_bytes;  // bytes carried by each link id over the whole collective
+  // When `links_listed`, the ids of every link with non-zero link_bytes, each once (the closed
+  // forms load a few hundred of a large fabric's links); otherwise scan link_bytes.
+  std::vector<int> loaded_links;
+  bool links_listed = false;
   int bottleneck_link = -1;        // the most utilised link of the costliest stage, -1 if idle
   int bottleneck_device = -1;      // the device that link belongs to, -1 for a switch link
   double max_scaleup_bytes = 0;    // largest load on one scale-up link

@@ -5,10 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "sim/simulation.h"
 #include "tests/sim/sim_test_util.h"
+#include "topology/aggregated_all_to_all.h"
 #include "topology/cluster.h"
 
 namespace moesim::sim {
@@ -64,6 +66,45 @@ TEST(LoadStats, ReversedLinkBytesLandOnTheOppositeLink) {
   load.add_links(std::vector<double>{1, 2, 3});
   load.add_links_reversed(std::vector<double>{10, 0, 30}, std::vector<int>{1, 0, 2}, 0.5);
   EXPECT_EQ(load.link_bytes, (std::vector<double>{1, 2 + 5, 3 + 15}));
+}
+
+// A closed-form all-to-all lists the links it loads; booking only those books exactly what a
+// scan of every link would.
+TEST(LoadStats, ListedLinksBookWhatAFullScanBooks) {
+  topology::ClusterConfig c;
+  c.nodes = 3;
+  const topology::Cluster cluster(c);
+  const std::vector<int> devices{0, 1, 2, 3, 8, 9, 16, 17};
+  topology::AllToAllTraffic t;
+  const int n = static_cast<int>(devices.size());
+  t.expert_bytes = topology::TrafficMatrix(n);
+  for (int s = 0; s < n; ++s)
+    for (int d = 0; d < n; ++d)
+      if (s != d && (s + d) % 3 != 0) t.expert_bytes.at(s, d) = 100.0 * (1 + s) + d;
+  t.pair_bytes = t.expert_bytes;
+  t.node_bytes = topology::NodeTrafficMatrix(n, cluster.num_nodes());
+  for (int s = 0; s < n; ++s)
+    for (int d = 0; d < n; ++d) t.node_bytes.at(s, cluster.node_of(devices[static_cast<std::size_t>(d)])) += t.pair_bytes.at(s, d);
+  topology::AllToAllOptions o;
+  o.algorithm = "low-latency";
+  o.scale = 7456;
+  const topology::AggregatedAllToAll agg(cluster, devices);
+  const auto r = agg(topology::aggregate_traffic(cluster, devices, t), o);
+  ASSERT_TRUE(r.links_listed);
+  std::vector<int> nonzero;
+  for (std::size_t l = 0; l < r.link_bytes.size(); ++l)
+    if (r.link_bytes[l] != 0) nonzero.push_back(static_cast<int>(l));
+  auto listed = r.loaded_links;
+  std::sort(listed.begin(), listed.end());
+  EXPECT_EQ(listed, nonzero);
+  EXPECT_FALSE(nonzero.empty());
+  const auto reverse = reverse_links(cluster);
+  LoadStats sparse(1, 1, 1, 1, cluster.num_links()), dense(1, 1, 1, 1, cluster.num_links());
+  sparse.add_links(r, 2.0);
+  sparse.add_links_reversed(r, reverse, 0.5);
+  dense.add_links(r.link_bytes, 2.0);
+  dense.add_links_reversed(r.link_bytes, reverse, 0.5);
+  EXPECT_EQ(sparse.link_bytes, dense.link_bytes);
 }
 
 TEST(LoadStats, ReverseLinksSwapTheEndPoints) {
