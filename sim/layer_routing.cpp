@@ -119,12 +119,12 @@ double LayerRouting::traffic(topology::AggregatedTraffic& out, const std::string
   rank_rho_.resize(static_cast<std::size_t>(R));
   node_rho_.assign(NN, 0.0);
   node_q_rho_.assign(NN, 0.0);
-  for (int d = 0; d < R; ++d) {
+  for (int d = 0; d < R && rank_view; ++d) {
     const double q = m.rank_mass[static_cast<std::size_t>(d)];
     rank_rho_[static_cast<std::size_t>(d)] = tokens_per_pair(q, k);
     node_q_rho_[static_cast<std::size_t>(rank_domain_[static_cast<std::size_t>(d)])] += q * rank_rho_[static_cast<std::size_t>(d)];
   }
-  for (std::size_t n = 0; n < NN; ++n) node_rho_[n] = tokens_per_pair(m.node_mass[n], k);
+  for (std::size_t n = 0; n < NN && node_view; ++n) node_rho_[n] = tokens_per_pair(m.node_mass[n], k);
   // Without per-source rows, a source's remote pairs go to the other nodes in the model's
   // proportions (their expectation; only the cross-leaf split reads them).
   block_share_.assign(NN * NN, 0.0);
@@ -137,9 +137,9 @@ double LayerRouting::traffic(topology::AggregatedTraffic& out, const std::string
   // Tokens per pair into node n from senders outside it (from inside, the sender's own rank is
   // taken out of the node's mass per source below).
   node_factor_.resize(NN);
-  for (std::size_t n = 0; n < NN; ++n) node_factor_[n] = m.node_mass[n] > 0 ? node_q_rho_[n] / m.node_mass[n] : 1.0;
+  for (std::size_t n = 0; n < NN && rank_view; ++n) node_factor_[n] = m.node_mass[n] > 0 ? node_q_rho_[n] / m.node_mass[n] : 1.0;
   row_.resize(NN);
-  double fabric = 0;  // the fabric's tokens, summed in (source, node) order
+  double fabric = 0;  // the fabric's tokens, summed per source
   for (int s = 0; s < R; ++s) {
     const auto i = static_cast<std::size_t>(s);
     const auto own = static_cast<std::size_t>(rank_domain_[i]);
@@ -170,7 +170,9 @@ double LayerRouting::traffic(topology::AggregatedTraffic& out, const std::string
       sent[own] = row_[own] * (qn > 0 ? qrho / qn : 1.0);
     }
     const double* counted = (pairs_view ? out.pairs.sent_to_node : out.rank_tokens.sent_to_node).data() + base;
-    for (std::size_t n = 0; n < NN; ++n) fabric += counted[n];
+    double row_total = 0;  // per source first: independent short chains instead of one long one
+    for (std::size_t n = 0; n < NN; ++n) row_total += counted[n];
+    fabric += row_total;
   }
   for (int d = 0; d < R; ++d) {
     const auto i = static_cast<std::size_t>(d);
