@@ -29,6 +29,48 @@ std::vector<WeightMatmul> attention_projections(const ModelSpec& m) {
   };
 }
 
+bool quantises_activations(DType dtype) { return dtype == DType::kFp8 || dtype == DType::kFp4; }
+
+double activation_quant_bytes(const ModelSpec& m, std::int64_t width) {
+  const auto w = static_cast<double>(width);
+  return w * bytes_per_element(m.activation_dtype) + w + (w / 128.0) * 4.0;
+}
+
+std::vector<StreamOp> attention_stream_ops(const ModelSpec& m) {
+  const double act = bytes_per_element(m.activation_dtype), kv = bytes_per_element(m.kv_dtype);
+  const auto h = static_cast<double>(m.hidden), heads = static_cast<double>(m.heads);
+  // Read x and the residual, write the new residual and the normed x.
+  std::vector<StreamOp> ops{{"input_norm", 4 * h * act}, {"post_attention_norm", 4 * h * act}};
+  if (m.attention == AttentionKind::kMla) {
+    const auto& a = m.mla;
+    if (a.q_lora_rank > 0) ops.push_back({"q_a_norm", 2.0 * a.q_lora_rank * act});
+    ops.push_back({"kv_a_norm", 2.0 * a.kv_lora_rank * act});
+    ops.push_back({"rope", 2.0 * (heads + 1) * a.qk_rope_head_dim * act});
+    ops.push_back({"kv_cache_write", static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim) * (act + kv)});
+  } else {
+    const double q = heads * m.head_dim, k = static_cast<double>(m.kv_heads) * m.head_dim;
+    if (m.qk_norm != QkNorm::kNone) ops.push_back({"qk_norm", 2.0 * (q + k) * act});
+    ops.push_back({"rope", 2.0 * (q + k) * act});
+    ops.push_back({"kv_cache_write", 2.0 * k * (act + kv)});
+  }
+  if (quantises_activations(m.weight_dtype)) {
+    // One quantisation per distinct projection input (projections reading the same input share it).
+    std::vector<std::int64_t> inputs;
+    for (const auto& op : attention_projections(m))
+      if (std::find(inputs.begin(), inputs.end(), op.k) == inputs.end()) inputs.push_back(op.k);
+    for (const auto k : inputs) ops.push_back({"activation_quant", activation_quant_bytes(m, k)});
+  }
+  return ops;
+}
+
+std::vector<StreamOp> moe_stream_ops(const ModelSpec& m) {
+  const double act = bytes_per_element(m.activation_dtype);
+  // Top-k over FP32 router logits, writing k (index, weight) pairs; then routed + shared outputs.
+  std::vector<StreamOp> ops{{"topk", 4.0 * m.routed_experts + 8.0 * m.top_k}};
+  if (m.shared_experts > 0) ops.push_back({"moe_output_add", 3.0 * m.hidden * act});
+  return ops;
+}
+
 WeightMatmul mlp_gate_up(const ModelSpec& m, std::int64_t intermediate) {
   return {"gate_up_proj", m.hidden, 2 * intermediate};
 }

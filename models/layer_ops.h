@@ -35,6 +35,25 @@ struct Work {
 
 // Attention projections of one layer (q/kv down and up projections, o-proj).
 std::vector<WeightMatmul> attention_projections(const ModelSpec& m);
+// The memory-bound kernels of a layer besides its GEMMs and attention core, one launch each per
+// layer for the whole batch, with the bytes each moves per token through HBM. Attention block:
+// the fused residual-add + RMSNorm before attention and before the MLP, q/k (MLA: q and kv
+// latent) norms, RoPE, the KV-cache write, and the per-token activation quantisation in front of
+// each FP8 (or FP4) projection GEMM's distinct input. MoE block: the router's top-k selection and
+// the add of the routed and shared outputs. (MLP activations, SiLU(gate)·up, are costed with the
+// MLP.) This is the decode kernel sequence of DeepSeek-style inference engines (SGLang, vLLM).
+struct StreamOp {
+  std::string_view name;
+  double bytes_per_token = 0;
+};
+std::vector<StreamOp> attention_stream_ops(const ModelSpec& m);
+std::vector<StreamOp> moe_stream_ops(const ModelSpec& m);
+// Bytes per token of quantising one activation row of `width` values for a low-precision GEMM:
+// read in the activation dtype, write one byte per value plus an FP32 scale per 128.
+double activation_quant_bytes(const ModelSpec& m, std::int64_t width);
+// Whether GEMMs with weights in `dtype` quantise their activations first (FP8, FP4).
+bool quantises_activations(DType dtype);
+
 // SwiGLU MLP: fused gate+up [hidden → 2·inter] then down [inter → hidden].
 WeightMatmul mlp_gate_up(const ModelSpec& m, std::int64_t intermediate);
 WeightMatmul mlp_down(const ModelSpec& m, std::int64_t intermediate);

@@ -38,11 +38,13 @@ RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& c
   const auto w = m.weight_dtype;
   const auto act = m.activation_dtype;
   const double act_bytes = models::bytes_per_element(act);
-  // Two RMSNorms and the residual adds per layer stream the hidden state a few times.
-  const double norm_bytes = 4.0 * static_cast<double>(t) * m.hidden * act_bytes;
-  double base = t > 0 ? cost.memory_op(norm_bytes).time_ns : 0.0;
-  if (t > 0)
+  // Norms, RoPE, the KV-cache write and activation quantisation: one kernel each.
+  double base = 0;
+  if (t > 0) {
+    for (const auto& op : models::attention_stream_ops(a))
+      base += cost.memory_op(static_cast<double>(t) * op.bytes_per_token).time_ns;
     for (const auto& op : models::attention_projections(a)) base += cost.gemm(t, op.n, op.k, w).time_ns;
+  }
   c.attention = base + core_ns(a, cost, b.decode_kv_lengths, b.decode_queries, b.prefill_chunks);
   const int local = first_local_layer(m);
   if (local >= 0) {
@@ -59,8 +61,12 @@ RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& c
     if (rows == 0 || inter == 0) return 0.0;
     const auto gu = models::mlp_gate_up(m, inter);
     const auto dn = models::mlp_down(m, inter);
+    double quant = 0;  // the FP8 (FP4) GEMMs' activations, quantised per token first
+    if (models::quantises_activations(w))
+      for (const std::int64_t width : {gu.k, dn.k})
+        quant += cost.memory_op(static_cast<double>(rows) * models::activation_quant_bytes(m, width)).time_ns;
     return cost.gemm(rows, gu.n, gu.k, w).time_ns + cost.gemm(rows, dn.n, dn.k, w).time_ns +
-           cost.memory_op(3.0 * static_cast<double>(rows) * inter * act_bytes).time_ns;  // SiLU(gate)*up
+           cost.memory_op(3.0 * static_cast<double>(rows) * inter * act_bytes).time_ns + quant;  // SiLU(gate)*up
   };
   c.dense_mlp = mlp(t, a.dense_intermediate);
   if (m.shared_experts > 0)
@@ -68,6 +74,8 @@ RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& c
   if (m.routed_experts > 0 && moe_t > 0) {
     const auto r = models::router(m);
     c.router = cost.gemm(moe_t, r.n, r.k, act).time_ns;
+    for (const auto& op : models::moe_stream_ops(m))
+      c.router += cost.memory_op(static_cast<double>(moe_t) * op.bytes_per_token).time_ns;
   }
   if (b.sampled_tokens > 0) {
     const auto h = models::lm_head(m);

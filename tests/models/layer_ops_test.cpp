@@ -199,5 +199,44 @@ TEST(AllToAllPayload, Fp8DispatchIsAboutHalfOfBf16) {
   EXPECT_GT(fp8, bf16 / 2);  // scales and routing metadata do not shrink
 }
 
+// DeepSeek-V3 decode, per token (BF16 activations and KV latent, FP8 projections): two fused
+// add+RMSNorms over 7,168 values (read x and residual, write both), the q (1,536) and kv (512)
+// latent norms, RoPE on 128 query heads and the shared key (64 dims each), the 576-value latent
+// written to the cache, and one FP8 quantisation per distinct projection input (7,168; 1,536;
+// 512; 128 x 128), each read in BF16 and written as bytes plus one FP32 scale per 128.
+TEST(StreamOps, DeepSeekV3AttentionKernelsAndTheirBytes) {
+  const auto m = preset("deepseek-v3");
+  std::map<std::string, std::vector<double>> ops;
+  for (const auto& op : attention_stream_ops(m)) ops[std::string(op.name)].push_back(op.bytes_per_token);
+  auto quant = [](double w) { return 2 * w + w + w / 128 * 4; };
+  EXPECT_EQ(ops["input_norm"], (std::vector<double>{4 * 7168 * 2.0}));
+  EXPECT_EQ(ops["post_attention_norm"], (std::vector<double>{4 * 7168 * 2.0}));
+  EXPECT_EQ(ops["q_a_norm"], (std::vector<double>{2 * 1536 * 2.0}));
+  EXPECT_EQ(ops["kv_a_norm"], (std::vector<double>{2 * 512 * 2.0}));
+  EXPECT_EQ(ops["rope"], (std::vector<double>{2 * 129 * 64 * 2.0}));
+  EXPECT_EQ(ops["kv_cache_write"], (std::vector<double>{576 * 4.0}));
+  EXPECT_EQ(ops["activation_quant"], (std::vector<double>{quant(7168), quant(1536), quant(512), quant(16384)}));
+  EXPECT_EQ(ops.size(), 7u);
+  std::map<std::string, double> moe;
+  for (const auto& op : moe_stream_ops(m)) moe[std::string(op.name)] = op.bytes_per_token;
+  EXPECT_EQ(moe["topk"], 4.0 * 256 + 8.0 * 8);
+  EXPECT_EQ(moe["moe_output_add"], 3.0 * 7168 * 2);
+}
+
+// A BF16 GQA model quantises nothing; Qwen3 normalises q and k per head before RoPE, and its
+// cache holds K and V of the 4 KV heads.
+TEST(StreamOps, GqaModelsNormRotateAndCacheTheirHeads) {
+  const auto m = preset("qwen3-235b-a22b");
+  std::map<std::string, double> ops;
+  for (const auto& op : attention_stream_ops(m)) ops[std::string(op.name)] += op.bytes_per_token;
+  const double q = 64 * 128.0, k = 4 * 128.0;
+  EXPECT_EQ(ops.count("activation_quant"), 0u);
+  EXPECT_EQ(ops["qk_norm"], 2 * (q + k) * 2);
+  EXPECT_EQ(ops["rope"], 2 * (q + k) * 2);
+  EXPECT_EQ(ops["kv_cache_write"], 2 * k * 4);
+  EXPECT_EQ(preset("mixtral-8x7b").qk_norm, QkNorm::kNone);
+  for (const auto& op : attention_stream_ops(preset("mixtral-8x7b"))) EXPECT_NE(op.name, "qk_norm");
+}
+
 }  // namespace
 }  // namespace moesim::models
