@@ -1,7 +1,6 @@
 #include "sim/scheduler.h"
 
 #include <algorithm>
-#include <map>
 #include <string>
 
 #include "sim/check.h"
@@ -154,7 +153,22 @@ void Scheduler::retire(RankState& rank, std::size_t idx) {
 void Scheduler::complete_step(Time end, ItlSamples& itl, std::vector<std::size_t>& finished,
                               std::vector<std::size_t>& handed_over) {
   const std::int64_t now = end.count_ns();
-  std::map<std::int64_t, std::int64_t> gaps;  // ITL of this step's decode tokens, by gap
+  // ITL of this step's decode tokens, by gap: sorted by gap, nearly all of them one value.
+  gaps_.clear();
+  std::size_t last = 0;
+  auto count_gap = [&](std::int64_t gap, std::int64_t tokens) {
+    if (last < gaps_.size() && gaps_[last].first == gap) {
+      gaps_[last].second += tokens;
+      return;
+    }
+    const auto it = std::lower_bound(gaps_.begin(), gaps_.end(), std::pair<std::int64_t, std::int64_t>{gap, 0},
+                                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    last = static_cast<std::size_t>(it - gaps_.begin());
+    if (it != gaps_.end() && it->first == gap)
+      it->second += tokens;
+    else
+      gaps_.insert(it, {gap, tokens});
+  };
   for (auto& rank : ranks_) {
     std::size_t kept = 0;
     for (std::size_t idx : rank.running) {
@@ -171,7 +185,7 @@ void Scheduler::complete_step(Time end, ItlSamples& itl, std::vector<std::size_t
           emitted = std::min<std::int64_t>(1 + accepted, rec.output_tokens - l.generated);
         }
         const std::int64_t gap = now - l.last_token_ns;
-        gaps[emitted == 1 ? gap : (gap + emitted / 2) / emitted] += emitted;
+        count_gap(emitted == 1 ? gap : (gap + emitted / 2) / emitted, emitted);
         l.last_token_ns = now;
         l.generated += emitted;
       } else if (l.chunk > 0) {
@@ -203,7 +217,7 @@ void Scheduler::complete_step(Time end, ItlSamples& itl, std::vector<std::size_t
     }
     rank.running.resize(kept);
   }
-  for (const auto& g : gaps) itl.push_back(g);
+  itl.insert(itl.end(), gaps_.begin(), gaps_.end());
 }
 
 std::int64_t Scheduler::kv_peak_tokens() const {

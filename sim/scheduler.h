@@ -98,6 +98,7 @@ class Scheduler {
   std::vector<RequestRecord>& records_;
   std::vector<Live> live_;
   std::vector<RankState> ranks_;
+  ItlSamples gaps_;  // complete_step scratch: this step's (gap, tokens), sorted by gap
   std::int64_t outstanding_ = 0;
   std::int64_t preemptions_ = 0;
   int queries_ = 1;  // positions a decoding request feeds per step (1 + draft tokens)
