@@ -34,21 +34,32 @@ double gather_sum(const double* row, std::span<const int> ranks) {
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
-// col[d] += (row[d] > 0) for every d; returns the row's count of non-empty entries.
-double count_row(double* __restrict col, const double* __restrict row, int n) {
-  double acc[4] = {0, 0, 0, 0};
-  int d = 0;
-  for (; d + 4 <= n; d += 4)
-    for (int j = 0; j < 4; ++j) {
-      const double k = row[d + j] > 0 ? 1.0 : 0.0;
-      col[d + j] += k;
-      acc[j] += k;
+// add_row, and kCount: nz_col[d] += (row[d] > 0) for every d with the row's count of non-empty
+// entries in *nz (exact small integers, so their order is free), in the same pass.
+template <bool kCount>
+double add_count_row(double* __restrict col, double* __restrict nz_col, const double* __restrict row, int n,
+                     double* nz) {
+  if constexpr (!kCount) {
+    return add_row(col, row, n);
+  } else {
+    double acc[4] = {0, 0, 0, 0}, cnt[4] = {0, 0, 0, 0};
+    int d = 0;
+    for (; d + 4 <= n; d += 4)
+      for (int j = 0; j < 4; ++j) {
+        const double k = row[d + j] > 0 ? 1.0 : 0.0;
+        col[d + j] += row[d + j];
+        acc[j] += row[d + j];
+        nz_col[d + j] += k;
+        cnt[j] += k;
+      }
+    for (; d < n; ++d) {
+      const double k = row[d] > 0 ? 1.0 : 0.0;
+      col[d] += row[d], acc[0] += row[d];
+      nz_col[d] += k, cnt[0] += k;
     }
-  for (; d < n; ++d) {
-    const double k = row[d] > 0 ? 1.0 : 0.0;
-    col[d] += k, acc[0] += k;
+    *nz = (cnt[0] + cnt[1]) + (cnt[2] + cnt[3]);
+    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
   }
-  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
 // Direct (and low-latency): each pair goes scale-up inside a node, over the NICs otherwise. Per
@@ -56,59 +67,140 @@ double count_row(double* __restrict col, const double* __restrict row, int n) {
 // and leaf; everything else follows by subtraction. kCountMessages: low-latency with one message
 // per non-empty network pair, counted the same way (sized messages need no count; see
 // all_to_all_closed_form).
+//
+// Rows go R at a time: the vertical add reads the column sums once per R rows, and the node and
+// leaf loops of the R rows run interleaved (R independent chains of adds instead of one). Every
+// sum still adds its terms in the order of one row at a time; where the interleaved loops skip a
+// term they add +0.0 instead, which leaves a sum that starts at +0.0 unchanged.
 template <bool kCountMessages>
-void direct(const RankLayout& L, const TrafficMatrix& m, double scale, A2aVolumes& v) {
-  const int n = L.ranks;
-  const auto N = static_cast<std::size_t>(n);
-  // One allocation: column sums, intra, same leaf, self; then the same for message counts.
-  std::vector<double> buffer((kCountMessages ? 7 : 4) * N, 0.0);
-  double* const col = buffer.data();
-  double* const col_intra = col + N;
-  double* const col_leaf = col_intra + N;
-  double* const self = col_leaf + N;
-  double* const nz_col = self + N;
-  double* const nz_intra = nz_col + N;
-  double* const nz_self = nz_intra + N;
-  const double counted = scale > 0 ? 1.0 : 0.0;  // no bytes, no messages
-  for (int s = 0; s < n; ++s) {
-    const double* row = m.row(s);
-    const auto i = static_cast<std::size_t>(s);
-    const int ns = L.node[i], ls = L.leaf[i];
-    const double total = add_row(col, row, n);
-    self[i] = row[s];
-    double intra = 0, same_leaf = 0;
-    for (const int d : L.ranks_on_node(ns))
-      if (d != s) intra += row[d], col_intra[static_cast<std::size_t>(d)] += row[d];
-    if constexpr (kCountMessages) {
-      double nz = count_row(nz_col, row, n), nz_on_node = 0;
-      for (const int d : L.ranks_on_node(ns)) {
-        const double k = row[d] > 0 ? 1.0 : 0.0;
-        nz_on_node += k;
-        if (d != s) nz_intra[static_cast<std::size_t>(d)] += k;
-      }
-      nz_self[i] = row[s] > 0 ? 1.0 : 0.0;
-      v.messages[i] = std::max(0.0, nz - nz_on_node) * counted;
+class Direct {
+ public:
+  Direct(const RankLayout& L, const TrafficMatrix& m, double scale, A2aVolumes& v)
+      : L_(L), m_(m), scale_(scale), v_(v), buffer_((kCountMessages ? 7 : 4) * static_cast<std::size_t>(L.ranks), 0.0) {}
+
+  void run() {
+    const int n = L_.ranks;
+    int s = 0;
+    for (; s + 4 <= n; s += 4) rows<4>(s);
+    for (; s < n; ++s) rows<1>(s);
+    const auto N = static_cast<std::size_t>(n);
+    const double* col = buffer_.data();
+    const double *col_intra = col + N, *col_leaf = col_intra + N, *self = col_leaf + N, *nz_col = self + N;
+    const double *nz_intra = nz_col + N, *nz_self = nz_intra + N;
+    for (int d = 0; d < n; ++d) {
+      const auto i = static_cast<std::size_t>(d);
+      v_.up_recv[i] = col_intra[i] * scale_;
+      const double out = std::max(0.0, col[i] - col_intra[i] - self[i]);
+      v_.out_recv[i] = out * scale_;
+      v_.leaf_down[static_cast<std::size_t>(L_.leaf[i])] += std::max(0.0, out - col_leaf[i]) * scale_;
+      if constexpr (kCountMessages) v_.messages_in[i] = std::max(0.0, nz_col[i] - nz_intra[i] - nz_self[i]) * counted();
     }
-    for (const int d : L.ranks_on_leaf(ls))
-      if (L.node[static_cast<std::size_t>(d)] != ns) same_leaf += row[d], col_leaf[static_cast<std::size_t>(d)] += row[d];
-    const double out = std::max(0.0, total - intra - row[s]);
-    v.up_send[i] = intra * scale;
-    v.out_send[i] = out * scale;
-    const double cross = std::max(0.0, out - same_leaf) * scale;
-    v.leaf_up[static_cast<std::size_t>(ls)] += cross;
-    v.any_up = v.any_up || intra > 0;
-    v.any_out = v.any_out || out > 0;
-    v.any_cross_leaf = v.any_cross_leaf || cross > 0;
   }
-  for (int d = 0; d < n; ++d) {
-    const auto i = static_cast<std::size_t>(d);
-    v.up_recv[i] = col_intra[i] * scale;
-    const double out = std::max(0.0, col[i] - col_intra[i] - self[i]);
-    v.out_recv[i] = out * scale;
-    v.leaf_down[static_cast<std::size_t>(L.leaf[i])] += std::max(0.0, out - col_leaf[i]) * scale;
-    if constexpr (kCountMessages) v.messages_in[i] = std::max(0.0, nz_col[i] - nz_intra[i] - nz_self[i]) * counted;
+
+ private:
+  double counted() const { return scale_ > 0 ? 1.0 : 0.0; }  // no bytes, no messages
+
+  template <int R>
+  void rows(int s0) {
+    const int n = L_.ranks;
+    const auto N = static_cast<std::size_t>(n);
+    double* const col = buffer_.data();
+    double* const col_intra = col + N;
+    double* const col_leaf = col_intra + N;
+    double* const self = col_leaf + N;
+    double* const nz_col = self + N;
+    double* const nz_intra = nz_col + N;
+    double* const nz_self = nz_intra + N;
+    const double* row[R];
+    int ns[R], ls[R];
+    double total[R], nz[R], intra[R] = {}, same_leaf[R] = {}, nz_on_node[R] = {};
+    for (int r = 0; r < R; ++r) {
+      row[r] = m_.row(s0 + r);
+      ns[r] = L_.node[static_cast<std::size_t>(s0 + r)];
+      ls[r] = L_.leaf[static_cast<std::size_t>(s0 + r)];
+    }
+    for (int r = 0; r < R; ++r) total[r] = add_count_row<kCountMessages>(col, nz_col, row[r], n, nz + r);
+    // The node loop: rank d of the sender's node, d != s, goes scale-up.
+    bool one_node = true;
+    for (int r = 1; r < R; ++r) one_node = one_node && ns[r] == ns[0];
+    if (one_node)
+      node_loop<R>(s0, row, intra, nz_on_node);
+    else
+      for (int r = 0; r < R; ++r) node_loop<1>(s0 + r, row + r, intra + r, nz_on_node + r);
+    // The leaf loop: ranks under the sender's leaf but on another node (no spine hop). The
+    // senders' lists usually have one length (one rank per node on a rail-optimised fabric).
+    bool one_length = true;
+    for (int r = 1; r < R; ++r) one_length = one_length && L_.ranks_on_leaf(ls[r]).size() == L_.ranks_on_leaf(ls[0]).size();
+    if (one_length)
+      leaf_loop<R>(ns, ls, row, same_leaf);
+    else
+      for (int r = 0; r < R; ++r) leaf_loop<1>(ns + r, ls + r, row + r, same_leaf + r);
+    for (int r = 0; r < R; ++r) {
+      const int s = s0 + r;
+      const auto i = static_cast<std::size_t>(s);
+      self[i] = row[r][s];
+      if constexpr (kCountMessages) {
+        nz_self[i] = row[r][s] > 0 ? 1.0 : 0.0;
+        v_.messages[i] = std::max(0.0, nz[r] - nz_on_node[r]) * counted();
+      }
+      const double out = std::max(0.0, total[r] - intra[r] - row[r][s]);
+      v_.up_send[i] = intra[r] * scale_;
+      v_.out_send[i] = out * scale_;
+      const double cross = std::max(0.0, out - same_leaf[r]) * scale_;
+      v_.leaf_up[static_cast<std::size_t>(ls[r])] += cross;
+      v_.any_up = v_.any_up || intra[r] > 0;
+      v_.any_out = v_.any_out || out > 0;
+      v_.any_cross_leaf = v_.any_cross_leaf || cross > 0;
+    }
   }
-}
+
+  // Rows s0 .. s0 + R - 1, all on one node.
+  template <int R>
+  void node_loop(int s0, const double* const* row, double* intra_out, double* nz_out) {
+    const auto N = static_cast<std::size_t>(L_.ranks);
+    double* const col_intra = buffer_.data() + N;
+    double* const nz_intra = col_intra + 4 * N;
+    double intra[R] = {}, nz_on_node[R] = {};
+    for (const int d : L_.ranks_on_node(L_.node[static_cast<std::size_t>(s0)])) {
+      const auto di = static_cast<std::size_t>(d);
+      for (int r = 0; r < R; ++r) {
+        const double x = d != s0 + r ? row[r][d] : 0.0;
+        intra[r] += x;
+        col_intra[di] += x;
+        if constexpr (kCountMessages) {
+          const double k = row[r][d] > 0 ? 1.0 : 0.0;
+          nz_on_node[r] += k;
+          nz_intra[di] += d != s0 + r ? k : 0.0;
+        }
+      }
+    }
+    for (int r = 0; r < R; ++r) intra_out[r] = intra[r], nz_out[r] = nz_on_node[r];
+  }
+
+  // Rows whose leaves hold equally many ranks.
+  template <int R>
+  void leaf_loop(const int* ns, const int* ls, const double* const* row, double* same_leaf_out) {
+    double* const col_leaf = buffer_.data() + 2 * static_cast<std::size_t>(L_.ranks);
+    const int *ranks[R], *nodes[R];
+    for (int r = 0; r < R; ++r) ranks[r] = L_.ranks_on_leaf(ls[r]).data(), nodes[r] = L_.nodes_on_leaf(ls[r]).data();
+    double same_leaf[R] = {};
+    const std::size_t len = L_.ranks_on_leaf(ls[0]).size();
+    for (std::size_t t = 0; t < len; ++t)
+      for (int r = 0; r < R; ++r) {
+        const int d = ranks[r][t];
+        const double x = nodes[r][t] != ns[r] ? row[r][d] : 0.0;
+        same_leaf[r] += x;
+        col_leaf[static_cast<std::size_t>(d)] += x;
+      }
+    for (int r = 0; r < R; ++r) same_leaf_out[r] = same_leaf[r];
+  }
+
+  const RankLayout& L_;
+  const TrafficMatrix& m_;
+  const double scale_;
+  A2aVolumes& v_;
+  std::vector<double> buffer_;  // column sums, intra, same leaf, self; then message counts likewise
+};
 
 // Hierarchical: the network hop once per (token, node) to the same-rail forwarder, then NVLink.
 // Per sender, the scale-up receipts are the row itself but for the sender's own entry and the
@@ -182,9 +274,9 @@ CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, T
     const bool ll = o.algorithm == "low-latency";
     const TrafficMatrix& m = ll ? t.expert_or_pair() : *t.pair;
     if (ll && !(t.message_bytes > 0)) {
-      direct<true>(L, m, o.scale, v);  // one message per non-empty pair
+      Direct<true>(L, m, o.scale, v).run();  // one message per non-empty pair
     } else {
-      direct<false>(L, m, o.scale, v);
+      Direct<false>(L, m, o.scale, v).run();
       if (ll)  // messages of message_bytes each: the network bytes over the message size
         for (std::size_t i = 0; i < v.messages.size(); ++i) {
           v.messages[i] = v.out_send[i] / t.message_bytes;

@@ -1,5 +1,7 @@
 // Internal: where each rank of a collective sits (device, node, local index, scale-out leaf) and
-// which rank forwards hierarchical traffic into each node. Validates the rank placement.
+// which rank forwards hierarchical traffic into each node. Validates the rank placement. Also
+// holds what the closed form (topology/a2a_closed_form.h) derives from the placement alone, so
+// that a layout kept across calls (AggregatedAllToAll) pays for it once.
 #pragma once
 
 #include <span>
@@ -28,10 +30,32 @@ struct RankLayout {
                       static_cast<std::size_t>(dst_node)];
   }
   std::span<const int> ranks_on_node(int n) const { return group(node_ranks_, node_begin_, n); }
-  // Ranks under scale-out leaf `l` (preset fabrics; empty otherwise).
+  // Ranks under scale-out leaf `l` (preset fabrics; empty otherwise), and the node of each.
   std::span<const int> ranks_on_leaf(int l) const { return group(leaf_ranks_, leaf_begin_, l); }
+  std::span<const int> nodes_on_leaf(int l) const { return group(leaf_rank_nodes_, leaf_begin_, l); }
+
+  // Ranks per node when the placement is "railed": ranks numbered node by node, every node that
+  // holds ranks holding the same local indices (so the same count). Then hierarchical forwarding
+  // is one to one: rank x forwards exactly the senders with x's local index. 0 otherwise.
+  int railed_block() const { return railed_block_; }
+  // The nodes that hold ranks, ascending (railed placements: node k of this list holds ranks
+  // [k * railed_block(), (k + 1) * railed_block())).
+  const std::vector<int>& active_nodes() const { return active_nodes_; }
+  // Railed placements: the forwarder into each active node (indexed as active_nodes()) of the
+  // senders with local index `local_index`.
+  std::span<const int> rail_forwarders(int local_index) const {
+    const auto k = active_nodes_.size();
+    return {rail_forwarder_.data() + static_cast<std::size_t>(local_index) * k, k};
+  }
+  // Railed placements: rank x's position in the rail_forwarders() table (local * active + k).
+  int rail_slot(int rank) const { return rail_slot_[static_cast<std::size_t>(rank)]; }
+  int local_slots() const { return local_slots_; }
+  // Railed placements: whether the rail's ranks (its forwarders) all sit under one scale-out
+  // leaf, so that its hierarchical traffic never crosses a spine.
+  bool rail_on_one_leaf(int local_index) const { return rail_one_leaf_[static_cast<std::size_t>(local_index)] != 0; }
 
  private:
+  void derive_rails();
   static std::span<const int> group(const std::vector<int>& items, const std::vector<int>& begin, int g) {
     const auto i = static_cast<std::size_t>(g);
     return {items.data() + begin[i], static_cast<std::size_t>(begin[i + 1] - begin[i])};
@@ -43,6 +67,12 @@ struct RankLayout {
   std::vector<int> forwarder_;    // [local index * nodes_ + node] -> forwarder(), precomputed
   std::vector<int> node_begin_, node_ranks_;  // ranks of node n, in rank order: [begin[n], begin[n + 1])
   std::vector<int> leaf_begin_, leaf_ranks_;  // likewise per scale-out leaf
+  std::vector<int> leaf_rank_nodes_;          // node of each leaf_ranks_ entry
+  int railed_block_ = 0;
+  std::vector<int> active_nodes_;
+  std::vector<int> rail_forwarder_;           // [local * active nodes + k], railed placements only
+  std::vector<int> rail_slot_;                // [rank], railed placements only
+  std::vector<char> rail_one_leaf_;           // [local], railed placements only
 };
 
 }  // namespace moesim::topology
