@@ -34,173 +34,92 @@ double gather_sum(const double* row, std::span<const int> ranks) {
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
-// add_row, and kCount: nz_col[d] += (row[d] > 0) for every d with the row's count of non-empty
-// entries in *nz (exact small integers, so their order is free), in the same pass.
-template <bool kCount>
-double add_count_row(double* __restrict col, double* __restrict nz_col, const double* __restrict row, int n,
-                     double* nz) {
-  if constexpr (!kCount) {
-    return add_row(col, row, n);
-  } else {
-    double acc[4] = {0, 0, 0, 0}, cnt[4] = {0, 0, 0, 0};
-    int d = 0;
-    for (; d + 4 <= n; d += 4)
-      for (int j = 0; j < 4; ++j) {
-        const double k = row[d + j] > 0 ? 1.0 : 0.0;
-        col[d + j] += row[d + j];
-        acc[j] += row[d + j];
-        nz_col[d + j] += k;
-        cnt[j] += k;
-      }
-    for (; d < n; ++d) {
-      const double k = row[d] > 0 ? 1.0 : 0.0;
-      col[d] += row[d], acc[0] += row[d];
-      nz_col[d] += k, cnt[0] += k;
-    }
-    *nz = (cnt[0] + cnt[1]) + (cnt[2] + cnt[3]);
-    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
-  }
+// col[d] += (row[d] > 0) for every d (counts: exact small integers, in any order).
+void count_column(double* __restrict col, const double* __restrict row, int n) {
+  for (int d = 0; d < n; ++d) col[d] += row[d] > 0 ? 1.0 : 0.0;
 }
+
+// The row's count of non-empty entries (exact small integers: eight lanes, in any order).
+double count_positive(const double* row, int n) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int d = 0;
+  for (; d + 8 <= n; d += 8)
+    for (int j = 0; j < 8; ++j) acc[j] += row[d + j] > 0 ? 1.0 : 0.0;
+  for (; d < n; ++d) acc[0] += row[d] > 0 ? 1.0 : 0.0;
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+// Four rows at once: col[d] gets r0[d], then r1[d], r2[d], r3[d] added (what adding the rows one
+// after another does), reading and writing col once.
+void add_rows4(double* __restrict col, const double* __restrict r0, const double* __restrict r1,
+               const double* __restrict r2, const double* __restrict r3, int n) {
+  for (int d = 0; d < n; ++d) col[d] = (((col[d] + r0[d]) + r1[d]) + r2[d]) + r3[d];
+}
+
+// Which message counts the low-latency closed form takes: none (bulk or sized messages), each
+// sender's (what dispatch reads) or each receiver's (what combine reads).
+enum class Count { kNone, kSent, kReceived };
 
 // Direct (and low-latency): each pair goes scale-up inside a node, over the NICs otherwise. Per
 // row a plain sum and a vertical add (both vectorise), plus short loops over the sender's node
-// and leaf; everything else follows by subtraction. kCountMessages: low-latency with one message
-// per non-empty network pair, counted the same way (sized messages need no count; see
-// all_to_all_closed_form).
-//
-// Rows go R at a time: the vertical add reads the column sums once per R rows, and the node and
-// leaf loops of the R rows run interleaved (R independent chains of adds instead of one). Every
-// sum still adds its terms in the order of one row at a time; where the interleaved loops skip a
-// term they add +0.0 instead, which leaves a sum that starts at +0.0 unchanged.
-template <bool kCountMessages>
-class Direct {
- public:
-  Direct(const RankLayout& L, const TrafficMatrix& m, double scale, A2aVolumes& v)
-      : L_(L), m_(m), scale_(scale), v_(v), buffer_((kCountMessages ? 7 : 4) * static_cast<std::size_t>(L.ranks), 0.0) {}
-
-  void run() {
-    const int n = L_.ranks;
-    int s = 0;
-    for (; s + 4 <= n; s += 4) rows<4>(s);
-    for (; s < n; ++s) rows<1>(s);
-    const auto N = static_cast<std::size_t>(n);
-    const double* col = buffer_.data();
-    const double *col_intra = col + N, *col_leaf = col_intra + N, *self = col_leaf + N, *nz_col = self + N;
-    const double *nz_intra = nz_col + N, *nz_self = nz_intra + N;
-    for (int d = 0; d < n; ++d) {
-      const auto i = static_cast<std::size_t>(d);
-      v_.up_recv[i] = col_intra[i] * scale_;
-      const double out = std::max(0.0, col[i] - col_intra[i] - self[i]);
-      v_.out_recv[i] = out * scale_;
-      v_.leaf_down[static_cast<std::size_t>(L_.leaf[i])] += std::max(0.0, out - col_leaf[i]) * scale_;
-      if constexpr (kCountMessages) v_.messages_in[i] = std::max(0.0, nz_col[i] - nz_intra[i] - nz_self[i]) * counted();
+// and leaf; everything else follows by subtraction. kCount: low-latency with one message per
+// non-empty network pair, counted the same way, on the side the direction reads (sized messages
+// need no count; see all_to_all_closed_form).
+template <Count kCount>
+void direct(const RankLayout& L, const TrafficMatrix& m, double scale, A2aVolumes& v) {
+  const int n = L.ranks;
+  const auto N = static_cast<std::size_t>(n);
+  // One allocation: column sums, intra, same leaf, self; then the same for message counts.
+  std::vector<double> buffer((kCount == Count::kReceived ? 7 : 4) * N, 0.0);
+  double* const col = buffer.data();
+  double* const col_intra = col + N;
+  double* const col_leaf = col_intra + N;
+  double* const self = col_leaf + N;
+  double* const nz_col = self + N;
+  double* const nz_intra = nz_col + N;
+  double* const nz_self = nz_intra + N;
+  const double counted = scale > 0 ? 1.0 : 0.0;  // no bytes, no messages
+  for (int s = 0; s < n; ++s) {
+    const double* row = m.row(s);
+    const auto i = static_cast<std::size_t>(s);
+    const int ns = L.node[i], ls = L.leaf[i];
+    const double total = add_row(col, row, n);
+    self[i] = row[s];
+    double intra = 0, same_leaf = 0;
+    for (const int d : L.ranks_on_node(ns))
+      if (d != s) intra += row[d], col_intra[static_cast<std::size_t>(d)] += row[d];
+    if constexpr (kCount == Count::kSent) {  // the non-empty entries off the sender's node
+      double nz_on_node = 0;
+      for (const int d : L.ranks_on_node(ns)) nz_on_node += row[d] > 0 ? 1.0 : 0.0;
+      v.messages[i] = std::max(0.0, count_positive(row, n) - nz_on_node) * counted;
     }
-  }
-
- private:
-  double counted() const { return scale_ > 0 ? 1.0 : 0.0; }  // no bytes, no messages
-
-  template <int R>
-  void rows(int s0) {
-    const int n = L_.ranks;
-    const auto N = static_cast<std::size_t>(n);
-    double* const col = buffer_.data();
-    double* const col_intra = col + N;
-    double* const col_leaf = col_intra + N;
-    double* const self = col_leaf + N;
-    double* const nz_col = self + N;
-    double* const nz_intra = nz_col + N;
-    double* const nz_self = nz_intra + N;
-    const double* row[R];
-    int ns[R], ls[R];
-    double total[R], nz[R], intra[R] = {}, same_leaf[R] = {}, nz_on_node[R] = {};
-    for (int r = 0; r < R; ++r) {
-      row[r] = m_.row(s0 + r);
-      ns[r] = L_.node[static_cast<std::size_t>(s0 + r)];
-      ls[r] = L_.leaf[static_cast<std::size_t>(s0 + r)];
+    if constexpr (kCount == Count::kReceived) {
+      count_column(nz_col, row, n);
+      for (const int d : L.ranks_on_node(ns))
+        if (d != s) nz_intra[static_cast<std::size_t>(d)] += row[d] > 0 ? 1.0 : 0.0;
+      nz_self[i] = row[s] > 0 ? 1.0 : 0.0;
     }
-    for (int r = 0; r < R; ++r) total[r] = add_count_row<kCountMessages>(col, nz_col, row[r], n, nz + r);
-    // The node loop: rank d of the sender's node, d != s, goes scale-up.
-    bool one_node = true;
-    for (int r = 1; r < R; ++r) one_node = one_node && ns[r] == ns[0];
-    if (one_node)
-      node_loop<R>(s0, row, intra, nz_on_node);
-    else
-      for (int r = 0; r < R; ++r) node_loop<1>(s0 + r, row + r, intra + r, nz_on_node + r);
-    // The leaf loop: ranks under the sender's leaf but on another node (no spine hop). The
-    // senders' lists usually have one length (one rank per node on a rail-optimised fabric).
-    bool one_length = true;
-    for (int r = 1; r < R; ++r) one_length = one_length && L_.ranks_on_leaf(ls[r]).size() == L_.ranks_on_leaf(ls[0]).size();
-    if (one_length)
-      leaf_loop<R>(ns, ls, row, same_leaf);
-    else
-      for (int r = 0; r < R; ++r) leaf_loop<1>(ns + r, ls + r, row + r, same_leaf + r);
-    for (int r = 0; r < R; ++r) {
-      const int s = s0 + r;
-      const auto i = static_cast<std::size_t>(s);
-      self[i] = row[r][s];
-      if constexpr (kCountMessages) {
-        nz_self[i] = row[r][s] > 0 ? 1.0 : 0.0;
-        v_.messages[i] = std::max(0.0, nz[r] - nz_on_node[r]) * counted();
-      }
-      const double out = std::max(0.0, total[r] - intra[r] - row[r][s]);
-      v_.up_send[i] = intra[r] * scale_;
-      v_.out_send[i] = out * scale_;
-      const double cross = std::max(0.0, out - same_leaf[r]) * scale_;
-      v_.leaf_up[static_cast<std::size_t>(ls[r])] += cross;
-      v_.any_up = v_.any_up || intra[r] > 0;
-      v_.any_out = v_.any_out || out > 0;
-      v_.any_cross_leaf = v_.any_cross_leaf || cross > 0;
-    }
+    for (const int d : L.ranks_on_leaf(ls))
+      if (L.node[static_cast<std::size_t>(d)] != ns) same_leaf += row[d], col_leaf[static_cast<std::size_t>(d)] += row[d];
+    const double out = std::max(0.0, total - intra - row[s]);
+    v.up_send[i] = intra * scale;
+    v.out_send[i] = out * scale;
+    const double cross = std::max(0.0, out - same_leaf) * scale;
+    v.leaf_up[static_cast<std::size_t>(ls)] += cross;
+    v.any_up = v.any_up || intra > 0;
+    v.any_out = v.any_out || out > 0;
+    v.any_cross_leaf = v.any_cross_leaf || cross > 0;
   }
-
-  // Rows s0 .. s0 + R - 1, all on one node.
-  template <int R>
-  void node_loop(int s0, const double* const* row, double* intra_out, double* nz_out) {
-    const auto N = static_cast<std::size_t>(L_.ranks);
-    double* const col_intra = buffer_.data() + N;
-    double* const nz_intra = col_intra + 4 * N;
-    double intra[R] = {}, nz_on_node[R] = {};
-    for (const int d : L_.ranks_on_node(L_.node[static_cast<std::size_t>(s0)])) {
-      const auto di = static_cast<std::size_t>(d);
-      for (int r = 0; r < R; ++r) {
-        const double x = d != s0 + r ? row[r][d] : 0.0;
-        intra[r] += x;
-        col_intra[di] += x;
-        if constexpr (kCountMessages) {
-          const double k = row[r][d] > 0 ? 1.0 : 0.0;
-          nz_on_node[r] += k;
-          nz_intra[di] += d != s0 + r ? k : 0.0;
-        }
-      }
-    }
-    for (int r = 0; r < R; ++r) intra_out[r] = intra[r], nz_out[r] = nz_on_node[r];
+  for (int d = 0; d < n; ++d) {
+    const auto i = static_cast<std::size_t>(d);
+    v.up_recv[i] = col_intra[i] * scale;
+    const double out = std::max(0.0, col[i] - col_intra[i] - self[i]);
+    v.out_recv[i] = out * scale;
+    v.leaf_down[static_cast<std::size_t>(L.leaf[i])] += std::max(0.0, out - col_leaf[i]) * scale;
+    if constexpr (kCount == Count::kReceived)
+      v.messages_in[i] = std::max(0.0, nz_col[i] - nz_intra[i] - nz_self[i]) * counted;
   }
-
-  // Rows whose leaves hold equally many ranks.
-  template <int R>
-  void leaf_loop(const int* ns, const int* ls, const double* const* row, double* same_leaf_out) {
-    double* const col_leaf = buffer_.data() + 2 * static_cast<std::size_t>(L_.ranks);
-    const int *ranks[R], *nodes[R];
-    for (int r = 0; r < R; ++r) ranks[r] = L_.ranks_on_leaf(ls[r]).data(), nodes[r] = L_.nodes_on_leaf(ls[r]).data();
-    double same_leaf[R] = {};
-    const std::size_t len = L_.ranks_on_leaf(ls[0]).size();
-    for (std::size_t t = 0; t < len; ++t)
-      for (int r = 0; r < R; ++r) {
-        const int d = ranks[r][t];
-        const double x = nodes[r][t] != ns[r] ? row[r][d] : 0.0;
-        same_leaf[r] += x;
-        col_leaf[static_cast<std::size_t>(d)] += x;
-      }
-    for (int r = 0; r < R; ++r) same_leaf_out[r] = same_leaf[r];
-  }
-
-  const RankLayout& L_;
-  const TrafficMatrix& m_;
-  const double scale_;
-  A2aVolumes& v_;
-  std::vector<double> buffer_;  // column sums, intra, same leaf, self; then message counts likewise
-};
+}
 
 // Hierarchical: the network hop once per (token, node) to the same-rail forwarder, then NVLink.
 // Per sender, the scale-up receipts are the row itself but for the sender's own entry and the
@@ -262,6 +181,152 @@ void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView
   }
 }
 
+// col[d] += row[d] for every d.
+void add_to(double* __restrict col, const double* __restrict row, int n) {
+  for (int d = 0; d < n; ++d) col[d] += row[d];
+}
+
+// The sum of each of a row's `blocks` consecutive blocks of g entries, in add_row's four lanes
+// from the block's start (what add_row returns for the block).
+void block_sums(const double* row, int blocks, int g, double* sums) {
+  for (int k = 0; k < blocks; ++k) {
+    const double* b = row + static_cast<std::ptrdiff_t>(k) * g;
+    double a[4] = {0, 0, 0, 0};
+    int i = 0;
+    for (; i + 4 <= g; i += 4)
+      for (int j = 0; j < 4; ++j) a[j] += b[i + j];
+    for (; i < g; ++i) a[0] += b[i];
+    sums[k] = (a[0] + a[1]) + (a[2] + a[3]);
+  }
+}
+
+// The same for blocks of 8, in two vectorising passes (pairs, then each block's four pair sums).
+// add_row's lanes are (0 + b[j]) + b[j + 4]; the 0 + only turns a -0.0 into +0.0, and a block
+// sum's sign of zero reaches no result (hierarchical_railed adds (sum - e) * scale to sums that
+// start at +0.0 and sends only where sum * scale > 0).
+void block_sums8(const double* __restrict row, int blocks, double* __restrict pairs, double* __restrict sums) {
+  for (int k = 0; k < blocks; ++k)
+    for (int j = 0; j < 4; ++j) pairs[4 * k + j] = row[8 * k + j] + row[8 * k + 4 + j];
+  for (int k = 0; k < blocks; ++k) sums[k] = (pairs[4 * k] + pairs[4 * k + 1]) + (pairs[4 * k + 2] + pairs[4 * k + 3]);
+}
+
+// The forwarder updates of one sender over nodes [k0, k1) (not its own): scale-up sends
+// (sum - e) * scale and excluded entries e into the slots, and w * scale where it is sent
+// (!(w * scale <= 0), as hierarchical() tests it; +0.0 elsewhere) into the network receipts and
+// `out`.
+void forward(const double* __restrict sums, const double* __restrict e, const double* __restrict w, double scale,
+             int k0, int k1, double* __restrict up, double* __restrict excluded, double* __restrict received,
+             double* __restrict out) {
+  for (int k = k0; k < k1; ++k) {
+    up[k] += (sums[k] - e[k]) * scale;
+    excluded[k] += e[k];
+    const double wk = w[k] * scale;
+    const double x = !(wk <= 0) ? wk : 0.0;
+    received[k] += x;
+    out[k] = x;
+  }
+}
+
+// Hierarchical on a railed placement (RankLayout::railed_block()): the same sums as
+// hierarchical() below, term for term and in the same order, arranged for the cache and the
+// vector unit. Node k's block sum and the entry of its forwarder come from the row in place;
+// rank x receives forwarded traffic only from the senders with its local index, so its scale-up
+// sends, its excluded entries and its network receipts accumulate in a (local index, node)
+// table, one contiguous run per sender (in sender order, as before). Terms skipped before are
+// added as +0.0 here, which leaves a sum that starts at +0.0 unchanged; the sender's network
+// sends are summed over nodes four senders at a time (four chains instead of one).
+void hierarchical_railed(const RankLayout& L, const TrafficView& t, double scale, A2aVolumes& v) {
+  const int n = L.ranks, g = L.railed_block();
+  const std::vector<int>& active = L.active_nodes();
+  const int K = static_cast<int>(active.size());
+  const auto N = static_cast<std::size_t>(n), KK = static_cast<std::size_t>(K);
+  const bool by_node = t.has_node();
+  if (by_node && K < t.node->nodes())  // the first sender and node in the order hierarchical() meets them
+    for (int s = 0; s < n; ++s)
+      for (int b = 0, k = 0; b < t.node->nodes(); ++b) {
+        if (k < K && active[static_cast<std::size_t>(k)] == b) {
+          ++k;
+          continue;
+        }
+        if (t.node->at(s, b) * scale > 0)
+          throw TopologyError("hierarchical all-to-all: traffic to node " + std::to_string(b) + ", which has no rank");
+      }
+  const std::size_t slots = static_cast<std::size_t>(L.local_slots()) * KK;
+  // Column sums; per (local index, node) slot: scale-up sends, excluded entries, network
+  // receipts; per row of a group of four: block sums and network sends.
+  std::vector<double> buffer(N + 3 * slots + 11 * KK, 0.0);
+  double* const col = buffer.data();
+  double* const up = col + N;
+  double* const excluded = up + slots;
+  double* const received = excluded + slots;
+  double* const sums = received + slots;
+  double* const sent = sums + KK;  // [4][K]
+  double* const e = sent + 4 * KK;  // the forwarders' own entries of the row
+  double* const gathered = e + KK;  // the node matrix's row at the active nodes
+  double* const pairs = gathered + KK;  // [4][K]: block_sums8's pair sums
+  const bool all_active = by_node && K == t.node->nodes();
+  for (int s0 = 0; s0 < n; s0 += 4) {
+    const int rows = std::min(4, n - s0);
+    if (rows == 4) add_rows4(col, t.pair->row(s0), t.pair->row(s0 + 1), t.pair->row(s0 + 2), t.pair->row(s0 + 3), n);
+    for (int r = 0; r < rows; ++r) {
+      const int s = s0 + r;
+      const double* row = t.pair->row(s);
+      if (rows < 4) add_to(col, row, n);
+      if (g == 8)
+        block_sums8(row, K, pairs, sums);
+      else
+        block_sums(row, K, g, sums);
+      const int li = L.local[static_cast<std::size_t>(s)];
+      const std::size_t base = static_cast<std::size_t>(li) * KK;
+      const int ks = L.rail_slot(s) - static_cast<int>(base);
+      const int* fwd = L.rail_forwarders(li).data();
+      for (std::size_t k = 0; k < KK; ++k) e[k] = row[fwd[k]];
+      const double* w = sums;  // what goes over the network to each node
+      if (by_node) {
+        w = t.node->row(s);
+        if (!all_active) {
+          for (std::size_t k = 0; k < KK; ++k) gathered[k] = w[active[k]];
+          w = gathered;
+        }
+      }
+      double* const out = sent + static_cast<std::size_t>(r) * KK;
+      forward(sums, e, w, scale, 0, ks, up + base, excluded + base, received + base, out);
+      forward(sums, e, w, scale, ks + 1, K, up + base, excluded + base, received + base, out);
+      const auto own = static_cast<std::size_t>(ks);
+      up[base + own] += (sums[own] - e[own]) * scale;  // the sender's own node: all scale-up
+      excluded[base + own] += e[own];
+      out[own] = 0.0;
+      if (!L.rail_on_one_leaf(li)) {
+        const int ls = L.leaf[static_cast<std::size_t>(s)];
+        for (std::size_t k = 0; k < KK; ++k) {
+          const int lf = L.leaf[static_cast<std::size_t>(fwd[k])];
+          if (out[k] <= 0 || ls == lf) continue;
+          v.leaf_up[static_cast<std::size_t>(ls)] += out[k];
+          v.leaf_down[static_cast<std::size_t>(lf)] += out[k];
+          v.any_cross_leaf = true;
+        }
+      }
+    }
+    double total[4] = {0, 0, 0, 0};
+    bool any = false;
+    for (std::size_t k = 0; k < KK; ++k)
+      for (int r = 0; r < 4; ++r) {
+        const double x = r < rows ? sent[static_cast<std::size_t>(r) * KK + k] : 0.0;
+        total[r] += x;
+        any = any || x != 0;  // sent: positive or NaN, as hierarchical() counts it
+      }
+    v.any_out = v.any_out || any;
+    for (int r = 0; r < rows; ++r) v.out_send[static_cast<std::size_t>(s0 + r)] = total[r];
+  }
+  for (std::size_t x = 0; x < N; ++x) {
+    const auto slot = static_cast<std::size_t>(L.rail_slot(static_cast<int>(x)));
+    v.up_send[x] = up[slot];
+    v.out_recv[x] = received[slot];
+    v.up_recv[x] = std::max(0.0, col[x] - excluded[slot]) * scale;
+    v.any_up = v.any_up || v.up_recv[x] > 0;
+  }
+}
+
 }  // namespace
 
 CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, TrafficView t,
@@ -269,14 +334,20 @@ CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, T
   const int leaves = static_cast<int>(cluster.leaves().size());
   A2aVolumes v(L.ranks, std::max(leaves, 1));
   if (o.algorithm == "hierarchical") {
-    hierarchical(cluster, L, t, o.scale, v);
+    if (L.railed_block() > 0)
+      hierarchical_railed(L, t, o.scale, v);
+    else
+      hierarchical(cluster, L, t, o.scale, v);
   } else {
     const bool ll = o.algorithm == "low-latency";
     const TrafficMatrix& m = ll ? t.expert_or_pair() : *t.pair;
     if (ll && !(t.message_bytes > 0)) {
-      Direct<true>(L, m, o.scale, v).run();  // one message per non-empty pair
+      if (o.direction == Direction::kCombine)  // one message per non-empty pair
+        direct<Count::kReceived>(L, m, o.scale, v);
+      else
+        direct<Count::kSent>(L, m, o.scale, v);
     } else {
-      Direct<false>(L, m, o.scale, v).run();
+      direct<Count::kNone>(L, m, o.scale, v);
       if (ll)  // messages of message_bytes each: the network bytes over the message size
         for (std::size_t i = 0; i < v.messages.size(); ++i) {
           v.messages[i] = v.out_send[i] / t.message_bytes;
