@@ -59,8 +59,6 @@ RankLayout::RankLayout(const Cluster& cluster, const std::vector<int>& rank_devi
       const std::span<const int> list = ranks_on_node(static_cast<int>(b));
       f = list.empty() ? -1 : list[li % list.size()];
     }
-  leaf_rank_nodes_.resize(leaf_ranks_.size());
-  for (std::size_t k = 0; k < leaf_ranks_.size(); ++k) leaf_rank_nodes_[k] = node[static_cast<std::size_t>(leaf_ranks_[k])];
   derive_rails();
 }
 

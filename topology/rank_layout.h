@@ -30,9 +30,8 @@ struct RankLayout {
                       static_cast<std::size_t>(dst_node)];
   }
   std::span<const int> ranks_on_node(int n) const { return group(node_ranks_, node_begin_, n); }
-  // Ranks under scale-out leaf `l` (preset fabrics; empty otherwise), and the node of each.
+  // Ranks under scale-out leaf `l` (preset fabrics; empty otherwise).
   std::span<const int> ranks_on_leaf(int l) const { return group(leaf_ranks_, leaf_begin_, l); }
-  std::span<const int> nodes_on_leaf(int l) const { return group(leaf_rank_nodes_, leaf_begin_, l); }
 
   // Ranks per node when the placement is "railed": ranks numbered node by node, every node that
   // holds ranks holding the same local indices (so the same count). Then hierarchical forwarding
@@ -67,7 +66,6 @@ struct RankLayout {
   std::vector<int> forwarder_;    // [local index * nodes_ + node] -> forwarder(), precomputed
   std::vector<int> node_begin_, node_ranks_;  // ranks of node n, in rank order: [begin[n], begin[n + 1])
   std::vector<int> leaf_begin_, leaf_ranks_;  // likewise per scale-out leaf
-  std::vector<int> leaf_rank_nodes_;          // node of each leaf_ranks_ entry
   int railed_block_ = 0;
   std::vector<int> active_nodes_;
   std::vector<int> rail_forwarder_;           // [local * active nodes + k], railed placements only
