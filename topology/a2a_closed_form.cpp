@@ -64,8 +64,9 @@ namespace {
 
 // Four rows at once: col[d] gets r0[d], then r1[d], r2[d], r3[d] added (what adding the rows one
 // after another does), reading and writing col once.
-[[gnu::always_inline]] inline void add_rows4(double* __restrict col, const double* __restrict r0, const double* __restrict r1,
-               const double* __restrict r2, const double* __restrict r3, int n) {
+[[gnu::always_inline]] inline void add_rows4(double* __restrict col, const double* __restrict r0,
+                                             const double* __restrict r1, const double* __restrict r2,
+                                             const double* __restrict r3, int n) {
   for (int d = 0; d < n; ++d) col[d] = (((col[d] + r0[d]) + r1[d]) + r2[d]) + r3[d];
 }
 
@@ -216,8 +217,9 @@ void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView
 // The same for blocks of 8, in two vectorising passes (pairs, then each block's four pair sums).
 // add_row's lanes are (0 + b[j]) + b[j + 4]; the 0 + only turns a -0.0 into +0.0, and a block
 // sum's sign of zero reaches no result (hierarchical_railed adds (sum - e) * scale to sums that
-// start at +0.0 and sends only where sum * scale > 0).
-[[gnu::always_inline]] inline void block_sums8(const double* __restrict row, int blocks, double* __restrict pairs, double* __restrict sums) {
+// start at +0.0 and sends only where !(sum * scale <= 0), alike for either zero).
+[[gnu::always_inline]] inline void block_sums8(const double* __restrict row, int blocks, double* __restrict pairs,
+                                               double* __restrict sums) {
   for (int k = 0; k < blocks; ++k)
     for (int j = 0; j < 4; ++j) pairs[4 * k + j] = row[8 * k + j] + row[8 * k + 4 + j];
   for (int k = 0; k < blocks; ++k) sums[k] = (pairs[4 * k] + pairs[4 * k + 1]) + (pairs[4 * k + 2] + pairs[4 * k + 3]);
@@ -227,9 +229,10 @@ void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView
 // (sum - e) * scale and excluded entries e into the slots, and w * scale where it is sent
 // (!(w * scale <= 0), as hierarchical() tests it; +0.0 elsewhere) into the network receipts and
 // `out`.
-[[gnu::always_inline]] inline void forward(const double* __restrict sums, const double* __restrict e, const double* __restrict w, double scale,
-             int k0, int k1, double* __restrict up, double* __restrict excluded, double* __restrict received,
-             double* __restrict out) {
+[[gnu::always_inline]] inline void forward(const double* __restrict sums, const double* __restrict e,
+                                           const double* __restrict w, double scale, int k0, int k1,
+                                           double* __restrict up, double* __restrict excluded,
+                                           double* __restrict received, double* __restrict out) {
   for (int k = k0; k < k1; ++k) {
     up[k] += (sums[k] - e[k]) * scale;
     excluded[k] += e[k];
@@ -248,7 +251,8 @@ void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView
 // table, one contiguous run per sender (in sender order, as before). Terms skipped before are
 // added as +0.0 here, which leaves a sum that starts at +0.0 unchanged; the sender's network
 // sends are summed over nodes four senders at a time (four chains instead of one).
-MOESIM_ROW_PASS_CLONES void hierarchical_railed(const RankLayout& L, const TrafficView& t, double scale, A2aVolumes& v) {
+MOESIM_ROW_PASS_CLONES void hierarchical_railed(const RankLayout& L, const TrafficView& t, double scale,
+                                                A2aVolumes& v) {
   const int n = L.ranks, g = L.railed_block();
   const std::vector<int>& active = L.active_nodes();
   const int K = static_cast<int>(active.size());
@@ -366,7 +370,8 @@ CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, T
     const bool ll = o.algorithm == "low-latency";
     const TrafficMatrix& m = ll ? t.expert_or_pair() : *t.pair;
     if (ll && !(t.message_bytes > 0)) {
-      direct_volumes(L, m, o.scale, o.direction == Direction::kCombine ? Count::kReceived : Count::kSent, v);  // one message per non-empty pair
+      // One message per non-empty pair, counted on the side the direction reads.
+      direct_volumes(L, m, o.scale, o.direction == Direction::kCombine ? Count::kReceived : Count::kSent, v);
     } else {
       direct_volumes(L, m, o.scale, Count::kNone, v);
       if (ll)  // messages of message_bytes each: the network bytes over the message size

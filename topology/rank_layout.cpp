@@ -66,29 +66,33 @@ void RankLayout::derive_rails() {
   const auto nn = static_cast<std::size_t>(nodes_), slots = static_cast<std::size_t>(local_slots_);
   for (std::size_t b = 0; b < nn; ++b)
     if (node_begin_[b + 1] > node_begin_[b]) active_nodes_.push_back(static_cast<int>(b));
+  const std::size_t K = active_nodes_.size();
+  auto forwarder_into = [&](std::size_t li, std::size_t k) {
+    return forwarder_[li * nn + static_cast<std::size_t>(active_nodes_[k])];
+  };
   bool railed = ranks > 0 && std::is_sorted(node.begin(), node.end());
   std::vector<char> used(slots, 0);
   for (const int li : local) used[static_cast<std::size_t>(li)] = 1;
   // Railed: every active node has a rank at every local index in use (none falls back).
   for (std::size_t li = 0; li < slots && railed; ++li)
-    for (std::size_t k = 0; k < active_nodes_.size() && railed && used[li]; ++k)
-      railed = local[static_cast<std::size_t>(forwarder_[li * nn + static_cast<std::size_t>(active_nodes_[k])])] == static_cast<int>(li);
+    for (std::size_t k = 0; k < K && railed && used[li]; ++k)
+      railed = local[static_cast<std::size_t>(forwarder_into(li, k))] == static_cast<int>(li);
   if (!railed) return;
-  const std::size_t K = active_nodes_.size();
   railed_block_ = ranks / static_cast<int>(K);
   rail_forwarder_.resize(slots * K);
   rail_one_leaf_.assign(slots, 1);
   for (std::size_t li = 0; li < slots; ++li)
     for (std::size_t k = 0; k < K; ++k) {
-      const int f = forwarder_[li * nn + static_cast<std::size_t>(active_nodes_[k])];
+      const int f = forwarder_into(li, k);
       rail_forwarder_[li * K + k] = f;
-      if (leaf[static_cast<std::size_t>(f)] != leaf[static_cast<std::size_t>(rail_forwarder_[li * K])]) rail_one_leaf_[li] = 0;
+      const int first = rail_forwarder_[li * K];
+      if (leaf[static_cast<std::size_t>(f)] != leaf[static_cast<std::size_t>(first)]) rail_one_leaf_[li] = 0;
     }
   rail_slot_.resize(static_cast<std::size_t>(ranks));
   for (std::size_t k = 0; k < K; ++k)
-    for (int r = node_begin_[static_cast<std::size_t>(active_nodes_[k])]; r < node_begin_[static_cast<std::size_t>(active_nodes_[k]) + 1]; ++r) {
-      const int x = node_ranks_[static_cast<std::size_t>(r)];
-      rail_slot_[static_cast<std::size_t>(x)] = local[static_cast<std::size_t>(x)] * static_cast<int>(K) + static_cast<int>(k);
+    for (const int x : ranks_on_node(active_nodes_[k])) {
+      const auto xi = static_cast<std::size_t>(x);
+      rail_slot_[xi] = local[xi] * static_cast<int>(K) + static_cast<int>(k);
     }
 }
 
