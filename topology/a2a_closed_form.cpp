@@ -398,8 +398,13 @@ CommResult closed_form_result(const Cluster& cluster, const RankLayout& L, const
     double& b = r.link_bytes[static_cast<std::size_t>(id)];
     b += bytes;
     const LinkProps& p = cluster.link_props(id);
-    const double u = b / (p.bytes_per_s * p.efficiency);
-    if (u > worst || (u == worst && id < r.bottleneck_link)) worst = u, r.bottleneck_link = id;
+    const double capacity = p.bytes_per_s * p.efficiency;
+    // A load below the worst so far by more than rounding can bridge (1e-9 relative, against a
+    // few ulps) cannot reach it: no division for it.
+    if (!(b < worst * capacity * (1 - 1e-9))) {
+      const double u = b / capacity;
+      if (u > worst || (u == worst && id < r.bottleneck_link)) worst = u, r.bottleneck_link = id;
+    }
     if (p.cls == LinkClass::kScaleUp) r.max_scaleup_bytes = std::max(r.max_scaleup_bytes, b);
     if (p.cls == LinkClass::kScaleOut) r.max_scaleout_bytes = std::max(r.max_scaleout_bytes, b);
   };
