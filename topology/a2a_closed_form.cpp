@@ -393,38 +393,38 @@ CommResult closed_form_result(const Cluster& cluster, const RankLayout& L, const
   // Only the bounding links of the ranks' devices and the leaves carry anything: the worst
   // utilisation and the per-class maxima are taken over those alone.
   double worst = 0;
-  auto load = [&](int id, double bytes) {
-    if (id < 0 || bytes <= 0) return;
-    double& b = r.link_bytes[static_cast<std::size_t>(id)];
+  auto load = [&](const RankLayout::BoundingLink& link, double bytes) {
+    if (link.id < 0 || bytes <= 0) return;
+    double& b = r.link_bytes[static_cast<std::size_t>(link.id)];
     b += bytes;
-    const LinkProps& p = cluster.link_props(id);
-    const double capacity = p.bytes_per_s * p.efficiency;
     // A load below the worst so far by more than rounding can bridge (1e-9 relative, against a
     // few ulps) cannot reach it: no division for it.
-    if (!(b < worst * capacity * (1 - 1e-9))) {
-      const double u = b / capacity;
-      if (u > worst || (u == worst && id < r.bottleneck_link)) worst = u, r.bottleneck_link = id;
+    if (!(b < worst * link.capacity * (1 - 1e-9))) {
+      const double u = b / link.capacity;
+      if (u > worst || (u == worst && link.id < r.bottleneck_link)) worst = u, r.bottleneck_link = link.id;
     }
-    if (p.cls == LinkClass::kScaleUp) r.max_scaleup_bytes = std::max(r.max_scaleup_bytes, b);
-    if (p.cls == LinkClass::kScaleOut) r.max_scaleout_bytes = std::max(r.max_scaleout_bytes, b);
+    if (link.cls == LinkClass::kScaleUp) r.max_scaleup_bytes = std::max(r.max_scaleup_bytes, b);
+    if (link.cls == LinkClass::kScaleOut) r.max_scaleout_bytes = std::max(r.max_scaleout_bytes, b);
   };
-  auto add = [&](int out_link, int in_link, double sent, double received) {
+  auto add = [&](const RankLayout::BoundingLink& out_link, const RankLayout::BoundingLink& in_link, double sent,
+                 double received) {
     if (combine) std::swap(sent, received);
     load(out_link, sent);
     load(in_link, received);
   };
   for (int k = 0; k < L.ranks; ++k) {
     const auto i = static_cast<std::size_t>(k);
-    const DeviceLinks& dl = cluster.device_links(L.device[i]);
-    add(dl.scaleup_out, dl.scaleup_in, v.up_send[i], v.up_recv[i]);
-    add(dl.host_out, dl.host_in, v.out_send[i], v.out_recv[i]);
-    add(dl.nic_out, dl.nic_in, v.out_send[i], v.out_recv[i]);
+    const std::span<const RankLayout::BoundingLink> dl = L.rank_links(k);  // DeviceLinks order
+    add(dl[0], dl[1], v.up_send[i], v.up_recv[i]);
+    add(dl[2], dl[3], v.out_send[i], v.out_recv[i]);
+    add(dl[4], dl[5], v.out_send[i], v.out_recv[i]);
   }
   for (int l = 0; l < leaves; ++l) {
-    const LeafLinks& ll = cluster.leaves()[static_cast<std::size_t>(l)];
-    for (std::size_t s = 0; s < ll.up.size(); ++s)
-      add(ll.up[s], ll.down[s], v.leaf_up[static_cast<std::size_t>(l)] / static_cast<double>(ll.up.size()),
-          v.leaf_down[static_cast<std::size_t>(l)] / static_cast<double>(ll.up.size()));
+    const std::span<const RankLayout::BoundingLink> ll = L.leaf_links(l);  // up, down per spine
+    const double spines = static_cast<double>(ll.size() / 2);
+    for (std::size_t s = 0; s + 1 < ll.size(); s += 2)
+      add(ll[s], ll[s + 1], v.leaf_up[static_cast<std::size_t>(l)] / spines,
+          v.leaf_down[static_cast<std::size_t>(l)] / spines);
   }
   r.transfer_ns = worst * 1e9;
   const DeviceLinks& rep = cluster.device_links(L.device.empty() ? 0 : L.device[0]);

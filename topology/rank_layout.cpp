@@ -60,6 +60,34 @@ RankLayout::RankLayout(const Cluster& cluster, const std::vector<int>& rank_devi
       f = list.empty() ? -1 : list[li % list.size()];
     }
   derive_rails();
+  if (cluster.regular()) look_up_links(cluster);
+}
+
+void RankLayout::look_up_links(const Cluster& cluster) {
+  auto bounding = [&](int id) {
+    BoundingLink b;
+    b.id = id;
+    if (id >= 0) {
+      const LinkProps& p = cluster.link_props(id);
+      b.capacity = p.bytes_per_s * p.efficiency;
+      b.cls = p.cls;
+    }
+    return b;
+  };
+  rank_links_.reserve(device.size() * 6);
+  for (const int d : device) {
+    const DeviceLinks& dl = cluster.device_links(d);
+    for (const int id : {dl.scaleup_out, dl.scaleup_in, dl.host_out, dl.host_in, dl.nic_out, dl.nic_in})
+      rank_links_.push_back(bounding(id));
+  }
+  leaf_link_begin_.push_back(0);
+  for (const LeafLinks& ll : cluster.leaves()) {
+    for (std::size_t s = 0; s < ll.up.size(); ++s) {
+      leaf_links_.push_back(bounding(ll.up[s]));
+      leaf_links_.push_back(bounding(ll.down[s]));
+    }
+    leaf_link_begin_.push_back(static_cast<int>(leaf_links_.size()));
+  }
 }
 
 void RankLayout::derive_rails() {

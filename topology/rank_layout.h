@@ -14,6 +14,13 @@ namespace moesim::topology {
 struct RankLayout {
   RankLayout(const Cluster& cluster, const std::vector<int>& rank_device);
 
+  // A link that bounds traffic on a preset fabric, with what Cluster would look up for it.
+  struct BoundingLink {
+    int id = -1;            // -1: absent
+    double capacity = 0;    // bytes_per_s * efficiency
+    LinkClass cls = LinkClass::kScaleUp;
+  };
+
   int ranks = 0;
   std::vector<int> device, node, local, leaf;
 
@@ -32,6 +39,13 @@ struct RankLayout {
   std::span<const int> ranks_on_node(int n) const { return group(node_ranks_, node_begin_, n); }
   // Ranks under scale-out leaf `l` (preset fabrics; empty otherwise).
   std::span<const int> ranks_on_leaf(int l) const { return group(leaf_ranks_, leaf_begin_, l); }
+
+  // Preset fabrics (empty otherwise): each rank's DeviceLinks (scale-up, host, NIC; out, in) and
+  // each scale-out leaf's links to the spines (up and down, spine by spine), looked up once.
+  std::span<const BoundingLink> rank_links(int rank) const {
+    return {rank_links_.data() + static_cast<std::size_t>(rank) * 6, rank_links_.empty() ? 0u : 6u};
+  }
+  std::span<const BoundingLink> leaf_links(int l) const { return group(leaf_links_, leaf_link_begin_, l); }
 
   // Ranks per node when the placement is "railed": ranks numbered node by node, every node that
   // holds ranks holding the same local indices (so the same count). Then hierarchical forwarding
@@ -55,7 +69,9 @@ struct RankLayout {
 
  private:
   void derive_rails();
-  static std::span<const int> group(const std::vector<int>& items, const std::vector<int>& begin, int g) {
+  void look_up_links(const Cluster& cluster);
+  template <class T>
+  static std::span<const T> group(const std::vector<T>& items, const std::vector<int>& begin, int g) {
     const auto i = static_cast<std::size_t>(g);
     return {items.data() + begin[i], static_cast<std::size_t>(begin[i + 1] - begin[i])};
   }
@@ -71,6 +87,9 @@ struct RankLayout {
   std::vector<int> rail_forwarder_;           // [local * active nodes + k], railed placements only
   std::vector<int> rail_slot_;                // [rank], railed placements only
   std::vector<char> rail_one_leaf_;           // [local], railed placements only
+  std::vector<BoundingLink> rank_links_;      // [rank * 6 + j]
+  std::vector<int> leaf_link_begin_;          // leaf_links_ of leaf l: [begin[l], begin[l + 1])
+  std::vector<BoundingLink> leaf_links_;      // up, down, up, down, ...
 };
 
 }  // namespace moesim::topology
