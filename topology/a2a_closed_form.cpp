@@ -6,12 +6,25 @@
 
 #include "topology/fidelity.h"
 
+// The row passes below are plain loops the compiler vectorises. On x86-64 the two entry points
+// (direct_volumes, hierarchical_railed) are also compiled for AVX2 and picked when the CPU has it
+// (GCC/Clang function multi-versioning): the same additions lane for lane, no fused multiply-add,
+// so the results are bit-identical to the baseline build; elsewhere the baseline alone.
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define MOESIM_ROW_PASS_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef MOESIM_ROW_PASS_CLONES
+#define MOESIM_ROW_PASS_CLONES
+#endif
+
 namespace moesim::topology {
 namespace {
 
 // col[d] += row[d] for every d; returns the row's sum (one pass, four independent lanes so
 // that both halves vectorise without reassociating a single sum).
-double add_row(double* __restrict col, const double* __restrict row, int n) {
+[[gnu::always_inline]] inline double add_row(double* __restrict col, const double* __restrict row, int n) {
   double acc[4] = {0, 0, 0, 0};
   int d = 0;
   for (; d + 4 <= n; d += 4)
@@ -25,7 +38,7 @@ double add_row(double* __restrict col, const double* __restrict row, int n) {
 
 // The sum of row[d] over `ranks`, in four independent lanes (a single chain of dependent adds
 // would wait on each add's latency).
-double gather_sum(const double* row, std::span<const int> ranks) {
+[[gnu::always_inline]] inline double gather_sum(const double* row, std::span<const int> ranks) {
   double acc[4] = {0, 0, 0, 0};
   std::size_t k = 0;
   for (; k + 4 <= ranks.size(); k += 4)
@@ -34,34 +47,44 @@ double gather_sum(const double* row, std::span<const int> ranks) {
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
-// col[d] += (row[d] > 0) for every d; returns the row's count of non-empty entries.
-double count_row(double* __restrict col, const double* __restrict row, int n) {
-  double acc[4] = {0, 0, 0, 0};
-  int d = 0;
-  for (; d + 4 <= n; d += 4)
-    for (int j = 0; j < 4; ++j) {
-      const double k = row[d + j] > 0 ? 1.0 : 0.0;
-      col[d + j] += k;
-      acc[j] += k;
-    }
-  for (; d < n; ++d) {
-    const double k = row[d] > 0 ? 1.0 : 0.0;
-    col[d] += k, acc[0] += k;
-  }
-  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+// col[d] += (row[d] > 0) for every d (counts: exact small integers, in any order).
+[[gnu::always_inline]] inline void count_column(double* __restrict col, const double* __restrict row, int n) {
+  for (int d = 0; d < n; ++d) col[d] += row[d] > 0 ? 1.0 : 0.0;
 }
+
+// The row's count of non-empty entries (exact small integers: eight lanes, in any order).
+[[gnu::always_inline]] inline double count_positive(const double* row, int n) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int d = 0;
+  for (; d + 8 <= n; d += 8)
+    for (int j = 0; j < 8; ++j) acc[j] += row[d + j] > 0 ? 1.0 : 0.0;
+  for (; d < n; ++d) acc[0] += row[d] > 0 ? 1.0 : 0.0;
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+// Four rows at once: col[d] gets r0[d], then r1[d], r2[d], r3[d] added (what adding the rows one
+// after another does), reading and writing col once.
+[[gnu::always_inline]] inline void add_rows4(double* __restrict col, const double* __restrict r0,
+                                             const double* __restrict r1, const double* __restrict r2,
+                                             const double* __restrict r3, int n) {
+  for (int d = 0; d < n; ++d) col[d] = (((col[d] + r0[d]) + r1[d]) + r2[d]) + r3[d];
+}
+
+// Which message counts the low-latency closed form takes: none (bulk or sized messages), each
+// sender's (what dispatch reads) or each receiver's (what combine reads).
+enum class Count { kNone, kSent, kReceived };
 
 // Direct (and low-latency): each pair goes scale-up inside a node, over the NICs otherwise. Per
 // row a plain sum and a vertical add (both vectorise), plus short loops over the sender's node
-// and leaf; everything else follows by subtraction. kCountMessages: low-latency with one message
-// per non-empty network pair, counted the same way (sized messages need no count; see
-// all_to_all_closed_form).
-template <bool kCountMessages>
-void direct(const RankLayout& L, const TrafficMatrix& m, double scale, A2aVolumes& v) {
+// and leaf; everything else follows by subtraction. kCount: low-latency with one message per
+// non-empty network pair, counted the same way, on the side the direction reads (sized messages
+// need no count; see all_to_all_closed_form).
+template <Count kCount>
+[[gnu::always_inline]] inline void direct(const RankLayout& L, const TrafficMatrix& m, double scale, A2aVolumes& v) {
   const int n = L.ranks;
   const auto N = static_cast<std::size_t>(n);
   // One allocation: column sums, intra, same leaf, self; then the same for message counts.
-  std::vector<double> buffer((kCountMessages ? 7 : 4) * N, 0.0);
+  std::vector<double> buffer((kCount == Count::kReceived ? 7 : 4) * N, 0.0);
   double* const col = buffer.data();
   double* const col_intra = col + N;
   double* const col_leaf = col_intra + N;
@@ -79,15 +102,16 @@ void direct(const RankLayout& L, const TrafficMatrix& m, double scale, A2aVolume
     double intra = 0, same_leaf = 0;
     for (const int d : L.ranks_on_node(ns))
       if (d != s) intra += row[d], col_intra[static_cast<std::size_t>(d)] += row[d];
-    if constexpr (kCountMessages) {
-      double nz = count_row(nz_col, row, n), nz_on_node = 0;
-      for (const int d : L.ranks_on_node(ns)) {
-        const double k = row[d] > 0 ? 1.0 : 0.0;
-        nz_on_node += k;
-        if (d != s) nz_intra[static_cast<std::size_t>(d)] += k;
-      }
+    if constexpr (kCount == Count::kSent) {  // the non-empty entries off the sender's node
+      double nz_on_node = 0;
+      for (const int d : L.ranks_on_node(ns)) nz_on_node += row[d] > 0 ? 1.0 : 0.0;
+      v.messages[i] = std::max(0.0, count_positive(row, n) - nz_on_node) * counted;
+    }
+    if constexpr (kCount == Count::kReceived) {
+      count_column(nz_col, row, n);
+      for (const int d : L.ranks_on_node(ns))
+        if (d != s) nz_intra[static_cast<std::size_t>(d)] += row[d] > 0 ? 1.0 : 0.0;
       nz_self[i] = row[s] > 0 ? 1.0 : 0.0;
-      v.messages[i] = std::max(0.0, nz - nz_on_node) * counted;
     }
     for (const int d : L.ranks_on_leaf(ls))
       if (L.node[static_cast<std::size_t>(d)] != ns) same_leaf += row[d], col_leaf[static_cast<std::size_t>(d)] += row[d];
@@ -106,7 +130,8 @@ void direct(const RankLayout& L, const TrafficMatrix& m, double scale, A2aVolume
     const double out = std::max(0.0, col[i] - col_intra[i] - self[i]);
     v.out_recv[i] = out * scale;
     v.leaf_down[static_cast<std::size_t>(L.leaf[i])] += std::max(0.0, out - col_leaf[i]) * scale;
-    if constexpr (kCountMessages) v.messages_in[i] = std::max(0.0, nz_col[i] - nz_intra[i] - nz_self[i]) * counted;
+    if constexpr (kCount == Count::kReceived)
+      v.messages_in[i] = std::max(0.0, nz_col[i] - nz_intra[i] - nz_self[i]) * counted;
   }
 }
 
@@ -170,6 +195,166 @@ void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView
   }
 }
 
+// col[d] += row[d] for every d.
+[[gnu::always_inline]] inline void add_to(double* __restrict col, const double* __restrict row, int n) {
+  for (int d = 0; d < n; ++d) col[d] += row[d];
+}
+
+// The sum of each of a row's `blocks` consecutive blocks of g entries, in add_row's four lanes
+// from the block's start (what add_row returns for the block).
+[[gnu::always_inline]] inline void block_sums(const double* row, int blocks, int g, double* sums) {
+  for (int k = 0; k < blocks; ++k) {
+    const double* b = row + static_cast<std::ptrdiff_t>(k) * g;
+    double a[4] = {0, 0, 0, 0};
+    int i = 0;
+    for (; i + 4 <= g; i += 4)
+      for (int j = 0; j < 4; ++j) a[j] += b[i + j];
+    for (; i < g; ++i) a[0] += b[i];
+    sums[k] = (a[0] + a[1]) + (a[2] + a[3]);
+  }
+}
+
+// The same for blocks of 8, in two vectorising passes (pairs, then each block's four pair sums).
+// add_row's lanes are (0 + b[j]) + b[j + 4]; the 0 + only turns a -0.0 into +0.0, and a block
+// sum's sign of zero reaches no result (hierarchical_railed adds (sum - e) * scale to sums that
+// start at +0.0 and sends only where !(sum * scale <= 0), alike for either zero).
+[[gnu::always_inline]] inline void block_sums8(const double* __restrict row, int blocks, double* __restrict pairs,
+                                               double* __restrict sums) {
+  for (int k = 0; k < blocks; ++k)
+    for (int j = 0; j < 4; ++j) pairs[4 * k + j] = row[8 * k + j] + row[8 * k + 4 + j];
+  for (int k = 0; k < blocks; ++k) sums[k] = (pairs[4 * k] + pairs[4 * k + 1]) + (pairs[4 * k + 2] + pairs[4 * k + 3]);
+}
+
+// The forwarder updates of one sender over nodes [k0, k1) (not its own): scale-up sends
+// (sum - e) * scale and excluded entries e into the slots, and w * scale where it is sent
+// (!(w * scale <= 0), as hierarchical() tests it; +0.0 elsewhere) into the network receipts and
+// `out`.
+[[gnu::always_inline]] inline void forward(const double* __restrict sums, const double* __restrict e,
+                                           const double* __restrict w, double scale, int k0, int k1,
+                                           double* __restrict up, double* __restrict excluded,
+                                           double* __restrict received, double* __restrict out) {
+  for (int k = k0; k < k1; ++k) {
+    up[k] += (sums[k] - e[k]) * scale;
+    excluded[k] += e[k];
+    const double wk = w[k] * scale;
+    const double x = !(wk <= 0) ? wk : 0.0;
+    received[k] += x;
+    out[k] = x;
+  }
+}
+
+// Hierarchical on a railed placement (RankLayout::railed_block()): the same sums as
+// hierarchical() below, term for term and in the same order, arranged for the cache and the
+// vector unit. Node k's block sum and the entry of its forwarder come from the row in place;
+// rank x receives forwarded traffic only from the senders with its local index, so its scale-up
+// sends, its excluded entries and its network receipts accumulate in a (local index, node)
+// table, one contiguous run per sender (in sender order, as before). Terms skipped before are
+// added as +0.0 here, which leaves a sum that starts at +0.0 unchanged; the sender's network
+// sends are summed over nodes four senders at a time (four chains instead of one).
+MOESIM_ROW_PASS_CLONES void hierarchical_railed(const RankLayout& L, const TrafficView& t, double scale,
+                                                A2aVolumes& v) {
+  const int n = L.ranks, g = L.railed_block();
+  const std::vector<int>& active = L.active_nodes();
+  const int K = static_cast<int>(active.size());
+  const auto N = static_cast<std::size_t>(n), KK = static_cast<std::size_t>(K);
+  const bool by_node = t.has_node();
+  if (by_node && K < t.node->nodes())  // the first sender and node in the order hierarchical() meets them
+    for (int s = 0; s < n; ++s)
+      for (int b = 0, k = 0; b < t.node->nodes(); ++b) {
+        if (k < K && active[static_cast<std::size_t>(k)] == b) {
+          ++k;
+          continue;
+        }
+        if (t.node->at(s, b) * scale > 0)
+          throw TopologyError("hierarchical all-to-all: traffic to node " + std::to_string(b) + ", which has no rank");
+      }
+  const std::size_t slots = static_cast<std::size_t>(L.local_slots()) * KK;
+  // Column sums; per (local index, node) slot: scale-up sends, excluded entries, network
+  // receipts; per node: the row's block sums; per node and row of a group of four: network
+  // sends; per node: the forwarders' entries, the node matrix's row, block_sums8's pair sums.
+  std::vector<double> buffer(N + 3 * slots + 11 * KK, 0.0);
+  double* const col = buffer.data();
+  double* const up = col + N;
+  double* const excluded = up + slots;
+  double* const received = excluded + slots;
+  double* const sums = received + slots;
+  double* const sent = sums + KK;       // [4][K]
+  double* const e = sent + 4 * KK;      // [K]
+  double* const gathered = e + KK;      // [K], at the active nodes
+  double* const pairs = gathered + KK;  // [K][4]
+  const bool all_active = by_node && K == t.node->nodes();
+  for (int s0 = 0; s0 < n; s0 += 4) {
+    const int rows = std::min(4, n - s0);
+    if (rows == 4) add_rows4(col, t.pair->row(s0), t.pair->row(s0 + 1), t.pair->row(s0 + 2), t.pair->row(s0 + 3), n);
+    for (int r = 0; r < rows; ++r) {
+      const int s = s0 + r;
+      const double* row = t.pair->row(s);
+      if (rows < 4) add_to(col, row, n);
+      if (g == 8)
+        block_sums8(row, K, pairs, sums);
+      else
+        block_sums(row, K, g, sums);
+      const int li = L.local[static_cast<std::size_t>(s)];
+      const std::size_t base = static_cast<std::size_t>(li) * KK;
+      const int ks = L.rail_slot(s) - static_cast<int>(base);
+      const int* fwd = L.rail_forwarders(li).data();
+      for (std::size_t k = 0; k < KK; ++k) e[k] = row[fwd[k]];
+      const double* w = sums;  // what goes over the network to each node
+      if (by_node) {
+        w = t.node->row(s);
+        if (!all_active) {
+          for (std::size_t k = 0; k < KK; ++k) gathered[k] = w[active[k]];
+          w = gathered;
+        }
+      }
+      double* const out = sent + static_cast<std::size_t>(r) * KK;
+      forward(sums, e, w, scale, 0, ks, up + base, excluded + base, received + base, out);
+      forward(sums, e, w, scale, ks + 1, K, up + base, excluded + base, received + base, out);
+      const auto own = static_cast<std::size_t>(ks);
+      up[base + own] += (sums[own] - e[own]) * scale;  // the sender's own node: all scale-up
+      excluded[base + own] += e[own];
+      out[own] = 0.0;
+      if (!L.rail_on_one_leaf(li)) {
+        const int ls = L.leaf[static_cast<std::size_t>(s)];
+        for (std::size_t k = 0; k < KK; ++k) {
+          const int lf = L.leaf[static_cast<std::size_t>(fwd[k])];
+          if (out[k] <= 0 || ls == lf) continue;
+          v.leaf_up[static_cast<std::size_t>(ls)] += out[k];
+          v.leaf_down[static_cast<std::size_t>(lf)] += out[k];
+          v.any_cross_leaf = true;
+        }
+      }
+    }
+    double total[4] = {0, 0, 0, 0};
+    bool any = false;
+    for (std::size_t k = 0; k < KK; ++k)
+      for (int r = 0; r < 4; ++r) {
+        const double x = r < rows ? sent[static_cast<std::size_t>(r) * KK + k] : 0.0;
+        total[r] += x;
+        any = any || x != 0;  // sent: positive or NaN, as hierarchical() counts it
+      }
+    v.any_out = v.any_out || any;
+    for (int r = 0; r < rows; ++r) v.out_send[static_cast<std::size_t>(s0 + r)] = total[r];
+  }
+  for (std::size_t x = 0; x < N; ++x) {
+    const auto slot = static_cast<std::size_t>(L.rail_slot(static_cast<int>(x)));
+    v.up_send[x] = up[slot];
+    v.out_recv[x] = received[slot];
+    v.up_recv[x] = std::max(0.0, col[x] - excluded[slot]) * scale;
+    v.any_up = v.any_up || v.up_recv[x] > 0;
+  }
+}
+
+// direct() for each kind of count, in one function compiled for the row-pass targets.
+MOESIM_ROW_PASS_CLONES void direct_volumes(const RankLayout& L, const TrafficMatrix& m, double scale, Count count,
+                                           A2aVolumes& v) {
+  switch (count) {
+    case Count::kNone: return direct<Count::kNone>(L, m, scale, v);
+    case Count::kSent: return direct<Count::kSent>(L, m, scale, v);
+    case Count::kReceived: return direct<Count::kReceived>(L, m, scale, v);
+  }
+}
+
 }  // namespace
 
 CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, TrafficView t,
@@ -177,14 +362,18 @@ CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, T
   const int leaves = static_cast<int>(cluster.leaves().size());
   A2aVolumes v(L.ranks, std::max(leaves, 1));
   if (o.algorithm == "hierarchical") {
-    hierarchical(cluster, L, t, o.scale, v);
+    if (L.railed_block() > 0)
+      hierarchical_railed(L, t, o.scale, v);
+    else
+      hierarchical(cluster, L, t, o.scale, v);
   } else {
     const bool ll = o.algorithm == "low-latency";
     const TrafficMatrix& m = ll ? t.expert_or_pair() : *t.pair;
     if (ll && !(t.message_bytes > 0)) {
-      direct<true>(L, m, o.scale, v);  // one message per non-empty pair
+      // One message per non-empty pair, counted on the side the direction reads.
+      direct_volumes(L, m, o.scale, o.direction == Direction::kCombine ? Count::kReceived : Count::kSent, v);
     } else {
-      direct<false>(L, m, o.scale, v);
+      direct_volumes(L, m, o.scale, Count::kNone, v);
       if (ll)  // messages of message_bytes each: the network bytes over the message size
         for (std::size_t i = 0; i < v.messages.size(); ++i) {
           v.messages[i] = v.out_send[i] / t.message_bytes;
@@ -205,34 +394,39 @@ CommResult closed_form_result(const Cluster& cluster, const RankLayout& L, const
   // Only the bounding links of the ranks' devices and the leaves carry anything: the worst
   // utilisation and the per-class maxima are taken over those alone.
   double worst = 0;
-  auto load = [&](int id, double bytes) {
-    if (id < 0 || bytes <= 0) return;
-    double& b = r.link_bytes[static_cast<std::size_t>(id)];
-    if (b == 0) r.loaded_links.push_back(id);
+  auto load = [&](const RankLayout::BoundingLink& link, double bytes) {
+    if (link.id < 0 || bytes <= 0) return;
+    double& b = r.link_bytes[static_cast<std::size_t>(link.id)];
+    if (b == 0) r.loaded_links.push_back(link.id);
     b += bytes;
-    const LinkProps& p = cluster.link_props(id);
-    const double u = b / (p.bytes_per_s * p.efficiency);
-    if (u > worst || (u == worst && id < r.bottleneck_link)) worst = u, r.bottleneck_link = id;
-    if (p.cls == LinkClass::kScaleUp) r.max_scaleup_bytes = std::max(r.max_scaleup_bytes, b);
-    if (p.cls == LinkClass::kScaleOut) r.max_scaleout_bytes = std::max(r.max_scaleout_bytes, b);
+    // A load below the worst so far by more than rounding can bridge (1e-9 relative, against a
+    // few ulps) cannot reach it: no division for it.
+    if (!(b < worst * link.capacity * (1 - 1e-9))) {
+      const double u = b / link.capacity;
+      if (u > worst || (u == worst && link.id < r.bottleneck_link)) worst = u, r.bottleneck_link = link.id;
+    }
+    if (link.cls == LinkClass::kScaleUp) r.max_scaleup_bytes = std::max(r.max_scaleup_bytes, b);
+    if (link.cls == LinkClass::kScaleOut) r.max_scaleout_bytes = std::max(r.max_scaleout_bytes, b);
   };
-  auto add = [&](int out_link, int in_link, double sent, double received) {
+  auto add = [&](const RankLayout::BoundingLink& out_link, const RankLayout::BoundingLink& in_link, double sent,
+                 double received) {
     if (combine) std::swap(sent, received);
     load(out_link, sent);
     load(in_link, received);
   };
   for (int k = 0; k < L.ranks; ++k) {
     const auto i = static_cast<std::size_t>(k);
-    const DeviceLinks& dl = cluster.device_links(L.device[i]);
-    add(dl.scaleup_out, dl.scaleup_in, v.up_send[i], v.up_recv[i]);
-    add(dl.host_out, dl.host_in, v.out_send[i], v.out_recv[i]);
-    add(dl.nic_out, dl.nic_in, v.out_send[i], v.out_recv[i]);
+    const std::span<const RankLayout::BoundingLink> dl = L.rank_links(k);  // DeviceLinks order
+    add(dl[0], dl[1], v.up_send[i], v.up_recv[i]);
+    add(dl[2], dl[3], v.out_send[i], v.out_recv[i]);
+    add(dl[4], dl[5], v.out_send[i], v.out_recv[i]);
   }
   for (int l = 0; l < leaves; ++l) {
-    const LeafLinks& ll = cluster.leaves()[static_cast<std::size_t>(l)];
-    for (std::size_t s = 0; s < ll.up.size(); ++s)
-      add(ll.up[s], ll.down[s], v.leaf_up[static_cast<std::size_t>(l)] / static_cast<double>(ll.up.size()),
-          v.leaf_down[static_cast<std::size_t>(l)] / static_cast<double>(ll.up.size()));
+    const std::span<const RankLayout::BoundingLink> ll = L.leaf_links(l);  // up, down per spine
+    const double spines = static_cast<double>(ll.size() / 2);
+    for (std::size_t s = 0; s + 1 < ll.size(); s += 2)
+      add(ll[s], ll[s + 1], v.leaf_up[static_cast<std::size_t>(l)] / spines,
+          v.leaf_down[static_cast<std::size_t>(l)] / spines);
   }
   r.transfer_ns = worst * 1e9;
   const DeviceLinks& rep = cluster.device_links(L.device.empty() ? 0 : L.device[0]);

@@ -7,6 +7,7 @@
 #include "topology/a2a_closed_form.h"
 #include "topology/fidelity.h"
 #include "topology/rank_layout.h"
+#include "topology/routing.h"
 
 namespace moesim::topology {
 namespace {
@@ -97,7 +98,7 @@ CommResult all_to_all(const Cluster& cluster, const std::vector<int>& rank_devic
                       const AllToAllOptions& options) {
   if (options.fidelity == "analytic" && cluster.regular()) {
     check(cluster, rank_device, traffic, options);
-    return all_to_all_closed_form(cluster, RankLayout(cluster, rank_device), traffic, options);
+    return all_to_all_closed_form(cluster, *cluster.route_cache().layout(cluster, rank_device), traffic, options);
   }
   return run_schedule(cluster, all_to_all_schedule(cluster, rank_device, traffic, options),
                       find_fidelity(options.fidelity));

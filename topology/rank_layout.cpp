@@ -59,6 +59,69 @@ RankLayout::RankLayout(const Cluster& cluster, const std::vector<int>& rank_devi
       const std::span<const int> list = ranks_on_node(static_cast<int>(b));
       f = list.empty() ? -1 : list[li % list.size()];
     }
+  derive_rails();
+  if (cluster.regular()) look_up_links(cluster);
+}
+
+void RankLayout::look_up_links(const Cluster& cluster) {
+  auto bounding = [&](int id) {
+    BoundingLink b;
+    b.id = id;
+    if (id >= 0) {
+      const LinkProps& p = cluster.link_props(id);
+      b.capacity = p.bytes_per_s * p.efficiency;
+      b.cls = p.cls;
+    }
+    return b;
+  };
+  rank_links_.reserve(device.size() * 6);
+  for (const int d : device) {
+    const DeviceLinks& dl = cluster.device_links(d);
+    for (const int id : {dl.scaleup_out, dl.scaleup_in, dl.host_out, dl.host_in, dl.nic_out, dl.nic_in})
+      rank_links_.push_back(bounding(id));
+  }
+  leaf_link_begin_.push_back(0);
+  for (const LeafLinks& ll : cluster.leaves()) {
+    for (std::size_t s = 0; s < ll.up.size(); ++s) {
+      leaf_links_.push_back(bounding(ll.up[s]));
+      leaf_links_.push_back(bounding(ll.down[s]));
+    }
+    leaf_link_begin_.push_back(static_cast<int>(leaf_links_.size()));
+  }
+}
+
+void RankLayout::derive_rails() {
+  const auto nn = static_cast<std::size_t>(nodes_), slots = static_cast<std::size_t>(local_slots_);
+  for (std::size_t b = 0; b < nn; ++b)
+    if (node_begin_[b + 1] > node_begin_[b]) active_nodes_.push_back(static_cast<int>(b));
+  const std::size_t K = active_nodes_.size();
+  auto forwarder_into = [&](std::size_t li, std::size_t k) {
+    return forwarder_[li * nn + static_cast<std::size_t>(active_nodes_[k])];
+  };
+  bool railed = ranks > 0 && std::is_sorted(node.begin(), node.end());
+  std::vector<char> used(slots, 0);
+  for (const int li : local) used[static_cast<std::size_t>(li)] = 1;
+  // Railed: every active node has a rank at every local index in use (none falls back).
+  for (std::size_t li = 0; li < slots && railed; ++li)
+    for (std::size_t k = 0; k < K && railed && used[li]; ++k)
+      railed = local[static_cast<std::size_t>(forwarder_into(li, k))] == static_cast<int>(li);
+  if (!railed) return;
+  railed_block_ = ranks / static_cast<int>(K);
+  rail_forwarder_.resize(slots * K);
+  rail_one_leaf_.assign(slots, 1);
+  for (std::size_t li = 0; li < slots; ++li)
+    for (std::size_t k = 0; k < K; ++k) {
+      const int f = forwarder_into(li, k);
+      rail_forwarder_[li * K + k] = f;
+      const int first = rail_forwarder_[li * K];
+      if (leaf[static_cast<std::size_t>(f)] != leaf[static_cast<std::size_t>(first)]) rail_one_leaf_[li] = 0;
+    }
+  rail_slot_.resize(static_cast<std::size_t>(ranks));
+  for (std::size_t k = 0; k < K; ++k)
+    for (const int x : ranks_on_node(active_nodes_[k])) {
+      const auto xi = static_cast<std::size_t>(x);
+      rail_slot_[xi] = local[xi] * static_cast<int>(K) + static_cast<int>(k);
+    }
 }
 
 }  // namespace moesim::topology

@@ -1,5 +1,7 @@
 // Internal: where each rank of a collective sits (device, node, local index, scale-out leaf) and
-// which rank forwards hierarchical traffic into each node. Validates the rank placement.
+// which rank forwards hierarchical traffic into each node. Validates the rank placement. Also
+// holds what the closed form (topology/a2a_closed_form.h) derives from the placement alone, so
+// that a layout kept across calls (AggregatedAllToAll) pays for it once.
 #pragma once
 
 #include <span>
@@ -11,6 +13,13 @@ namespace moesim::topology {
 
 struct RankLayout {
   RankLayout(const Cluster& cluster, const std::vector<int>& rank_device);
+
+  // A link that bounds traffic on a preset fabric, with what Cluster would look up for it.
+  struct BoundingLink {
+    int id = -1;            // -1: absent
+    double capacity = 0;    // bytes_per_s * efficiency
+    LinkClass cls = LinkClass::kScaleUp;
+  };
 
   int ranks = 0;
   std::vector<int> device, node, local, leaf;
@@ -31,8 +40,38 @@ struct RankLayout {
   // Ranks under scale-out leaf `l` (preset fabrics; empty otherwise).
   std::span<const int> ranks_on_leaf(int l) const { return group(leaf_ranks_, leaf_begin_, l); }
 
+  // Preset fabrics (empty otherwise): each rank's DeviceLinks (scale-up, host, NIC; out, in) and
+  // each scale-out leaf's links to the spines (up and down, spine by spine), looked up once.
+  std::span<const BoundingLink> rank_links(int rank) const {
+    return {rank_links_.data() + static_cast<std::size_t>(rank) * 6, rank_links_.empty() ? 0u : 6u};
+  }
+  std::span<const BoundingLink> leaf_links(int l) const { return group(leaf_links_, leaf_link_begin_, l); }
+
+  // Ranks per node when the placement is "railed": ranks numbered node by node, every node that
+  // holds ranks holding the same local indices (so the same count). Then hierarchical forwarding
+  // is one to one: rank x forwards exactly the senders with x's local index. 0 otherwise.
+  int railed_block() const { return railed_block_; }
+  // The nodes that hold ranks, ascending (railed placements: node k of this list holds ranks
+  // [k * railed_block(), (k + 1) * railed_block())).
+  const std::vector<int>& active_nodes() const { return active_nodes_; }
+  // Railed placements: the forwarder into each active node (indexed as active_nodes()) of the
+  // senders with local index `local_index`.
+  std::span<const int> rail_forwarders(int local_index) const {
+    const auto k = active_nodes_.size();
+    return {rail_forwarder_.data() + static_cast<std::size_t>(local_index) * k, k};
+  }
+  // Railed placements: rank x's position in the rail_forwarders() table (local * active + k).
+  int rail_slot(int rank) const { return rail_slot_[static_cast<std::size_t>(rank)]; }
+  int local_slots() const { return local_slots_; }
+  // Railed placements: whether the rail's ranks (its forwarders) all sit under one scale-out
+  // leaf, so that its hierarchical traffic never crosses a spine.
+  bool rail_on_one_leaf(int local_index) const { return rail_one_leaf_[static_cast<std::size_t>(local_index)] != 0; }
+
  private:
-  static std::span<const int> group(const std::vector<int>& items, const std::vector<int>& begin, int g) {
+  void derive_rails();
+  void look_up_links(const Cluster& cluster);
+  template <class T>
+  static std::span<const T> group(const std::vector<T>& items, const std::vector<int>& begin, int g) {
     const auto i = static_cast<std::size_t>(g);
     return {items.data() + begin[i], static_cast<std::size_t>(begin[i + 1] - begin[i])};
   }
@@ -43,6 +82,14 @@ struct RankLayout {
   std::vector<int> forwarder_;    // [local index * nodes_ + node] -> forwarder(), precomputed
   std::vector<int> node_begin_, node_ranks_;  // ranks of node n, in rank order: [begin[n], begin[n + 1])
   std::vector<int> leaf_begin_, leaf_ranks_;  // likewise per scale-out leaf
+  int railed_block_ = 0;
+  std::vector<int> active_nodes_;
+  std::vector<int> rail_forwarder_;           // [local * active nodes + k], railed placements only
+  std::vector<int> rail_slot_;                // [rank], railed placements only
+  std::vector<char> rail_one_leaf_;           // [local], railed placements only
+  std::vector<BoundingLink> rank_links_;      // [rank * 6 + j]
+  std::vector<int> leaf_link_begin_;          // leaf_links_ of leaf l: [begin[l], begin[l + 1])
+  std::vector<BoundingLink> leaf_links_;      // up, down, up, down, ...
 };
 
 }  // namespace moesim::topology

@@ -1,5 +1,7 @@
 #include "topology/routing.h"
 
+#include "topology/rank_layout.h"
+
 #include <algorithm>
 
 #include <boost/graph/breadth_first_search.hpp>
@@ -93,6 +95,24 @@ Route extract(const Graph& g, const Tree& t, Vertex dst, Scope scope, std::vecto
 
 RouteCache::RouteCache(int num_devices)
     : table_(static_cast<std::size_t>(num_devices)), flow_table_(static_cast<std::size_t>(num_devices)) {}
+
+std::shared_ptr<const RankLayout> RouteCache::layout(const Cluster& cluster, const std::vector<int>& rank_device) const {
+  {
+    const std::lock_guard<std::mutex> lock(layout_mutex_);
+    for (auto it = layouts_.rbegin(); it != layouts_.rend(); ++it)
+      if ((*it)->device == rank_device) {
+        std::shared_ptr<const RankLayout> hit = *it;
+        layouts_.erase(std::next(it).base());
+        layouts_.push_back(hit);
+        return hit;
+      }
+  }
+  auto built = std::make_shared<const RankLayout>(cluster, rank_device);  // outside the lock; may throw
+  const std::lock_guard<std::mutex> lock(layout_mutex_);
+  if (layouts_.size() == kLayouts) layouts_.erase(layouts_.begin());
+  layouts_.push_back(built);
+  return built;
+}
 
 const Route& RouteCache::route(const Cluster& cluster, int src, int dst) const {
   return routes_from(cluster, src)[static_cast<std::size_t>(dst)];

@@ -22,6 +22,7 @@ struct RouteHop {
 };
 
 struct FlowRoutes;
+struct RankLayout;  // topology/rank_layout.h
 
 struct Route {
   std::vector<RouteHop> hops;
@@ -29,6 +30,8 @@ struct Route {
 };
 
 // Owned by Cluster (shared by its copies, whose graphs are identical); use Cluster::route().
+// It also keeps the rank layouts of the last few placements the closed-form all-to-all costed
+// (layout()), which a caller that costs one placement again and again then builds once.
 struct RouteCache {
   explicit RouteCache(int num_devices);
   RouteCache(const RouteCache&) = delete;
@@ -40,8 +43,14 @@ struct RouteCache {
   const std::vector<Route>& routes_from(const Cluster& cluster, int src) const;
   // The same routes as the flow-level model sees them (flow_routes_from below).
   const FlowRoutes& flow_routes_from(const Cluster& cluster, int src) const;
+  // The layout of `rank_device` on `cluster` (RankLayout's constructor, which throws for a bad
+  // placement; only good ones are kept).
+  std::shared_ptr<const RankLayout> layout(const Cluster& cluster, const std::vector<int>& rank_device) const;
 
  private:
+  static constexpr std::size_t kLayouts = 4;
+  mutable std::mutex layout_mutex_;
+  mutable std::vector<std::shared_ptr<const RankLayout>> layouts_;  // most recently used last
   mutable std::mutex mutex_;
   mutable std::vector<std::unique_ptr<std::vector<Route>>> table_;
   mutable std::vector<std::unique_ptr<FlowRoutes>> flow_table_;

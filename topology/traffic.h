@@ -41,6 +41,7 @@ class NodeTrafficMatrix {
   bool empty() const { return bytes_.empty(); }
   double& at(int src, int node) { return bytes_[static_cast<std::size_t>(src) * nodes_ + node]; }
   double at(int src, int node) const { return bytes_[static_cast<std::size_t>(src) * nodes_ + node]; }
+  const double* row(int src) const { return bytes_.data() + static_cast<std::size_t>(src) * nodes_; }
 
  private:
   int ranks_, nodes_;
