@@ -391,6 +391,9 @@ CommResult closed_form_result(const Cluster& cluster, const RankLayout& L, const
   CommResult r;
   r.link_bytes.assign(static_cast<std::size_t>(cluster.num_links()), 0.0);
   r.links_listed = true;
+  std::size_t bounding = 6 * static_cast<std::size_t>(L.ranks);  // six per rank, two per leaf uplink
+  for (int l = 0; l < leaves; ++l) bounding += L.leaf_links(l).size();
+  r.loaded_links.reserve(bounding);
   // Only the bounding links of the ranks' devices and the leaves carry anything: the worst
   // utilisation and the per-class maxima are taken over those alone.
   double worst = 0;
