@@ -141,16 +141,22 @@ void finish(GemmEstimate& r, double rows, const Tiling& tl, std::int64_t n, std:
               (grouped ? r.active_groups * p.per_group_overhead_ns : 0.0);
 }
 
-GemmEstimate estimate(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k, double e,
-                      GroupedLayout layout, const GemmDevice& dev, const GemmFitParams& p, bool grouped,
-                      TilingMemo* memo) {
-  GemmEstimate r;
+// The rows of the non-empty groups; counts those groups into r.active_groups.
+double count_rows(std::span<const std::int64_t> tokens, GemmEstimate& r) {
   double rows = 0;
   for (auto t : tokens) {
     if (t <= 0) continue;
     rows += static_cast<double>(t);
     ++r.active_groups;
   }
+  return rows;
+}
+
+GemmEstimate estimate(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k, double e,
+                      GroupedLayout layout, const GemmDevice& dev, const GemmFitParams& p, bool grouped,
+                      TilingMemo* memo) {
+  GemmEstimate r;
+  const double rows = count_rows(tokens, r);
   if (r.active_groups == 0 || n <= 0 || k <= 0) return r;
   finish(r, rows, choose_tiling(tokens, n, k, layout, dev, p, memo), n, k, e, dev, p, grouped);
   return r;
@@ -185,12 +191,7 @@ void estimate_grouped_gemm_times(std::span<const std::int64_t> tokens, std::size
   for (std::size_t d = 0; d < devices && d < time_ns.size(); ++d) {
     const auto group = tokens.subspan(d * groups_per_device, groups_per_device);
     GemmEstimate r;
-    double rows = 0;
-    for (auto t : group) {
-      if (t <= 0) continue;
-      rows += static_cast<double>(t);
-      ++r.active_groups;
-    }
+    const double rows = count_rows(group, r);
     if (r.active_groups == 0 || n <= 0 || k <= 0) {
       time_ns[d] = 0;
       continue;
