@@ -134,6 +134,8 @@ double binomial_chi_square(std::int64_t n, double p, int draws, std::uint64_t se
   std::vector<int> seen(pmf.size(), 0);
   for (int i = 0; i < draws; ++i) ++seen[static_cast<std::size_t>(sample_binomial(n, p, bits))];
   // Cells: contiguous ranges of x, each with expectation >= 5.
+  std::vector<long double> after(pmf.size() + 1, 0);  // after[x] = pmf mass beyond x
+  for (std::size_t x = pmf.size(); x-- > 0;) after[x] = after[x + 1] + (x + 1 < pmf.size() ? pmf[x + 1] : 0);
   double chi2 = 0, e = 0, o = 0;
   int cells = 0;
   for (std::size_t x = 0; x < pmf.size(); ++x) {
@@ -141,9 +143,7 @@ double binomial_chi_square(std::int64_t n, double p, int draws, std::uint64_t se
     o += seen[x];
     if (e >= 5) {
       // Close the cell unless what is left would be too small on its own.
-      long double rest = 0;
-      for (std::size_t y = x + 1; y < pmf.size() && rest * draws < 5 * total; ++y) rest += pmf[y];
-      if (rest * draws >= 5 * total || x + 1 == pmf.size()) {
+      if (after[x] * draws >= 5 * total || x + 1 == pmf.size()) {
         chi2 += (o - e) * (o - e) / e;
         ++cells;
         e = o = 0;
