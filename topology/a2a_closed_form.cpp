@@ -62,17 +62,26 @@ namespace {
   return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
-// Four rows at once: col[d] gets r0[d], then r1[d], r2[d], r3[d] added (what adding the rows one
-// after another does), reading and writing col once.
-[[gnu::always_inline]] inline void add_rows4(double* __restrict col, const double* __restrict r0,
-                                             const double* __restrict r1, const double* __restrict r2,
-                                             const double* __restrict r3, int n) {
-  for (int d = 0; d < n; ++d) col[d] = (((col[d] + r0[d]) + r1[d]) + r2[d]) + r3[d];
-}
-
 // Which message counts the low-latency closed form takes: none (bulk or sized messages), each
 // sender's (what dispatch reads) or each receiver's (what combine reads).
 enum class Count { kNone, kSent, kReceived };
+
+// col[d] += row[d] for every d (n a multiple of 8) and sums[j] = the sum of row[8k + j] over k, in
+// one pass; for low-latency combine (kReceived) the row's non-empty entries added to each
+// receiver's count in nz_col in the same pass.
+template <Count kCount>
+[[gnu::always_inline]] inline void add_row_by8(double* __restrict col, const double* __restrict row, int n,
+                                                 double* __restrict sums, double* __restrict nz_col) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int d = 0; d < n; d += 8)
+    for (int j = 0; j < 8; ++j) {
+      const double x = row[d + j];
+      col[d + j] += x;
+      acc[j] += x;
+      if constexpr (kCount == Count::kReceived) nz_col[d + j] += x > 0 ? 1.0 : 0.0;
+    }
+  for (int j = 0; j < 8; ++j) sums[j] = acc[j];
+}
 
 // Direct (and low-latency): each pair goes scale-up inside a node, over the NICs otherwise. Per
 // row a plain sum and a vertical add (both vectorise), plus short loops over the sender's node
@@ -132,6 +141,134 @@ template <Count kCount>
     v.leaf_down[static_cast<std::size_t>(L.leaf[i])] += std::max(0.0, out - col_leaf[i]) * scale;
     if constexpr (kCount == Count::kReceived)
       v.messages_in[i] = std::max(0.0, nz_col[i] - nz_intra[i] - nz_self[i]) * counted;
+  }
+}
+
+// How the scale-out leaves sit on a railed placement (RankLayout::railed_block() = g), for
+// direct_railed(): kByPosition when a rank's leaf depends only on its position in its node's
+// block (rail-optimised fabrics: position j of every node under the same leaf), kByNode when no
+// two nodes share a leaf (top-of-rack fabrics), kOther otherwise.
+enum class LeafShape { kByPosition, kByNode, kOther };
+
+LeafShape leaf_shape(const RankLayout& L, int g, int leaves) {
+  bool by_position = true;
+  for (int x = g; x < L.ranks && by_position; ++x)
+    by_position = L.leaf[static_cast<std::size_t>(x)] == L.leaf[static_cast<std::size_t>(x % g)];
+  if (by_position) return LeafShape::kByPosition;
+  std::vector<int> owner(static_cast<std::size_t>(leaves), -1);  // the node block of each leaf
+  for (int x = 0; x < L.ranks; ++x) {
+    const int l = L.leaf[static_cast<std::size_t>(x)];
+    if (l < 0 || l >= leaves) return LeafShape::kOther;
+    int& o = owner[static_cast<std::size_t>(l)];
+    if (o >= 0 && o != x / g) return LeafShape::kOther;
+    o = x / g;
+  }
+  return LeafShape::kByNode;
+}
+
+// Direct (and low-latency) on a railed placement whose leaves are shaped kByPosition or kByNode:
+// the sums direct() forms, arranged so that every row costs one vectorised pass. Node k's block
+// is [k * g, (k + 1) * g). Per row, one pass adds it into the column sums of the sender's leaf
+// class and sums it by position (g lanes), which gives the row's total and, by position class,
+// what it sends to its leaf; the sender's own block is then walked directly. A receiver's
+// same-leaf off-node receipts are its column in its own leaf class's sums less what came from its
+// own node. The association of the sums differs from direct()'s (exact for the integer token
+// counts a simulation passes; within rounding otherwise).
+template <Count kCount>
+[[gnu::always_inline]] inline void direct_railed(const RankLayout& L, const TrafficMatrix& m, double scale, int g,
+                                                 LeafShape shape, A2aVolumes& v) {
+  const int n = L.ranks, K = n / g;
+  const auto N = static_cast<std::size_t>(n), G = static_cast<std::size_t>(g);
+  const bool by_position = shape == LeafShape::kByPosition;
+  // Position classes: positions of a block under the same leaf (kByPosition), else one class.
+  std::vector<int> cls(G, 0);
+  int classes = 1;
+  if (by_position)
+    for (std::size_t j = 0; j < G; ++j) {
+      cls[j] = static_cast<int>(j);
+      for (std::size_t i = 0; i < j; ++i)
+        if (L.leaf[i] == L.leaf[j]) {
+          cls[j] = cls[i];
+          break;
+        }
+      classes = std::max(classes, cls[j] + 1);
+    }
+  const auto C = static_cast<std::size_t>(classes);
+  // Column sums per class, intra, own-node same-class receipts, self, position sums; then the
+  // same for message counts.
+  std::vector<double> buffer((C + 3) * N + G + (kCount == Count::kReceived ? 3 * N : 0), 0.0);
+  double* const col_by_class = buffer.data();
+  double* const col_intra = col_by_class + C * N;
+  double* const own_same = col_intra + N;
+  double* const self = own_same + N;
+  double* const by_pos = self + N;
+  double* const nz_col = by_pos + G;
+  double* const nz_intra = nz_col + N;
+  double* const nz_self = nz_intra + N;
+  const double counted = scale > 0 ? 1.0 : 0.0;  // no bytes, no messages
+  for (int s = 0; s < n; ++s) {
+    const double* __restrict row = m.row(s);
+    const auto i = static_cast<std::size_t>(s);
+    const int ls = L.leaf[i], b = s / g, p = s - b * g;
+    const int cs = cls[static_cast<std::size_t>(p)];
+    double* __restrict col = col_by_class + static_cast<std::size_t>(cs) * N;
+    if (g == 8) {  // eight lanes in registers (HGX nodes), combine's counts in the same pass
+      add_row_by8<kCount>(col, row, n, by_pos, nz_col);
+    } else {
+      if constexpr (kCount == Count::kReceived) count_column(nz_col, row, n);
+      std::fill(by_pos, by_pos + G, 0.0);
+      for (int k = 0; k < K; ++k) {
+        const std::size_t o = static_cast<std::size_t>(k) * G;
+        for (std::size_t j = 0; j < G; ++j) {
+          col[o + j] += row[o + j];
+          by_pos[j] += row[o + j];
+        }
+      }
+    }
+    double total = 0, same_leaf = 0;
+    for (std::size_t j = 0; j < G; ++j) total += by_pos[j];
+    const double* own = row + static_cast<std::size_t>(b) * G;
+    const std::size_t ob = static_cast<std::size_t>(b) * G;
+    double intra = 0;
+    for (std::size_t j = 0; j < G; ++j) {
+      const bool same = cls[j] == cs;
+      if (by_position && same) same_leaf += by_pos[j] - own[j];
+      if (static_cast<int>(j) == p) continue;
+      intra += own[j];
+      col_intra[ob + j] += own[j];
+      if (same) own_same[ob + j] += own[j];
+    }
+    self[i] = row[s];
+    if constexpr (kCount == Count::kSent) {  // the non-empty entries off the sender's node
+      double nz_on_node = 0;
+      for (std::size_t j = 0; j < G; ++j) nz_on_node += own[j] > 0 ? 1.0 : 0.0;
+      v.messages[i] = std::max(0.0, count_positive(row, n) - nz_on_node) * counted;
+    }
+    if constexpr (kCount == Count::kReceived) {
+      for (std::size_t j = 0; j < G; ++j)
+        if (static_cast<int>(j) != p) nz_intra[ob + j] += own[j] > 0 ? 1.0 : 0.0;
+      nz_self[i] = row[s] > 0 ? 1.0 : 0.0;
+    }
+    const double out = std::max(0.0, total - intra - row[s]);
+    v.up_send[i] = intra * scale;
+    v.out_send[i] = out * scale;
+    const double cross = std::max(0.0, out - same_leaf) * scale;
+    v.leaf_up[static_cast<std::size_t>(ls)] += cross;
+    v.any_up = v.any_up || intra > 0;
+    v.any_out = v.any_out || out > 0;
+    v.any_cross_leaf = v.any_cross_leaf || cross > 0;
+  }
+  for (std::size_t d = 0; d < N; ++d) {
+    double col = 0;
+    for (std::size_t c = 0; c < C; ++c) col += col_by_class[c * N + d];
+    const double same_leaf =
+        by_position ? col_by_class[static_cast<std::size_t>(cls[d % G]) * N + d] - own_same[d] - self[d] : 0.0;
+    v.up_recv[d] = col_intra[d] * scale;
+    const double out = std::max(0.0, col - col_intra[d] - self[d]);
+    v.out_recv[d] = out * scale;
+    v.leaf_down[static_cast<std::size_t>(L.leaf[d])] += std::max(0.0, out - same_leaf) * scale;
+    if constexpr (kCount == Count::kReceived)
+      v.messages_in[d] = std::max(0.0, nz_col[d] - nz_intra[d] - nz_self[d]) * counted;
   }
 }
 
@@ -216,8 +353,8 @@ void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView
 
 // The same for blocks of 8, in two vectorising passes (pairs, then each block's four pair sums).
 // add_row's lanes are (0 + b[j]) + b[j + 4]; the 0 + only turns a -0.0 into +0.0, and a block
-// sum's sign of zero reaches no result (hierarchical_railed adds (sum - e) * scale to sums that
-// start at +0.0 and sends only where !(sum * scale <= 0), alike for either zero).
+// sum's sign of zero reaches no result (hierarchical_railed sends only where !(sum * scale <= 0),
+// alike for either zero).
 [[gnu::always_inline]] inline void block_sums8(const double* __restrict row, int blocks, double* __restrict pairs,
                                                double* __restrict sums) {
   for (int k = 0; k < blocks; ++k)
@@ -225,17 +362,11 @@ void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView
   for (int k = 0; k < blocks; ++k) sums[k] = (pairs[4 * k] + pairs[4 * k + 1]) + (pairs[4 * k + 2] + pairs[4 * k + 3]);
 }
 
-// The forwarder updates of one sender over nodes [k0, k1) (not its own): scale-up sends
-// (sum - e) * scale and excluded entries e into the slots, and w * scale where it is sent
-// (!(w * scale <= 0), as hierarchical() tests it; +0.0 elsewhere) into the network receipts and
-// `out`.
-[[gnu::always_inline]] inline void forward(const double* __restrict sums, const double* __restrict e,
-                                           const double* __restrict w, double scale, int k0, int k1,
-                                           double* __restrict up, double* __restrict excluded,
-                                           double* __restrict received, double* __restrict out) {
+// One sender's network sends to nodes [k0, k1): w * scale where it is sent (!(w * scale <= 0), as
+// hierarchical() tests it; +0.0 elsewhere), into `out` and added to the forwarders' receipts.
+[[gnu::always_inline]] inline void send(const double* __restrict w, double scale, int k0, int k1,
+                                        double* __restrict received, double* __restrict out) {
   for (int k = k0; k < k1; ++k) {
-    up[k] += (sums[k] - e[k]) * scale;
-    excluded[k] += e[k];
     const double wk = w[k] * scale;
     const double x = !(wk <= 0) ? wk : 0.0;
     received[k] += x;
@@ -243,14 +374,25 @@ void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView
   }
 }
 
-// Hierarchical on a railed placement (RankLayout::railed_block()): the same sums as
-// hierarchical() below, term for term and in the same order, arranged for the cache and the
-// vector unit. Node k's block sum and the entry of its forwarder come from the row in place;
-// rank x receives forwarded traffic only from the senders with its local index, so its scale-up
-// sends, its excluded entries and its network receipts accumulate in a (local index, node)
-// table, one contiguous run per sender (in sender order, as before). Terms skipped before are
-// added as +0.0 here, which leaves a sum that starts at +0.0 unchanged; the sender's network
-// sends are summed over nodes four senders at a time (four chains instead of one).
+// The sum of x[0, n) in four lanes.
+[[gnu::always_inline]] inline double lane_sum(const double* x, int n) {
+  double a[4] = {0, 0, 0, 0};
+  int i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int j = 0; j < 4; ++j) a[j] += x[i + j];
+  for (; i < n; ++i) a[0] += x[i];
+  return (a[0] + a[1]) + (a[2] + a[3]);
+}
+
+// Hierarchical on a railed placement (RankLayout::railed_block()): the sums hierarchical() forms,
+// gathered by the senders' local index. Rank x forwards exactly the senders with x's local index
+// li into x's node k, so with, over those senders, C[li] the column sums, B[li][k] the sums of
+// their rows' node-k blocks and W[li][k] what they send to node k over the network:
+//   entries x does not receive over scale-up (its own and those it is sent over the network) =
+//   C[li][x], its scale-up sends = (B[li][k] - C[li][x]) * scale, its network receipts = W[li][k].
+// One vertical add and one block sum per row; network sends and receipts are added term for term
+// in hierarchical()'s order (a send counts where !(w * scale <= 0)). The other sums differ from
+// hierarchical()'s only in association (exact for the integer token counts a simulation passes).
 MOESIM_ROW_PASS_CLONES void hierarchical_railed(const RankLayout& L, const TrafficView& t, double scale,
                                                 A2aVolumes& v) {
   const int n = L.ranks, g = L.railed_block();
@@ -268,86 +410,88 @@ MOESIM_ROW_PASS_CLONES void hierarchical_railed(const RankLayout& L, const Traff
         if (t.node->at(s, b) * scale > 0)
           throw TopologyError("hierarchical all-to-all: traffic to node " + std::to_string(b) + ", which has no rank");
       }
-  const std::size_t slots = static_cast<std::size_t>(L.local_slots()) * KK;
-  // Column sums; per (local index, node) slot: scale-up sends, excluded entries, network
-  // receipts; per node: the row's block sums; per node and row of a group of four: network
-  // sends; per node: the forwarders' entries, the node matrix's row, block_sums8's pair sums.
-  std::vector<double> buffer(N + 3 * slots + 11 * KK, 0.0);
-  double* const col = buffer.data();
-  double* const up = col + N;
-  double* const excluded = up + slots;
-  double* const received = excluded + slots;
-  double* const sums = received + slots;
-  double* const sent = sums + KK;       // [4][K]
-  double* const e = sent + 4 * KK;      // [K]
-  double* const gathered = e + KK;      // [K], at the active nodes
+  const auto S = static_cast<std::size_t>(L.local_slots());
+  // C [local][rank], B and W [local][node]; per node: the row's block sums, what it sends, the
+  // node matrix's row at the active nodes, block_sums8's pair sums.
+  const std::size_t stride = N + 24;  // C's rows, off the matrix rows' cache sets
+  std::vector<double> buffer(S * stride + 2 * S * KK + 7 * KK, 0.0);
+  double* const C = buffer.data();
+  double* const B = C + S * stride;
+  double* const W = B + S * KK;
+  double* const sums = W + S * KK;
+  double* const out = sums + KK;
+  double* const gathered = out + KK;
   double* const pairs = gathered + KK;  // [K][4]
   const bool all_active = by_node && K == t.node->nodes();
-  for (int s0 = 0; s0 < n; s0 += 4) {
-    const int rows = std::min(4, n - s0);
-    if (rows == 4) add_rows4(col, t.pair->row(s0), t.pair->row(s0 + 1), t.pair->row(s0 + 2), t.pair->row(s0 + 3), n);
-    for (int r = 0; r < rows; ++r) {
-      const int s = s0 + r;
-      const double* row = t.pair->row(s);
-      if (rows < 4) add_to(col, row, n);
+  // Senders in order (consecutive rows stream best), each row added into its local index's
+  // column sums.
+  for (int s = 0; s < n; ++s) {
+    const double* row = t.pair->row(s);
+    const auto li = static_cast<std::size_t>(L.local[static_cast<std::size_t>(s)]);
+    const int own = s / g;  // the sender's node, as an index into the active nodes
+    add_to(C + li * stride, row, n);
+    const double* w = sums;  // what goes over the network to each node: the row's block sums
+    if (!by_node) {
       if (g == 8)
         block_sums8(row, K, pairs, sums);
       else
         block_sums(row, K, g, sums);
-      const int li = L.local[static_cast<std::size_t>(s)];
-      const std::size_t base = static_cast<std::size_t>(li) * KK;
-      const int ks = L.rail_slot(s) - static_cast<int>(base);
-      const int* fwd = L.rail_forwarders(li).data();
-      for (std::size_t k = 0; k < KK; ++k) e[k] = row[fwd[k]];
-      const double* w = sums;  // what goes over the network to each node
-      if (by_node) {
-        w = t.node->row(s);
-        if (!all_active) {
-          for (std::size_t k = 0; k < KK; ++k) gathered[k] = w[active[k]];
-          w = gathered;
-        }
-      }
-      double* const out = sent + static_cast<std::size_t>(r) * KK;
-      forward(sums, e, w, scale, 0, ks, up + base, excluded + base, received + base, out);
-      forward(sums, e, w, scale, ks + 1, K, up + base, excluded + base, received + base, out);
-      const auto own = static_cast<std::size_t>(ks);
-      up[base + own] += (sums[own] - e[own]) * scale;  // the sender's own node: all scale-up
-      excluded[base + own] += e[own];
-      out[own] = 0.0;
-      if (!L.rail_on_one_leaf(li)) {
-        const int ls = L.leaf[static_cast<std::size_t>(s)];
-        for (std::size_t k = 0; k < KK; ++k) {
-          const int lf = L.leaf[static_cast<std::size_t>(fwd[k])];
-          if (out[k] <= 0 || ls == lf) continue;
-          v.leaf_up[static_cast<std::size_t>(ls)] += out[k];
-          v.leaf_down[static_cast<std::size_t>(lf)] += out[k];
-          v.any_cross_leaf = true;
-        }
+    } else {  // or the node matrix's row
+      w = t.node->row(s);
+      if (!all_active) {
+        for (std::size_t k = 0; k < KK; ++k) gathered[k] = w[active[k]];
+        w = gathered;
       }
     }
-    double total[4] = {0, 0, 0, 0};
-    bool any = false;
-    for (std::size_t k = 0; k < KK; ++k)
-      for (int r = 0; r < 4; ++r) {
-        const double x = r < rows ? sent[static_cast<std::size_t>(r) * KK + k] : 0.0;
-        total[r] += x;
-        any = any || x != 0;  // sent: positive or NaN, as hierarchical() counts it
+    double* const received = W + li * KK;
+    send(w, scale, 0, own, received, out);
+    send(w, scale, own + 1, K, received, out);
+    out[own] = 0.0;
+    v.out_send[static_cast<std::size_t>(s)] = lane_sum(out, K);
+    for (std::size_t k = 0; k < KK; ++k) v.any_out = v.any_out || out[k] != 0;  // positive or NaN
+    if (!L.rail_on_one_leaf(static_cast<int>(li))) {
+      const int ls = L.leaf[static_cast<std::size_t>(s)];
+      const std::span<const int> rail = L.rail_forwarders(static_cast<int>(li));
+      for (std::size_t k = 0; k < KK; ++k) {
+        const int lf = L.leaf[static_cast<std::size_t>(rail[k])];
+        if (out[k] <= 0 || ls == lf) continue;
+        v.leaf_up[static_cast<std::size_t>(ls)] += out[k];
+        v.leaf_down[static_cast<std::size_t>(lf)] += out[k];
+        v.any_cross_leaf = true;
       }
-    v.any_out = v.any_out || any;
-    for (int r = 0; r < rows; ++r) v.out_send[static_cast<std::size_t>(s0 + r)] = total[r];
+    }
   }
+  // B[li][k]: the sum over rail li's senders of their rows' node-k blocks, which is the sum of
+  // C[li] over node k's block.
+  for (std::size_t li = 0; li < S; ++li)
+    for (std::size_t k = 0; k < KK; ++k) {
+      const double* c = C + li * stride + k * static_cast<std::size_t>(g);
+      double b = 0;
+      for (int j = 0; j < g; ++j) b += c[j];
+      B[li * KK + k] = b;
+    }
   for (std::size_t x = 0; x < N; ++x) {
-    const auto slot = static_cast<std::size_t>(L.rail_slot(static_cast<int>(x)));
-    v.up_send[x] = up[slot];
-    v.out_recv[x] = received[slot];
-    v.up_recv[x] = std::max(0.0, col[x] - excluded[slot]) * scale;
+    const auto li = static_cast<std::size_t>(L.local[x]);
+    const std::size_t k = x / static_cast<std::size_t>(g);
+    const double own = C[li * stride + x];
+    double col = 0;
+    for (std::size_t l = 0; l < S; ++l) col += C[l * stride + x];
+    v.up_send[x] = (B[li * KK + k] - own) * scale;
+    v.out_recv[x] = W[li * KK + k];
+    v.up_recv[x] = std::max(0.0, col - own) * scale;
     v.any_up = v.any_up || v.up_recv[x] > 0;
   }
 }
-
 // direct() for each kind of count, in one function compiled for the row-pass targets.
 MOESIM_ROW_PASS_CLONES void direct_volumes(const RankLayout& L, const TrafficMatrix& m, double scale, Count count,
-                                           A2aVolumes& v) {
+                                           int leaves, A2aVolumes& v) {
+  const int g = L.railed_block();
+  const LeafShape shape = g > 0 ? leaf_shape(L, g, leaves) : LeafShape::kOther;
+  if (shape != LeafShape::kOther) switch (count) {
+      case Count::kNone: return direct_railed<Count::kNone>(L, m, scale, g, shape, v);
+      case Count::kSent: return direct_railed<Count::kSent>(L, m, scale, g, shape, v);
+      case Count::kReceived: return direct_railed<Count::kReceived>(L, m, scale, g, shape, v);
+    }
   switch (count) {
     case Count::kNone: return direct<Count::kNone>(L, m, scale, v);
     case Count::kSent: return direct<Count::kSent>(L, m, scale, v);
@@ -371,9 +515,9 @@ CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, T
     const TrafficMatrix& m = ll ? t.expert_or_pair() : *t.pair;
     if (ll && !(t.message_bytes > 0)) {
       // One message per non-empty pair, counted on the side the direction reads.
-      direct_volumes(L, m, o.scale, o.direction == Direction::kCombine ? Count::kReceived : Count::kSent, v);
+      direct_volumes(L, m, o.scale, o.direction == Direction::kCombine ? Count::kReceived : Count::kSent, leaves, v);
     } else {
-      direct_volumes(L, m, o.scale, Count::kNone, v);
+      direct_volumes(L, m, o.scale, Count::kNone, leaves, v);
       if (ll)  // messages of message_bytes each: the network bytes over the message size
         for (std::size_t i = 0; i < v.messages.size(); ++i) {
           v.messages[i] = v.out_send[i] / t.message_bytes;

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
+#include <string>
 #include <vector>
 
 namespace moesim::topology {
@@ -201,6 +203,83 @@ TEST(AllToAllAnalytic, KeptLayoutsCostAsAFreshCluster) {
     FAIL() << "no error for two ranks on one device";
   } catch (const TopologyError& e) {
     EXPECT_STREQ(e.what(), "two ranks are placed on device 3");
+  }
+}
+
+// Placements whose ranks are numbered node by node with the same local indices on every node take
+// fast paths (direct and low-latency by leaf position or by node, hierarchical by rail). The same
+// devices numbered in an interleaved order take the general paths: every link carries the same
+// bytes (integer traffic, so exactly) and the durations agree.
+TEST(AllToAllAnalytic, RailedPlacementsCostAsTheGeneralPath) {
+  struct Case {
+    const char* name;
+    ClusterConfig config;
+    std::vector<int> devices;  // node by node
+  };
+  std::vector<Case> cases;
+  ClusterConfig rails8 = cluster_preset_defaults("hgx");
+  rails8.nodes = 4;
+  ClusterConfig rails4 = rails8;
+  rails4.rails = 4;  // two positions of each node under one leaf
+  ClusterConfig tor = cluster_preset_defaults("generic");
+  tor.nodes = 4;
+  tor.devices_per_node = 4;
+  cases.push_back({"hgx rails 8", rails8, identity(32)});
+  cases.push_back({"hgx rails 4", rails4, identity(32)});
+  cases.push_back({"generic top-of-rack", tor, identity(16)});
+  // Local indices 1, 3, 6 on every node, in a different order on each.
+  cases.push_back({"hgx, shuffled locals", rails8, {1, 3, 6, 14, 9, 11, 19, 22, 17, 27, 30, 25}});
+  for (const Case& c : cases) {
+    const Cluster cluster(c.config);
+    const int n = static_cast<int>(c.devices.size());
+    const int nodes = cluster.num_nodes();
+    // Interleaved: rank r of the second placement is rank perm[r] of the first.
+    std::vector<int> perm;
+    const int per_node = n / static_cast<int>(std::count_if(c.devices.begin(), c.devices.end(), [&](int d) {
+                                               return d % c.config.devices_per_node == c.devices[0] % c.config.devices_per_node;
+                                             }));
+    for (int j = 0; j < per_node; ++j)
+      for (int r = j; r < n; r += per_node) perm.push_back(r);
+    std::vector<int> interleaved;
+    for (const int r : perm) interleaved.push_back(c.devices[static_cast<std::size_t>(r)]);
+    AllToAllTraffic a, b;
+    a.pair_bytes = TrafficMatrix(n), b.pair_bytes = TrafficMatrix(n);
+    a.expert_bytes = TrafficMatrix(n), b.expert_bytes = TrafficMatrix(n);
+    a.node_bytes = NodeTrafficMatrix(n, nodes), b.node_bytes = NodeTrafficMatrix(n, nodes);
+    for (int s = 0; s < n; ++s)
+      for (int d = 0; d < n; ++d) {
+        const double x = ((s * 37 + d * 11) % 7 == 0) ? 0.0 : ((s * 31 + d * 7) % 13) * 1000.0;
+        a.pair_bytes.at(s, d) = x;
+        a.expert_bytes.at(s, d) = 2 * x;
+        a.node_bytes.at(s, c.devices[static_cast<std::size_t>(d)] / c.config.devices_per_node) += x;
+      }
+    for (int s = 0; s < n; ++s)
+      for (int k = 0; k < nodes; ++k) a.node_bytes.at(s, k) = std::floor(a.node_bytes.at(s, k) * 0.75);
+    for (int s = 0; s < n; ++s) {
+      const int ps = perm[static_cast<std::size_t>(s)];
+      for (int d = 0; d < n; ++d) {
+        const int pd = perm[static_cast<std::size_t>(d)];
+        b.pair_bytes.at(s, d) = a.pair_bytes.at(ps, pd);
+        b.expert_bytes.at(s, d) = a.expert_bytes.at(ps, pd);
+      }
+      for (int k = 0; k < nodes; ++k) b.node_bytes.at(s, k) = a.node_bytes.at(ps, k);
+    }
+    for (const bool by_node : {false, true})
+      for (const char* algorithm : {"direct", "hierarchical", "low-latency"})
+        for (const Direction dir : {Direction::kDispatch, Direction::kCombine}) {
+          AllToAllOptions o;
+          o.algorithm = algorithm;
+          o.direction = dir;
+          AllToAllTraffic ta = a, tb = b;
+          if (!by_node) ta.node_bytes = tb.node_bytes = NodeTrafficMatrix();
+          const CommResult railed = all_to_all(cluster, c.devices, ta, o);
+          const CommResult general = all_to_all(cluster, interleaved, tb, o);
+          const std::string what = std::string(c.name) + ", " + algorithm + (by_node ? ", node matrix" : "") +
+                                   (dir == Direction::kCombine ? ", combine" : ", dispatch");
+          EXPECT_EQ(railed.link_bytes, general.link_bytes) << what;
+          EXPECT_DOUBLE_EQ(railed.duration_ns, general.duration_ns) << what;
+          EXPECT_GT(railed.duration_ns, 0) << what;
+        }
   }
 }
 
