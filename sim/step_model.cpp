@@ -142,15 +142,14 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   if (load_) load_->add_routing(load_instance_, step_start_ns_, moe_layer, routing_.expert_counts(), routing_.slot_counts(),
                               routing_.slots_per_rank());
   check_layer_pairs(moe_layer, routing_.total_pairs(), routing_.total_received());
-  const bool low_latency = dispatch_options_.algorithm == "low-latency";
   topology::CommResult dispatch;
   if (aggregated_) {
     fabric_tokens_ = routing_.traffic(margins_traffic_, dispatch_options_.algorithm);
     // One low-latency message per token-expert pair (DeepEP LL sends each pair on its own).
-    margins_traffic_.message_bytes = low_latency ? dispatch_options_.scale : 0.0;
+    margins_traffic_.message_bytes = low_latency_ ? dispatch_options_.scale : 0.0;
     dispatch = (*aggregated_)(margins_traffic_, dispatch_options_);
   } else {
-    routing_.traffic(traffic_, low_latency);
+    routing_.traffic(traffic_, low_latency_);
     dispatch = topology::all_to_all(cluster_, deployment_.rank_devices(), traffic_, dispatch_options_);
   }
   const double dispatch_ns = dispatch.duration_ns;
@@ -213,8 +212,7 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
 // is not counted twice).
 double StepModel::fabric_token_count() const {
   if (aggregated_) return fabric_tokens_;  // summed by LayerRouting::traffic
-  const bool ll = dispatch_options_.algorithm == "low-latency";
-  return (ll ? traffic_.expert_bytes : traffic_.pair_bytes).total_bytes();
+  return (low_latency_ ? traffic_.expert_bytes : traffic_.pair_bytes).total_bytes();
 }
 
 Duration StepModel::rebalance() {
