@@ -83,6 +83,30 @@ template <Count kCount>
   for (int j = 0; j < 8; ++j) sums[j] = acc[j];
 }
 
+// Direct's volumes of sender i (on leaf ls) from its row's total, what it sends inside its node
+// (intra) and to itself, and what it sends to other nodes under its own leaf.
+[[gnu::always_inline]] inline void book_sender(A2aVolumes& v, std::size_t i, int ls, double total, double intra,
+                                               double self, double same_leaf, double scale) {
+  const double out = std::max(0.0, total - intra - self);
+  v.up_send[i] = intra * scale;
+  v.out_send[i] = out * scale;
+  const double cross = std::max(0.0, out - same_leaf) * scale;
+  v.leaf_up[static_cast<std::size_t>(ls)] += cross;
+  v.any_up = v.any_up || intra > 0;
+  v.any_out = v.any_out || out > 0;
+  v.any_cross_leaf = v.any_cross_leaf || cross > 0;
+}
+
+// Likewise for receiver d (on leaf ld) from its column's total, what it receives from its node's
+// other ranks and from itself, and what comes from other nodes under its own leaf.
+[[gnu::always_inline]] inline void book_receiver(A2aVolumes& v, std::size_t d, int ld, double col, double intra,
+                                                 double self, double same_leaf, double scale) {
+  v.up_recv[d] = intra * scale;
+  const double out = std::max(0.0, col - intra - self);
+  v.out_recv[d] = out * scale;
+  v.leaf_down[static_cast<std::size_t>(ld)] += std::max(0.0, out - same_leaf) * scale;
+}
+
 // Direct (and low-latency): each pair goes scale-up inside a node, over the NICs otherwise. Per
 // row a plain sum and a vertical add (both vectorise), plus short loops over the sender's node
 // and leaf; everything else follows by subtraction. kCount: low-latency with one message per
@@ -124,21 +148,11 @@ template <Count kCount>
     }
     for (const int d : L.ranks_on_leaf(ls))
       if (L.node[static_cast<std::size_t>(d)] != ns) same_leaf += row[d], col_leaf[static_cast<std::size_t>(d)] += row[d];
-    const double out = std::max(0.0, total - intra - row[s]);
-    v.up_send[i] = intra * scale;
-    v.out_send[i] = out * scale;
-    const double cross = std::max(0.0, out - same_leaf) * scale;
-    v.leaf_up[static_cast<std::size_t>(ls)] += cross;
-    v.any_up = v.any_up || intra > 0;
-    v.any_out = v.any_out || out > 0;
-    v.any_cross_leaf = v.any_cross_leaf || cross > 0;
+    book_sender(v, i, ls, total, intra, row[s], same_leaf, scale);
   }
   for (int d = 0; d < n; ++d) {
     const auto i = static_cast<std::size_t>(d);
-    v.up_recv[i] = col_intra[i] * scale;
-    const double out = std::max(0.0, col[i] - col_intra[i] - self[i]);
-    v.out_recv[i] = out * scale;
-    v.leaf_down[static_cast<std::size_t>(L.leaf[i])] += std::max(0.0, out - col_leaf[i]) * scale;
+    book_receiver(v, i, L.leaf[i], col[i], col_intra[i], self[i], col_leaf[i], scale);
     if constexpr (kCount == Count::kReceived)
       v.messages_in[i] = std::max(0.0, nz_col[i] - nz_intra[i] - nz_self[i]) * counted;
   }
@@ -249,24 +263,14 @@ template <Count kCount>
         if (static_cast<int>(j) != p) nz_intra[ob + j] += own[j] > 0 ? 1.0 : 0.0;
       nz_self[i] = row[s] > 0 ? 1.0 : 0.0;
     }
-    const double out = std::max(0.0, total - intra - row[s]);
-    v.up_send[i] = intra * scale;
-    v.out_send[i] = out * scale;
-    const double cross = std::max(0.0, out - same_leaf) * scale;
-    v.leaf_up[static_cast<std::size_t>(ls)] += cross;
-    v.any_up = v.any_up || intra > 0;
-    v.any_out = v.any_out || out > 0;
-    v.any_cross_leaf = v.any_cross_leaf || cross > 0;
+    book_sender(v, i, ls, total, intra, row[s], same_leaf, scale);
   }
   for (std::size_t d = 0; d < N; ++d) {
     double col = 0;
     for (std::size_t c = 0; c < C; ++c) col += col_by_class[c * N + d];
     const double same_leaf =
         by_position ? col_by_class[static_cast<std::size_t>(cls[d % G]) * N + d] - own_same[d] - self[d] : 0.0;
-    v.up_recv[d] = col_intra[d] * scale;
-    const double out = std::max(0.0, col - col_intra[d] - self[d]);
-    v.out_recv[d] = out * scale;
-    v.leaf_down[static_cast<std::size_t>(L.leaf[d])] += std::max(0.0, out - same_leaf) * scale;
+    book_receiver(v, d, L.leaf[d], col, col_intra[d], self[d], same_leaf, scale);
     if constexpr (kCount == Count::kReceived)
       v.messages_in[d] = std::max(0.0, nz_col[d] - nz_intra[d] - nz_self[d]) * counted;
   }
