@@ -35,16 +35,18 @@ void RoutingSampler::reset(const RoutingTargets& t, LayerCounts& out) const {
   out.expert_counts.assign(static_cast<std::size_t>(experts_), 0);
 }
 
-void RoutingSampler::class_weights(const RoutingTargets& t) {
+void RoutingSampler::class_weights(const RoutingTargets& t) { class_weights(t, w_, q_); }
+
+void RoutingSampler::class_weights(const RoutingTargets& t, std::vector<double>& w, std::vector<double>& q) const {
   const auto slots = t.slot_rank.size();
   const auto D = static_cast<std::size_t>(t.ranks);
-  w_.assign(static_cast<std::size_t>(t.classes) * slots, 0.0);
-  q_.assign(static_cast<std::size_t>(t.classes) * D, 0.0);
+  w.assign(static_cast<std::size_t>(t.classes) * slots, 0.0);
+  q.assign(static_cast<std::size_t>(t.classes) * D, 0.0);
   for (std::size_t c = 0; c < static_cast<std::size_t>(t.classes); ++c)
     for (std::size_t j = 0; j < slots; ++j) {
-      const double w = probs_[static_cast<std::size_t>(t.slot_expert[j])] * t.slot_share[c * slots + j];
-      w_[c * slots + j] = w;
-      q_[c * D + static_cast<std::size_t>(t.slot_rank[j])] += w;
+      const double x = probs_[static_cast<std::size_t>(t.slot_expert[j])] * t.slot_share[c * slots + j];
+      w[c * slots + j] = x;
+      q[c * D + static_cast<std::size_t>(t.slot_rank[j])] += x;
     }
 }
 

@@ -77,13 +77,31 @@ class RoutingSampler {
                     const RoutingTargets& targets, Rng& rng, RoutingMargins& out, bool per_source_nodes = false);
 
  private:
+  // What draw_margins derives from a layer's expert popularity and its targets alone (no tokens,
+  // no randomness): slot and rank weights per virtual class, the node and slot layout, the
+  // pattern groups. Kept per MoE layer and rebuilt whenever the popularity or the targets differ
+  // from what it was built from (both compared in full), so a cached setup is exactly a fresh one.
+  struct MarginSetup {
+    bool valid = false;
+    std::vector<double> probs;  // what it was built from
+    RoutingTargets targets;
+    std::vector<double> w, q, vw, vq, node_q, share_by_node;
+    std::vector<std::size_t> slot_group, rank_node, node_first, node_ranks, slot_first, order, rank_pos;
+    std::vector<std::size_t> node_slots, node_slot_first, pattern, group_first, group_node, group_class;
+  };
+
   void load_probs(int moe_layer, std::int64_t step);
+  const MarginSetup& margin_setup(int moe_layer, const RoutingTargets& t);
+  void build_setup(const RoutingTargets& t, MarginSetup& s);
+  void virtual_weights(const RoutingTargets& t, MarginSetup& s);
   void virtual_rows(std::span<const std::int64_t> tokens, const RoutingTargets& t, Rng& rng);
-  void model_masses(const RoutingTargets& t, std::span<const std::int64_t> tokens, RoutingMargins& out) const;
-  void pattern_groups(const RoutingTargets& t, std::size_t V, std::size_t N);
+  void model_masses(const MarginSetup& s, const RoutingTargets& t, std::span<const std::int64_t> tokens,
+                    RoutingMargins& out) const;
+  static void pattern_groups(const RoutingTargets& t, std::size_t V, std::size_t N, MarginSetup& s);
   void check(const RoutingTargets& t) const;
   void reset(const RoutingTargets& t, LayerCounts& out) const;
   void class_weights(const RoutingTargets& t);
+  void class_weights(const RoutingTargets& t, std::vector<double>& w, std::vector<double>& q) const;
   void fast_rows(std::span<const std::int64_t> tokens, const RoutingTargets& t, Rng& rng, LayerCounts& out);
   void split_columns(const RoutingTargets& t, Rng& rng, LayerCounts& out);
   void grouped(std::span<const std::int64_t> tokens, const RoutingTargets& t, GroupLimit g, Rng& rng, LayerCounts& out);
@@ -103,16 +121,13 @@ class RoutingSampler {
   std::vector<double> sub_;
   std::vector<std::size_t> order_;
   // Margins scratch.
+  std::vector<MarginSetup> setups_;  // [MoE layer]
   LayerCounts full_;
-  std::vector<double> node_q_, inside_weight_, node_w_, vw_, vq_, group_mass_;
+  std::vector<double> inside_weight_, node_w_, group_mass_;
   std::vector<std::size_t> row_src_;
   std::vector<int> row_class_, zero_class_;
   std::vector<std::int64_t> row_pairs_, row_own_, row_nodes_, selections_;
   std::vector<std::int64_t> rest_, remote_, inside_, block_rem_;
-  std::vector<std::size_t> node_first_, node_ranks_, slot_first_, rank_pos_;
-  std::vector<std::size_t> node_slots_, node_slot_first_, pattern_, group_first_, group_node_, group_class_;
-  std::vector<double> share_by_node_;
-  std::vector<std::size_t> slot_group_, rank_node_;
   std::vector<std::int64_t> group_total_;
 };
 

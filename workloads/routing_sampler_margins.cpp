@@ -77,20 +77,20 @@ void aggregate_margins(const LayerCounts& c, const RoutingTargets& t, RoutingMar
 // class; with one, a source's pairs first pick groups (exact, as in `grouped`), and each
 // (source, group) is a row of the virtual class (class, group), whose slot weights are the
 // class's restricted to the group. Everything after treats rows alike.
-void RoutingSampler::virtual_rows(std::span<const std::int64_t> tokens, const RoutingTargets& t, Rng& rng) {
-  const auto D = static_cast<std::size_t>(t.ranks), slots = t.slot_rank.size();
+void RoutingSampler::virtual_weights(const RoutingTargets& t, MarginSetup& S) {
+  const auto slots = t.slot_rank.size();
   const auto C = static_cast<std::size_t>(t.classes);
   const auto g = model_.group_limit();
   const std::size_t G = g ? static_cast<std::size_t>(g->groups) : 1;
   const std::size_t V = C * G;
-  vw_.assign(V * slots, 0.0);
+  S.vw.assign(V * slots, 0.0);
   const int group_size = g ? experts_ / g->groups : experts_;
-  slot_group_.resize(slots);
-  for (std::size_t j = 0; j < slots; ++j) slot_group_[j] = static_cast<std::size_t>(t.slot_expert[j] / group_size);
+  S.slot_group.resize(slots);
+  for (std::size_t j = 0; j < slots; ++j) S.slot_group[j] = static_cast<std::size_t>(t.slot_expert[j] / group_size);
   group_mass_.resize(G);
   for (std::size_t c = 0; c < C; ++c) {
     std::fill(group_mass_.begin(), group_mass_.end(), 0.0);
-    const double* w = w_.data() + c * slots;
+    const double* w = S.w.data() + c * slots;
     if (G == 1) {  // four partial sums: no serial chain of additions
       double part[4] = {0, 0, 0, 0};
       std::size_t j = 0;
@@ -99,15 +99,22 @@ void RoutingSampler::virtual_rows(std::span<const std::int64_t> tokens, const Ro
       for (; j < slots; ++j) part[0] += w[j];
       group_mass_[0] = (part[0] + part[1]) + (part[2] + part[3]);
     } else {
-      for (std::size_t j = 0; j < slots; ++j) group_mass_[slot_group_[j]] += w[j];
+      for (std::size_t j = 0; j < slots; ++j) group_mass_[S.slot_group[j]] += w[j];
     }
     for (double& m : group_mass_) m = m > 0 ? 1.0 / m : 0.0;
-    double* vw = vw_.data() + c * G * slots;
+    double* vw = S.vw.data() + c * G * slots;
     for (std::size_t j = 0; j < slots; ++j) {
-      const std::size_t k = slot_group_[j];
+      const std::size_t k = S.slot_group[j];
       vw[k * slots + j] = w[j] * group_mass_[k];
     }
   }
+}
+
+void RoutingSampler::virtual_rows(std::span<const std::int64_t> tokens, const RoutingTargets& t, Rng& rng) {
+  const auto D = static_cast<std::size_t>(t.ranks);
+  const auto g = model_.group_limit();
+  const std::size_t G = g ? static_cast<std::size_t>(g->groups) : 1;
+  const int group_size = g ? experts_ / g->groups : experts_;
   row_src_.clear();
   row_class_.clear();
   row_pairs_.clear();
@@ -152,6 +159,66 @@ void RoutingSampler::virtual_rows(std::span<const std::int64_t> tokens, const Ro
   }
 }
 
+// The layer's setup: rebuilt only when the popularity or the targets differ from the kept one's.
+const RoutingSampler::MarginSetup& RoutingSampler::margin_setup(int moe_layer, const RoutingTargets& t) {
+  const auto key = static_cast<std::size_t>(std::max(0, moe_layer));
+  if (key >= setups_.size()) setups_.resize(key + 1);
+  MarginSetup& S = setups_[key];
+  const RoutingTargets& k = S.targets;
+  const bool same = S.valid && S.probs == probs_ && k.ranks == t.ranks && k.experts == t.experts &&
+                    k.classes == t.classes && k.slot_rank == t.slot_rank && k.slot_expert == t.slot_expert &&
+                    k.source_class == t.source_class && k.slot_share == t.slot_share && k.rank_node == t.rank_node;
+  if (!same) {
+    S.valid = false;  // until built (a throw leaves it rebuilt next time)
+    build_setup(t, S);
+    S.probs = probs_;
+    S.targets = t;
+    S.valid = true;
+  }
+  return S;
+}
+
+void RoutingSampler::build_setup(const RoutingTargets& t, MarginSetup& S) {
+  class_weights(t, S.w, S.q);
+  virtual_weights(t, S);
+  const auto D = static_cast<std::size_t>(t.ranks), N = static_cast<std::size_t>(t.nodes());
+  const auto slots = t.slot_rank.size(), V = S.vw.size() / std::max<std::size_t>(slots, 1);
+  // Rank and node masses per virtual class, and each node's ranks.
+  S.rank_node.resize(D);
+  for (std::size_t d = 0; d < D; ++d) S.rank_node[d] = static_cast<std::size_t>(t.node_of(static_cast<int>(d)));
+  S.vq.assign(V * D, 0.0);
+  S.node_q.assign(V * N, 0.0);
+  for (std::size_t v = 0; v < V; ++v) {
+    const double* vw = S.vw.data() + v * slots;
+    double* vq = S.vq.data() + v * D;
+    for (std::size_t j = 0; j < slots; ++j) vq[static_cast<std::size_t>(t.slot_rank[j])] += vw[j];
+    double* nq = S.node_q.data() + v * N;
+    for (std::size_t d = 0; d < D; ++d) nq[S.rank_node[d]] += vq[d];
+  }
+  S.node_first.assign(N + 1, 0);
+  for (std::size_t d = 0; d < D; ++d) ++S.node_first[S.rank_node[d] + 1];
+  for (std::size_t n = 0; n < N; ++n) S.node_first[n + 1] += S.node_first[n];
+  S.node_ranks.resize(D);
+  {
+    auto next = S.node_first;
+    for (std::size_t d = 0; d < D; ++d) S.node_ranks[next[S.rank_node[d]]++] = d;
+  }
+
+  // Slots grouped by rank, and each rank's place in its node.
+  S.slot_first.assign(D + 1, 0);
+  for (const int r : t.slot_rank) ++S.slot_first[static_cast<std::size_t>(r) + 1];
+  for (std::size_t d = 0; d < D; ++d) S.slot_first[d + 1] += S.slot_first[d];
+  S.order.resize(slots);
+  {
+    auto next = S.slot_first;
+    for (std::size_t j = 0; j < slots; ++j) S.order[next[static_cast<std::size_t>(t.slot_rank[j])]++] = j;
+  }
+  S.rank_pos.resize(D);
+  for (std::size_t n = 0; n < N; ++n)
+    for (std::size_t k = S.node_first[n]; k < S.node_first[n + 1]; ++k) S.rank_pos[S.node_ranks[k]] = k - S.node_first[n];
+  pattern_groups(t, V, N, S);
+}
+
 void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens,
                                   const RoutingTargets& t, Rng& rng, RoutingMargins& out, bool per_source_nodes) {
   if (!t.rank_node.empty() && t.rank_node.size() != static_cast<std::size_t>(t.ranks))
@@ -165,11 +232,11 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
   if (tokens.size() != static_cast<std::size_t>(t.ranks))
     throw std::invalid_argument("routing sampler: one token count per source rank expected");
   load_probs(moe_layer, step);
-  class_weights(t);
+  const MarginSetup& S = margin_setup(moe_layer, t);
   virtual_rows(tokens, t, rng);
 
   const auto D = static_cast<std::size_t>(t.ranks), N = static_cast<std::size_t>(t.nodes());
-  const auto slots = t.slot_rank.size(), V = vw_.size() / std::max<std::size_t>(slots, 1);
+  const auto slots = t.slot_rank.size(), V = S.vw.size() / std::max<std::size_t>(slots, 1);
   const std::size_t R = row_src_.size();
   out.ranks = t.ranks;
   out.nodes = static_cast<int>(N);
@@ -182,54 +249,20 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
   out.expert_counts.assign(static_cast<std::size_t>(experts_), 0);
   for (std::size_t s = 0; s < D; ++s) out.source_pairs[s] = tokens[s] * top_k_;
 
-  // Rank and node masses per virtual class, and each node's ranks.
-  rank_node_.resize(D);
-  for (std::size_t d = 0; d < D; ++d) rank_node_[d] = static_cast<std::size_t>(t.node_of(static_cast<int>(d)));
-  vq_.assign(V * D, 0.0);
-  node_q_.assign(V * N, 0.0);
-  for (std::size_t v = 0; v < V; ++v) {
-    const double* vw = vw_.data() + v * slots;
-    double* vq = vq_.data() + v * D;
-    for (std::size_t j = 0; j < slots; ++j) vq[static_cast<std::size_t>(t.slot_rank[j])] += vw[j];
-    double* nq = node_q_.data() + v * N;
-    for (std::size_t d = 0; d < D; ++d) nq[rank_node_[d]] += vq[d];
-  }
-  node_first_.assign(N + 1, 0);
-  for (std::size_t d = 0; d < D; ++d) ++node_first_[rank_node_[d] + 1];
-  for (std::size_t n = 0; n < N; ++n) node_first_[n + 1] += node_first_[n];
-  node_ranks_.resize(D);
-  {
-    auto next = node_first_;
-    for (std::size_t d = 0; d < D; ++d) node_ranks_[next[rank_node_[d]]++] = d;
-  }
-
-  // Slots grouped by rank, and each rank's place in its node.
-  slot_first_.assign(D + 1, 0);
-  for (const int r : t.slot_rank) ++slot_first_[static_cast<std::size_t>(r) + 1];
-  for (std::size_t d = 0; d < D; ++d) slot_first_[d + 1] += slot_first_[d];
-  order_.resize(slots);
-  {
-    auto next = slot_first_;
-    for (std::size_t j = 0; j < slots; ++j) order_[next[static_cast<std::size_t>(t.slot_rank[j])]++] = j;
-  }
-  rank_pos_.resize(D);
-  for (std::size_t n = 0; n < N; ++n)
-    for (std::size_t k = node_first_[n]; k < node_first_[n + 1]; ++k) rank_pos_[node_ranks_[k]] = k - node_first_[n];
-  pattern_groups(t, V, N);
 
   // Each row's own-node pairs, and what each class sends into every node from elsewhere.
   FastBits bits{rng()};
   remote_.assign(V * N, 0);
-  group_total_.assign(group_first_.back(), 0);  // pairs of each pattern group reaching each of its node's ranks
+  group_total_.assign(S.group_first.back(), 0);  // pairs of each pattern group reaching each of its node's ranks
   row_own_.resize(R);
   if (per_source_nodes) {
     out.node_pairs.assign(D * N, 0);
     out.block_pairs.assign(N * N, 0);
     row_nodes_.resize(R * N);
-    rows_.draw(row_pairs_, row_class_, node_q_, static_cast<int>(N), rng, row_nodes_);
+    rows_.draw(row_pairs_, row_class_, S.node_q, static_cast<int>(N), rng, row_nodes_);
     for (std::size_t i = 0; i < R; ++i) {
       const std::size_t s = row_src_[i], v = static_cast<std::size_t>(row_class_[i]);
-      const auto own = rank_node_[s];
+      const auto own = S.rank_node[s];
       const std::int64_t* row = row_nodes_.data() + i * N;
       row_own_[i] = row[own];
       for (std::size_t n = 0; n < N; ++n) {
@@ -251,8 +284,8 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
     block_rem_.assign(V * N, 0);
     for (std::size_t i = 0; i < R; ++i) {
       const std::size_t s = row_src_[i], v = static_cast<std::size_t>(row_class_[i]);
-      const auto own = rank_node_[s];
-      const std::int64_t y = sample_binomial(row_pairs_[i], std::min(1.0, node_q_[v * N + own]), bits);
+      const auto own = S.rank_node[s];
+      const std::int64_t y = sample_binomial(row_pairs_[i], std::min(1.0, S.node_q[v * N + own]), bits);
       row_own_[i] = y;
       block_rem_[v * N + own] += row_pairs_[i] - y;
     }
@@ -264,12 +297,12 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
       std::int64_t pairs = 0;
       for (std::size_t m = 0; m < N; ++m) {
         const std::int64_t rem = block_rem_[v * N + m];
-        node_w_[m] = rem == 0 ? 0.0 : static_cast<double>(rem) / std::max(1e-300, 1.0 - node_q_[v * N + m]);
+        node_w_[m] = rem == 0 ? 0.0 : static_cast<double>(rem) / std::max(1e-300, 1.0 - S.node_q[v * N + m]);
         weight += node_w_[m];
         pairs += rem;
       }
       if (pairs == 0) continue;
-      for (std::size_t n = 0; n < N; ++n) sub_[n] = node_q_[v * N + n] * std::max(0.0, weight - node_w_[n]);
+      for (std::size_t n = 0; n < N; ++n) sub_[n] = S.node_q[v * N + n] * std::max(0.0, weight - node_w_[n]);
       std::fill(tmp_.begin(), tmp_.end(), 0);
       sample_multinomial(pairs, std::span<const double>(sub_.data(), N), bits, std::span<std::int64_t>(tmp_.data(), N));
       for (std::size_t n = 0; n < N; ++n) remote_[v * N + n] = tmp_[n];
@@ -283,20 +316,20 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
   inside_weight_.assign(V * N, 0.0);
   for (std::size_t i = 0; i < R; ++i) {
     const std::size_t s = row_src_[i], v = static_cast<std::size_t>(row_class_[i]);
-    const auto own = rank_node_[s];
+    const auto own = S.rank_node[s];
     const std::int64_t y = row_own_[i];
     if (y == 0) continue;
-    const double Q = node_q_[v * N + own], q = vq_[v * D + s];
-    const std::size_t first = node_first_[own], m = node_first_[own + 1] - first;
-    std::int64_t* group = group_total_.data() + group_first_[pattern_[v * N + own]];
+    const double Q = S.node_q[v * N + own], q = S.vq[v * D + s];
+    const std::size_t first = S.node_first[own], m = S.node_first[own + 1] - first;
+    std::int64_t* group = group_total_.data() + S.group_first[S.pattern[v * N + own]];
     if (m <= kExactIntraRanks) {
       // The row's own-node pairs over the node's ranks, its source included (self pairs).
       sub_.resize(m);
       tmp_.assign(m, 0);
-      for (std::size_t k = 0; k < m; ++k) sub_[k] = vq_[v * D + node_ranks_[first + k]];
+      for (std::size_t k = 0; k < m; ++k) sub_[k] = S.vq[v * D + S.node_ranks[first + k]];
       sample_multinomial(y, sub_, bits, tmp_);
       for (std::size_t k = 0; k < m; ++k) {
-        const std::size_t d = node_ranks_[first + k];
+        const std::size_t d = S.node_ranks[first + k];
         (d == s ? out.self_pairs[s] : out.received_intra[d]) += tmp_[k];
         group[k] += tmp_[k];
       }
@@ -304,7 +337,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
     }
     const std::int64_t self = q <= 0 ? 0 : q >= Q ? y : sample_binomial(y, q / Q, bits);
     out.self_pairs[s] += self;
-    group[rank_pos_[s]] += self;
+    group[S.rank_pos[s]] += self;
     const std::int64_t rest = y - self;
     rest_[v * D + s] = rest;
     inside_[v * N + own] += rest;
@@ -313,20 +346,20 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
 
   // Each node's receipts split over its ranks: internal ones per class (the split depends on the
   // senders), remote ones per pattern group (the classes with the same weights there).
-  for (std::size_t g = 0; g + 1 < group_first_.size(); ++g) {
-    const std::size_t n = group_node_[g], v = group_class_[g];
-    const std::size_t first = node_first_[n], m = node_first_[n + 1] - first;
+  for (std::size_t g = 0; g + 1 < S.group_first.size(); ++g) {
+    const std::size_t n = S.group_node[g], v = S.group_class[g];
+    const std::size_t first = S.node_first[n], m = S.node_first[n + 1] - first;
     std::int64_t pairs = 0;
     for (std::size_t u = 0; u < V; ++u)
-      if (pattern_[u * N + n] == g) pairs += remote_[u * N + n];
+      if (S.pattern[u * N + n] == g) pairs += remote_[u * N + n];
     if (pairs == 0) continue;
     sub_.resize(m);
     tmp_.assign(m, 0);
-    for (std::size_t k = 0; k < m; ++k) sub_[k] = vq_[v * D + node_ranks_[first + k]];
+    for (std::size_t k = 0; k < m; ++k) sub_[k] = S.vq[v * D + S.node_ranks[first + k]];
     sample_multinomial(pairs, sub_, bits, tmp_);
-    std::int64_t* group = group_total_.data() + group_first_[g];
+    std::int64_t* group = group_total_.data() + S.group_first[g];
     for (std::size_t k = 0; k < m; ++k) {
-      out.received_remote[node_ranks_[first + k]] += tmp_[k];
+      out.received_remote[S.node_ranks[first + k]] += tmp_[k];
       group[k] += tmp_[k];
     }
   }
@@ -334,45 +367,45 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
     for (std::size_t n = 0; n < N; ++n) {
       const std::int64_t pairs = inside_[v * N + n];
       if (pairs == 0) continue;
-      const std::size_t first = node_first_[n], m = node_first_[n + 1] - first;
-      const double Q = node_q_[v * N + n];
+      const std::size_t first = S.node_first[n], m = S.node_first[n + 1] - first;
+      const double Q = S.node_q[v * N + n];
       sub_.resize(m);
       tmp_.assign(m, 0);
       for (std::size_t k = 0; k < m; ++k) {
-        const std::size_t d = node_ranks_[first + k];
-        const double q = vq_[v * D + d];
+        const std::size_t d = S.node_ranks[first + k];
+        const double q = S.vq[v * D + d];
         // Pairs from a node's own ranks never go back to their sender: the exact expectation
         // of that exclusion, q_d · Σ_{s≠d} rest_s / (Q − q_s).
         sub_[k] = q * std::max(0.0, inside_weight_[v * N + n] -
                                         (rest_[v * D + d] > 0 ? static_cast<double>(rest_[v * D + d]) / (Q - q) : 0.0));
       }
       sample_multinomial(pairs, sub_, bits, tmp_);
-      std::int64_t* group = group_total_.data() + group_first_[pattern_[v * N + n]];
+      std::int64_t* group = group_total_.data() + S.group_first[S.pattern[v * N + n]];
       for (std::size_t k = 0; k < m; ++k) {
-        out.received_intra[node_ranks_[first + k]] += tmp_[k];
+        out.received_intra[S.node_ranks[first + k]] += tmp_[k];
         group[k] += tmp_[k];
       }
     }
 
   // Each rank's pairs split over its slots, per pattern group.
-  for (std::size_t g = 0; g + 1 < group_first_.size(); ++g) {
-    const std::size_t n = group_node_[g], v = group_class_[g];
-    const std::size_t first = node_first_[n];
-    for (std::size_t k = 0; k < group_first_[g + 1] - group_first_[g]; ++k) {
-      const std::int64_t pairs = group_total_[group_first_[g] + k];
+  for (std::size_t g = 0; g + 1 < S.group_first.size(); ++g) {
+    const std::size_t n = S.group_node[g], v = S.group_class[g];
+    const std::size_t first = S.node_first[n];
+    for (std::size_t k = 0; k < S.group_first[g + 1] - S.group_first[g]; ++k) {
+      const std::int64_t pairs = group_total_[S.group_first[g] + k];
       if (pairs == 0) continue;
-      const std::size_t d = node_ranks_[first + k];
-      const std::size_t sf = slot_first_[d], m = slot_first_[d + 1] - sf;
+      const std::size_t d = S.node_ranks[first + k];
+      const std::size_t sf = S.slot_first[d], m = S.slot_first[d + 1] - sf;
       sub_.resize(m);
       tmp_.assign(m, 0);
-      for (std::size_t i = 0; i < m; ++i) sub_[i] = vw_[v * slots + order_[sf + i]];
+      for (std::size_t i = 0; i < m; ++i) sub_[i] = S.vw[v * slots + S.order[sf + i]];
       sample_multinomial(pairs, sub_, bits, tmp_);
-      for (std::size_t i = 0; i < m; ++i) out.slot_counts[order_[sf + i]] += tmp_[i];
+      for (std::size_t i = 0; i < m; ++i) out.slot_counts[S.order[sf + i]] += tmp_[i];
     }
   }
   for (std::size_t j = 0; j < slots; ++j)
     out.expert_counts[static_cast<std::size_t>(t.slot_expert[j])] += out.slot_counts[j];
-  model_masses(t, tokens, out);
+  model_masses(S, t, tokens, out);
 }
 
 // Pattern groups: per node, the virtual classes whose pairs split identically over the node's
@@ -380,56 +413,56 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
 // group; counts of a group's classes are merged before a split (a sum of independent
 // multinomials with equal probabilities is one multinomial of the summed total). Classes with
 // no mass on a node join no group there (they send it nothing).
-void RoutingSampler::pattern_groups(const RoutingTargets& t, std::size_t V, std::size_t N) {
+void RoutingSampler::pattern_groups(const RoutingTargets& t, std::size_t V, std::size_t N, MarginSetup& S) {
   const auto slots = t.slot_rank.size();
   const auto C = static_cast<std::size_t>(t.classes);
   const std::size_t G = V / C;  // token groups of group-limited routing (1 otherwise)
   // Each node's slots, contiguous.
-  node_slots_.clear();
-  node_slot_first_.assign(N + 1, 0);
+  S.node_slots.clear();
+  S.node_slot_first.assign(N + 1, 0);
   for (std::size_t n = 0; n < N; ++n) {
-    for (std::size_t k = node_first_[n]; k < node_first_[n + 1]; ++k) {
-      const std::size_t d = node_ranks_[k];
-      for (std::size_t i = slot_first_[d]; i < slot_first_[d + 1]; ++i) node_slots_.push_back(order_[i]);
+    for (std::size_t k = S.node_first[n]; k < S.node_first[n + 1]; ++k) {
+      const std::size_t d = S.node_ranks[k];
+      for (std::size_t i = S.slot_first[d]; i < S.slot_first[d + 1]; ++i) S.node_slots.push_back(S.order[i]);
     }
-    node_slot_first_[n + 1] = node_slots_.size();
+    S.node_slot_first[n + 1] = S.node_slots.size();
   }
   // Each class's replica shares over each node's slots (contiguous, to compare).
-  share_by_node_.resize(C * slots);
+  S.share_by_node.resize(C * slots);
   for (std::size_t c = 0; c < C; ++c)
-    for (std::size_t i = 0; i < slots; ++i) share_by_node_[c * slots + i] = t.slot_share[c * slots + node_slots_[i]];
-  pattern_.assign(V * N, kNoGroup);
-  group_first_.assign(1, 0);
-  group_node_.clear();
-  group_class_.clear();
+    for (std::size_t i = 0; i < slots; ++i) S.share_by_node[c * slots + i] = t.slot_share[c * slots + S.node_slots[i]];
+  S.pattern.assign(V * N, kNoGroup);
+  S.group_first.assign(1, 0);
+  S.group_node.clear();
+  S.group_class.clear();
   for (std::size_t n = 0; n < N; ++n) {
-    const std::size_t first_group = group_node_.size();
-    const std::size_t b = node_slot_first_[n], e = node_slot_first_[n + 1];
+    const std::size_t first_group = S.group_node.size();
+    const std::size_t b = S.node_slot_first[n], e = S.node_slot_first[n + 1];
     for (std::size_t v = 0; v < V; ++v) {
-      if (!(node_q_[v * N + n] > 0)) continue;
+      if (!(S.node_q[v * N + n] > 0)) continue;
       const std::size_t c = v / G, k = v % G;
       std::size_t found = kNoGroup;
-      for (std::size_t g = first_group; g < group_node_.size() && found == kNoGroup; ++g) {
-        const std::size_t u = group_class_[g];
+      for (std::size_t g = first_group; g < S.group_node.size() && found == kNoGroup; ++g) {
+        const std::size_t u = S.group_class[g];
         if (u % G != k) continue;
-        const double* x = share_by_node_.data() + c * slots;
-        const double* y = share_by_node_.data() + (u / G) * slots;
+        const double* x = S.share_by_node.data() + c * slots;
+        const double* y = S.share_by_node.data() + (u / G) * slots;
         if (std::equal(x + b, x + e, y + b)) found = g;
       }
       if (found == kNoGroup) {
-        found = group_node_.size();
-        group_node_.push_back(n);
-        group_class_.push_back(v);
-        group_first_.push_back(group_first_.back() + node_first_[n + 1] - node_first_[n]);
+        found = S.group_node.size();
+        S.group_node.push_back(n);
+        S.group_class.push_back(v);
+        S.group_first.push_back(S.group_first.back() + S.node_first[n + 1] - S.node_first[n]);
       }
-      pattern_[v * N + n] = found;
+      S.pattern[v * N + n] = found;
     }
   }
 }
 
 // The model's expected share of all pairs at each rank and node (pair-weighted over classes).
-void RoutingSampler::model_masses(const RoutingTargets& t, std::span<const std::int64_t> tokens,
-                                  RoutingMargins& out) const {
+void RoutingSampler::model_masses(const MarginSetup& S, const RoutingTargets& t,
+                                  std::span<const std::int64_t> tokens, RoutingMargins& out) const {
   const auto D = static_cast<std::size_t>(t.ranks), N = static_cast<std::size_t>(t.nodes());
   std::vector<double> weight(static_cast<std::size_t>(t.classes), 0.0);
   double total = 0;
@@ -442,12 +475,12 @@ void RoutingSampler::model_masses(const RoutingTargets& t, std::span<const std::
   if (total <= 0) return;
   for (std::size_t c = 0; c < weight.size(); ++c) {
     double mass = 0;
-    for (std::size_t d = 0; d < D; ++d) mass += q_[c * D + d];
+    for (std::size_t d = 0; d < D; ++d) mass += S.q[c * D + d];
     if (mass <= 0 || weight[c] <= 0) continue;
     const double scale = weight[c] / total / mass;
-    for (std::size_t d = 0; d < D; ++d) out.rank_mass[d] += scale * q_[c * D + d];
+    for (std::size_t d = 0; d < D; ++d) out.rank_mass[d] += scale * S.q[c * D + d];
   }
-  for (std::size_t d = 0; d < D; ++d) out.node_mass[rank_node_[d]] += out.rank_mass[d];
+  for (std::size_t d = 0; d < D; ++d) out.node_mass[S.rank_node[d]] += out.rank_mass[d];
 }
 
 }  // namespace moesim::workloads
