@@ -253,5 +253,47 @@ TEST(RoutingMargins, ModelMassesFollowTheExpertDistribution) {
   EXPECT_NEAR(m.node_mass[0], m.rank_mass[0] + m.rank_mass[1], 1e-12);
 }
 
+// The sampler keeps each layer's setup between draws: drawing a layer on new targets (or after
+// the popularity moved) gives exactly what a fresh sampler gives from the same random state.
+TEST(RoutingMargins, KeptSetupsDrawAsAFreshSampler) {
+  const int experts = 32, ranks = 8, k = 4;
+  RoutingConfig zipf;
+  zipf.model = "zipf";
+  RoutingConfig drift;
+  drift.model = "dirichlet-drift";
+  const std::vector<std::int64_t> tokens{16, 16, 16, 16, 16, 16, 16, 16};
+  RoutingTargets shares = targets_with_replicas(experts, ranks, 4);  // only the replica shares differ
+  shares.slot_share[0] = 0.25, shares.slot_share[static_cast<std::size_t>(experts)] = 0.75;
+  shares.validate();
+  const std::vector<RoutingTargets> targets = {targets_with_replicas(experts, ranks, 4), shares,
+                                               targets_with_local_split(experts, ranks, 4),
+                                               targets_with_replicas(experts, ranks, 2),
+                                               RoutingTargets::contiguous(experts, ranks)};
+  for (const RoutingConfig& rc : {zipf, drift}) {
+    const auto model = make_routing_model(rc, RoutingShape{experts, 2, k, 1, 1}, 3);
+    RoutingSampler kept(*model, experts, k);
+    Rng rng = make_stream(1, "kept");
+    std::int64_t step = 0;
+    for (int round = 0; round < 2; ++round)
+      for (const RoutingTargets& t : targets)
+        for (int again = 0; again < 2; ++again, ++step)  // each layer twice on the same targets
+          for (int layer = 0; layer < 2; ++layer) {
+            RoutingSampler fresh(*model, experts, k);
+            Rng rng_fresh = rng;
+            RoutingMargins a, b;
+            kept.draw_margins(layer, step, tokens, t, rng, a);
+            fresh.draw_margins(layer, step, tokens, t, rng_fresh, b);
+            const std::string what = rc.model + ", round " + std::to_string(round) + ", layer " + std::to_string(layer);
+            EXPECT_EQ(a.slot_counts, b.slot_counts) << what;
+            EXPECT_EQ(a.received_remote, b.received_remote) << what;
+            EXPECT_EQ(a.received_intra, b.received_intra) << what;
+            EXPECT_EQ(a.self_pairs, b.self_pairs) << what;
+            EXPECT_EQ(a.own_node_pairs, b.own_node_pairs) << what;
+            EXPECT_EQ(a.rank_mass, b.rank_mass) << what;
+            EXPECT_EQ(rng(), rng_fresh()) << what;
+          }
+  }
+}
+
 }  // namespace
 }  // namespace moesim::workloads
