@@ -1,5 +1,6 @@
 // RoutingSampler::draw_margins: the layer's routing as margins (workloads/routing_margins.h).
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "workloads/binomial.h"
@@ -12,6 +13,12 @@ namespace {
 // multinomial per source); larger ones split the node's total once (routing_margins.h).
 constexpr std::size_t kExactIntraRanks = 6;
 constexpr std::size_t kNoGroup = ~std::size_t{0};
+
+// Whether two vectors hold the same bytes (stricter than ==, which is all a kept setup needs).
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
 
 }  // namespace
 
@@ -165,9 +172,11 @@ const RoutingSampler::MarginSetup& RoutingSampler::margin_setup(int moe_layer, c
   if (key >= setups_.size()) setups_.resize(key + 1);
   MarginSetup& S = setups_[key];
   const RoutingTargets& k = S.targets;
-  const bool same = S.valid && S.probs == probs_ && k.ranks == t.ranks && k.experts == t.experts &&
-                    k.classes == t.classes && k.slot_rank == t.slot_rank && k.slot_expert == t.slot_expert &&
-                    k.source_class == t.source_class && k.slot_share == t.slot_share && k.rank_node == t.rank_node;
+  // A step-invariant model gives a layer the same popularity at every step (load_probs).
+  const bool same = S.valid && (model_.is_step_invariant() || same_bits(S.probs, probs_)) && k.ranks == t.ranks &&
+                    k.experts == t.experts && k.classes == t.classes && same_bits(k.slot_rank, t.slot_rank) &&
+                    same_bits(k.slot_expert, t.slot_expert) && same_bits(k.source_class, t.source_class) &&
+                    same_bits(k.slot_share, t.slot_share) && same_bits(k.rank_node, t.rank_node);
   if (!same) {
     S.valid = false;  // until built (a throw leaves it rebuilt next time)
     build_setup(t, S);
