@@ -158,29 +158,8 @@ template <Count kCount>
   }
 }
 
-// How the scale-out leaves sit on a railed placement (RankLayout::railed_block() = g), for
-// direct_railed(): kByPosition when a rank's leaf depends only on its position in its node's
-// block (rail-optimised fabrics: position j of every node under the same leaf), kByNode when no
-// two nodes share a leaf (top-of-rack fabrics), kOther otherwise.
-enum class LeafShape { kByPosition, kByNode, kOther };
-
-LeafShape leaf_shape(const RankLayout& L, int g, int leaves) {
-  bool by_position = true;
-  for (int x = g; x < L.ranks && by_position; ++x)
-    by_position = L.leaf[static_cast<std::size_t>(x)] == L.leaf[static_cast<std::size_t>(x % g)];
-  if (by_position) return LeafShape::kByPosition;
-  std::vector<int> owner(static_cast<std::size_t>(leaves), -1);  // the node block of each leaf
-  for (int x = 0; x < L.ranks; ++x) {
-    const int l = L.leaf[static_cast<std::size_t>(x)];
-    if (l < 0 || l >= leaves) return LeafShape::kOther;
-    int& o = owner[static_cast<std::size_t>(l)];
-    if (o >= 0 && o != x / g) return LeafShape::kOther;
-    o = x / g;
-  }
-  return LeafShape::kByNode;
-}
-
-// Direct (and low-latency) on a railed placement whose leaves are shaped kByPosition or kByNode:
+// Direct (and low-latency) on a railed placement whose leaves follow the position in the node or
+// the node (RankLayout::rail_leaf_classes()):
 // the sums direct() forms, arranged so that every row costs one vectorised pass. Node k's block
 // is [k * g, (k + 1) * g). Per row, one pass adds it into the column sums of the sender's leaf
 // class and sums it by position (g lanes), which gives the row's total and, by position class,
@@ -189,25 +168,13 @@ LeafShape leaf_shape(const RankLayout& L, int g, int leaves) {
 // own node. The association of the sums differs from direct()'s (exact for the integer token
 // counts a simulation passes; within rounding otherwise).
 template <Count kCount>
-[[gnu::always_inline]] inline void direct_railed(const RankLayout& L, const TrafficMatrix& m, double scale, int g,
-                                                 LeafShape shape, A2aVolumes& v) {
-  const int n = L.ranks, K = n / g;
+[[gnu::always_inline]] inline void direct_railed(const RankLayout& L, const TrafficMatrix& m, double scale,
+                                                 A2aVolumes& v) {
+  const int n = L.ranks, g = L.railed_block(), K = n / g;
   const auto N = static_cast<std::size_t>(n), G = static_cast<std::size_t>(g);
-  const bool by_position = shape == LeafShape::kByPosition;
-  // Position classes: positions of a block under the same leaf (kByPosition), else one class.
-  std::vector<int> cls(G, 0);
-  int classes = 1;
-  if (by_position)
-    for (std::size_t j = 0; j < G; ++j) {
-      cls[j] = static_cast<int>(j);
-      for (std::size_t i = 0; i < j; ++i)
-        if (L.leaf[i] == L.leaf[j]) {
-          cls[j] = cls[i];
-          break;
-        }
-      classes = std::max(classes, cls[j] + 1);
-    }
-  const auto C = static_cast<std::size_t>(classes);
+  const bool by_position = L.rail_leaves_by_position();
+  const std::span<const int> cls = L.rail_leaf_classes();  // positions under one leaf, one class
+  const auto C = static_cast<std::size_t>(L.rail_leaf_class_count());
   // Column sums per class, intra, own-node same-class receipts, self, position sums; then the
   // same for message counts.
   std::vector<double> buffer((C + 3) * N + G + (kCount == Count::kReceived ? 3 * N : 0), 0.0);
@@ -394,9 +361,10 @@ void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView
 // their rows' node-k blocks and W[li][k] what they send to node k over the network:
 //   entries x does not receive over scale-up (its own and those it is sent over the network) =
 //   C[li][x], its scale-up sends = (B[li][k] - C[li][x]) * scale, its network receipts = W[li][k].
-// One vertical add and one block sum per row; network sends and receipts are added term for term
-// in hierarchical()'s order (a send counts where !(w * scale <= 0)). The other sums differ from
-// hierarchical()'s only in association (exact for the integer token counts a simulation passes).
+// One vertical add per row (and its block sums when there is no node matrix); network sends and
+// receipts are added term for term in hierarchical()'s order (a send counts where
+// !(w * scale <= 0)). The other sums differ from hierarchical()'s only in association (exact for
+// the integer token counts a simulation passes).
 MOESIM_ROW_PASS_CLONES void hierarchical_railed(const RankLayout& L, const TrafficView& t, double scale,
                                                 A2aVolumes& v) {
   const int n = L.ranks, g = L.railed_block();
@@ -417,10 +385,9 @@ MOESIM_ROW_PASS_CLONES void hierarchical_railed(const RankLayout& L, const Traff
   const auto S = static_cast<std::size_t>(L.local_slots());
   // C [local][rank], B and W [local][node]; per node: the row's block sums, what it sends, the
   // node matrix's row at the active nodes, block_sums8's pair sums.
-  const std::size_t stride = N + 24;  // C's rows, off the matrix rows' cache sets
-  std::vector<double> buffer(S * stride + 2 * S * KK + 7 * KK, 0.0);
+  std::vector<double> buffer(S * N + 2 * S * KK + 7 * KK, 0.0);
   double* const C = buffer.data();
-  double* const B = C + S * stride;
+  double* const B = C + S * N;
   double* const W = B + S * KK;
   double* const sums = W + S * KK;
   double* const out = sums + KK;
@@ -433,7 +400,7 @@ MOESIM_ROW_PASS_CLONES void hierarchical_railed(const RankLayout& L, const Traff
     const double* row = t.pair->row(s);
     const auto li = static_cast<std::size_t>(L.local[static_cast<std::size_t>(s)]);
     const int own = s / g;  // the sender's node, as an index into the active nodes
-    add_to(C + li * stride, row, n);
+    add_to(C + li * N, row, n);
     const double* w = sums;  // what goes over the network to each node: the row's block sums
     if (!by_node) {
       if (g == 8)
@@ -469,7 +436,7 @@ MOESIM_ROW_PASS_CLONES void hierarchical_railed(const RankLayout& L, const Traff
   // C[li] over node k's block.
   for (std::size_t li = 0; li < S; ++li)
     for (std::size_t k = 0; k < KK; ++k) {
-      const double* c = C + li * stride + k * static_cast<std::size_t>(g);
+      const double* c = C + li * N + k * static_cast<std::size_t>(g);
       double b = 0;
       for (int j = 0; j < g; ++j) b += c[j];
       B[li * KK + k] = b;
@@ -477,9 +444,9 @@ MOESIM_ROW_PASS_CLONES void hierarchical_railed(const RankLayout& L, const Traff
   for (std::size_t x = 0; x < N; ++x) {
     const auto li = static_cast<std::size_t>(L.local[x]);
     const std::size_t k = x / static_cast<std::size_t>(g);
-    const double own = C[li * stride + x];
+    const double own = C[li * N + x];
     double col = 0;
-    for (std::size_t l = 0; l < S; ++l) col += C[l * stride + x];
+    for (std::size_t l = 0; l < S; ++l) col += C[l * N + x];
     v.up_send[x] = (B[li * KK + k] - own) * scale;
     v.out_recv[x] = W[li * KK + k];
     v.up_recv[x] = std::max(0.0, col - own) * scale;
@@ -488,13 +455,11 @@ MOESIM_ROW_PASS_CLONES void hierarchical_railed(const RankLayout& L, const Traff
 }
 // direct() for each kind of count, in one function compiled for the row-pass targets.
 MOESIM_ROW_PASS_CLONES void direct_volumes(const RankLayout& L, const TrafficMatrix& m, double scale, Count count,
-                                           int leaves, A2aVolumes& v) {
-  const int g = L.railed_block();
-  const LeafShape shape = g > 0 ? leaf_shape(L, g, leaves) : LeafShape::kOther;
-  if (shape != LeafShape::kOther) switch (count) {
-      case Count::kNone: return direct_railed<Count::kNone>(L, m, scale, g, shape, v);
-      case Count::kSent: return direct_railed<Count::kSent>(L, m, scale, g, shape, v);
-      case Count::kReceived: return direct_railed<Count::kReceived>(L, m, scale, g, shape, v);
+                                           A2aVolumes& v) {
+  if (!L.rail_leaf_classes().empty()) switch (count) {
+      case Count::kNone: return direct_railed<Count::kNone>(L, m, scale, v);
+      case Count::kSent: return direct_railed<Count::kSent>(L, m, scale, v);
+      case Count::kReceived: return direct_railed<Count::kReceived>(L, m, scale, v);
     }
   switch (count) {
     case Count::kNone: return direct<Count::kNone>(L, m, scale, v);
@@ -519,9 +484,9 @@ CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, T
     const TrafficMatrix& m = ll ? t.expert_or_pair() : *t.pair;
     if (ll && !(t.message_bytes > 0)) {
       // One message per non-empty pair, counted on the side the direction reads.
-      direct_volumes(L, m, o.scale, o.direction == Direction::kCombine ? Count::kReceived : Count::kSent, leaves, v);
+      direct_volumes(L, m, o.scale, o.direction == Direction::kCombine ? Count::kReceived : Count::kSent, v);
     } else {
-      direct_volumes(L, m, o.scale, Count::kNone, leaves, v);
+      direct_volumes(L, m, o.scale, Count::kNone, v);
       if (ll)  // messages of message_bytes each: the network bytes over the message size
         for (std::size_t i = 0; i < v.messages.size(); ++i) {
           v.messages[i] = v.out_send[i] / t.message_bytes;

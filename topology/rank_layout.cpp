@@ -122,6 +122,42 @@ void RankLayout::derive_rails() {
       const auto xi = static_cast<std::size_t>(x);
       rail_slot_[xi] = local[xi] * static_cast<int>(K) + static_cast<int>(k);
     }
+  derive_leaf_classes();
+}
+
+void RankLayout::derive_leaf_classes() {
+  const int g = railed_block_;
+  const auto G = static_cast<std::size_t>(g);
+  bool by_position = true;
+  for (std::size_t j = 0; j < G; ++j)
+    if (leaf[j] < 0) return;  // no scale-out leaves: the general paths
+  for (int x = g; x < ranks && by_position; ++x)
+    by_position = leaf[static_cast<std::size_t>(x)] == leaf[static_cast<std::size_t>(x % g)];
+  if (!by_position) {  // by node: no leaf under two node blocks
+    std::vector<int> owner(leaf_begin_.empty() ? 0 : leaf_begin_.size() - 1, -1);
+    for (int x = 0; x < ranks; ++x) {
+      const int l = leaf[static_cast<std::size_t>(x)];
+      if (l < 0 || static_cast<std::size_t>(l) >= owner.size()) return;
+      int& o = owner[static_cast<std::size_t>(l)];
+      if (o >= 0 && o != x / g) return;
+      o = x / g;
+    }
+    rail_leaf_class_.assign(G, 0);
+    rail_leaf_classes_ = 1;
+    return;
+  }
+  rail_leaves_by_position_ = true;
+  rail_leaf_class_.resize(G);
+  rail_leaf_classes_ = 1;
+  for (std::size_t j = 0; j < G; ++j) {
+    rail_leaf_class_[j] = static_cast<int>(j);
+    for (std::size_t i = 0; i < j; ++i)
+      if (leaf[i] == leaf[j]) {
+        rail_leaf_class_[j] = rail_leaf_class_[i];
+        break;
+      }
+    rail_leaf_classes_ = std::max(rail_leaf_classes_, rail_leaf_class_[j] + 1);
+  }
 }
 
 }  // namespace moesim::topology

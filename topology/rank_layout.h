@@ -66,9 +66,17 @@ struct RankLayout {
   // Railed placements: whether the rail's ranks (its forwarders) all sit under one scale-out
   // leaf, so that its hierarchical traffic never crosses a spine.
   bool rail_on_one_leaf(int local_index) const { return rail_one_leaf_[static_cast<std::size_t>(local_index)] != 0; }
+  // Railed placements whose scale-out leaves follow the position in the node block (rail
+  // fabrics: position j of every node under one leaf) or the node (no two nodes share a leaf):
+  // each block position's leaf class, positions under one leaf sharing a class (all 0 when the
+  // leaves follow the nodes). Empty otherwise.
+  std::span<const int> rail_leaf_classes() const { return rail_leaf_class_; }
+  int rail_leaf_class_count() const { return rail_leaf_classes_; }
+  bool rail_leaves_by_position() const { return rail_leaves_by_position_; }
 
  private:
   void derive_rails();
+  void derive_leaf_classes();
   void look_up_links(const Cluster& cluster);
   template <class T>
   static std::span<const T> group(const std::vector<T>& items, const std::vector<int>& begin, int g) {
@@ -87,6 +95,9 @@ struct RankLayout {
   std::vector<int> rail_forwarder_;           // [local * active nodes + k], railed placements only
   std::vector<int> rail_slot_;                // [rank], railed placements only
   std::vector<char> rail_one_leaf_;           // [local], railed placements only
+  std::vector<int> rail_leaf_class_;          // [position in the block], see rail_leaf_classes()
+  int rail_leaf_classes_ = 0;
+  bool rail_leaves_by_position_ = false;
   std::vector<BoundingLink> rank_links_;      // [rank * 6 + j]
   std::vector<int> leaf_link_begin_;          // leaf_links_ of leaf l: [begin[l], begin[l + 1])
   std::vector<BoundingLink> leaf_links_;      // up, down, up, down, ...
