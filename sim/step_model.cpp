@@ -1,6 +1,7 @@
 #include "sim/step_model.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "models/layer_ops.h"
 #include "sim/check.h"
@@ -172,11 +173,9 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   mb.combine_ns = combine_ns;
   double send = 0;
   if (low_latency_) {
-    const auto per = static_cast<std::size_t>(routing_.slots_per_rank());
-    const auto slots = routing_.slot_counts();
     for (std::size_t r = 0; r < mb.dispatch_send.size(); ++r) {
-      std::int64_t received = 0;
-      for (std::size_t j = r * per; j < (r + 1) * per; ++j) received += slots[j];
+      const auto local = routing_.local_counts(static_cast<int>(r));
+      const std::int64_t received = std::accumulate(local.begin(), local.end(), std::int64_t{0});
       const auto p = low_latency_phases(model_, cost_, mb.tokens[r], received, dispatch_bytes_per_token_,
                                         combine_bytes_per_token_);
       mb.dispatch_send[r] = p.dispatch_send;
