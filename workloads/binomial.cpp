@@ -155,4 +155,26 @@ void sample_multinomial(std::int64_t n, std::span<const double> probs, FastBits&
   }
 }
 
+void multinomial_conditionals(std::span<const double> probs, std::span<double> cond) {
+  double mass = 0;
+  for (const double q : probs) mass += q;
+  for (std::size_t i = 0; i < probs.size(); ++i) {
+    if (probs[i] <= 0) {
+      cond[i] = 0;
+      continue;
+    }
+    cond[i] = i + 1 == probs.size() || probs[i] >= mass ? 1.0 : std::min(1.0, probs[i] / mass);
+    mass -= probs[i];
+  }
+}
+
+void sample_conditional(std::int64_t n, std::span<const double> cond, FastBits& bits, std::span<std::int64_t> out) {
+  for (std::size_t i = 0; i < cond.size() && n > 0; ++i) {
+    if (cond[i] <= 0) continue;
+    const std::int64_t c = binomial(n, cond[i], bits);  // cond 1: all that is left, no bits drawn
+    out[i] += c;
+    n -= c;
+  }
+}
+
 }  // namespace moesim::workloads

@@ -22,4 +22,11 @@ std::int64_t sample_binomial(std::int64_t n, double p, FastBits& bits);
 // normalised (zero total mass draws nothing).
 void sample_multinomial(std::int64_t n, std::span<const double> probs, FastBits& bits, std::span<std::int64_t> out);
 
+// The same draw split in two, for weights used many times: multinomial_conditionals writes the
+// conditional probabilities sample_multinomial derives from `probs` (cond[i]: the share of what
+// is left that category i takes; 1 takes it all, 0 skips), computed by the same operations, so
+// sample_conditional(n, cond, ...) consumes the same bits and adds the same counts to out.
+void multinomial_conditionals(std::span<const double> probs, std::span<double> cond);
+void sample_conditional(std::int64_t n, std::span<const double> cond, FastBits& bits, std::span<std::int64_t> out);
+
 }  // namespace moesim::workloads

@@ -88,15 +88,23 @@ class RoutingSampler {
     std::vector<double> w, q, vw, vq, node_q, share_by_node;
     std::vector<std::size_t> slot_group, rank_node, node_first, node_ranks, slot_first, order, rank_pos;
     std::vector<std::size_t> node_slots, node_slot_first, pattern, group_first, group_node, group_class;
+    // Conditional split probabilities (binomial.h, multinomial_conditionals) of the fixed-weight
+    // splits: rank_cond[v * ranks + node_first[n] + k], class v's pairs on node n over its ranks;
+    // slot_cond[v * slots + slot_first[d] + i], class v's pairs on rank d over its slots.
+    std::vector<double> rank_cond, slot_cond;
+    // The model's masses (model_masses) for the per-class token weights they were computed for.
+    std::vector<double> mass_weights, rank_mass, node_mass;
   };
 
   void load_probs(int moe_layer, std::int64_t step);
-  const MarginSetup& margin_setup(int moe_layer, const RoutingTargets& t);
+  MarginSetup& margin_setup(int moe_layer, const RoutingTargets& t);
   void build_setup(const RoutingTargets& t, MarginSetup& s);
   void virtual_weights(const RoutingTargets& t, MarginSetup& s);
   void virtual_rows(std::span<const std::int64_t> tokens, const RoutingTargets& t, Rng& rng);
-  void model_masses(const MarginSetup& s, const RoutingTargets& t, std::span<const std::int64_t> tokens,
-                    RoutingMargins& out) const;
+  void model_masses(MarginSetup& s, const RoutingTargets& t, std::span<const std::int64_t> tokens,
+                    RoutingMargins& out);
+  static void masses_from_weights(const MarginSetup& s, const RoutingTargets& t, std::vector<double>& rank_mass,
+                                  std::vector<double>& node_mass);
   static void pattern_groups(const RoutingTargets& t, std::size_t V, std::size_t N, MarginSetup& s);
   void check(const RoutingTargets& t) const;
   void reset(const RoutingTargets& t, LayerCounts& out) const;
@@ -123,7 +131,7 @@ class RoutingSampler {
   // Margins scratch.
   std::vector<MarginSetup> setups_;  // [MoE layer]
   LayerCounts full_;
-  std::vector<double> inside_weight_, node_w_, group_mass_;
+  std::vector<double> inside_weight_, node_w_, group_mass_, class_tokens_;
   std::vector<std::size_t> row_src_;
   std::vector<int> row_class_, zero_class_;
   std::vector<std::int64_t> row_pairs_, row_own_, row_nodes_, selections_;

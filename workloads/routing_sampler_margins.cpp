@@ -167,7 +167,7 @@ void RoutingSampler::virtual_rows(std::span<const std::int64_t> tokens, const Ro
 }
 
 // The layer's setup: rebuilt only when the popularity or the targets differ from the kept one's.
-const RoutingSampler::MarginSetup& RoutingSampler::margin_setup(int moe_layer, const RoutingTargets& t) {
+RoutingSampler::MarginSetup& RoutingSampler::margin_setup(int moe_layer, const RoutingTargets& t) {
   const auto key = static_cast<std::size_t>(std::max(0, moe_layer));
   if (key >= setups_.size()) setups_.resize(key + 1);
   MarginSetup& S = setups_[key];
@@ -182,6 +182,7 @@ const RoutingSampler::MarginSetup& RoutingSampler::margin_setup(int moe_layer, c
     build_setup(t, S);
     S.probs = probs_;
     S.targets = t;
+    S.mass_weights.clear();  // model_masses recomputes
     S.valid = true;
   }
   return S;
@@ -226,6 +227,26 @@ void RoutingSampler::build_setup(const RoutingTargets& t, MarginSetup& S) {
   for (std::size_t n = 0; n < N; ++n)
     for (std::size_t k = S.node_first[n]; k < S.node_first[n + 1]; ++k) S.rank_pos[S.node_ranks[k]] = k - S.node_first[n];
   pattern_groups(t, V, N, S);
+
+  // Conditionals of the splits whose weights are fixed by the setup: each node's ranks, each
+  // rank's slots, per virtual class.
+  S.rank_cond.assign(V * D, 0.0);
+  S.slot_cond.assign(V * slots, 0.0);
+  std::vector<double> weights;
+  for (std::size_t v = 0; v < V; ++v) {
+    for (std::size_t n = 0; n < N; ++n) {
+      const std::size_t first = S.node_first[n], m = S.node_first[n + 1] - first;
+      weights.resize(m);
+      for (std::size_t k = 0; k < m; ++k) weights[k] = S.vq[v * D + S.node_ranks[first + k]];
+      multinomial_conditionals(weights, std::span<double>(S.rank_cond.data() + v * D + first, m));
+    }
+    for (std::size_t d = 0; d < D; ++d) {
+      const std::size_t sf = S.slot_first[d], m = S.slot_first[d + 1] - sf;
+      weights.resize(m);
+      for (std::size_t i = 0; i < m; ++i) weights[i] = S.vw[v * slots + S.order[sf + i]];
+      multinomial_conditionals(weights, std::span<double>(S.slot_cond.data() + v * slots + sf, m));
+    }
+  }
 }
 
 void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens,
@@ -241,7 +262,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
   if (tokens.size() != static_cast<std::size_t>(t.ranks))
     throw std::invalid_argument("routing sampler: one token count per source rank expected");
   load_probs(moe_layer, step);
-  const MarginSetup& S = margin_setup(moe_layer, t);
+  MarginSetup& S = margin_setup(moe_layer, t);
   virtual_rows(tokens, t, rng);
 
   const auto D = static_cast<std::size_t>(t.ranks), N = static_cast<std::size_t>(t.nodes());
@@ -333,10 +354,8 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
     std::int64_t* group = group_total_.data() + S.group_first[S.pattern[v * N + own]];
     if (m <= kExactIntraRanks) {
       // The row's own-node pairs over the node's ranks, its source included (self pairs).
-      sub_.resize(m);
       tmp_.assign(m, 0);
-      for (std::size_t k = 0; k < m; ++k) sub_[k] = S.vq[v * D + S.node_ranks[first + k]];
-      sample_multinomial(y, sub_, bits, tmp_);
+      sample_conditional(y, std::span<const double>(S.rank_cond.data() + v * D + first, m), bits, tmp_);
       for (std::size_t k = 0; k < m; ++k) {
         const std::size_t d = S.node_ranks[first + k];
         (d == s ? out.self_pairs[s] : out.received_intra[d]) += tmp_[k];
@@ -362,10 +381,8 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
     for (std::size_t u = 0; u < V; ++u)
       if (S.pattern[u * N + n] == g) pairs += remote_[u * N + n];
     if (pairs == 0) continue;
-    sub_.resize(m);
     tmp_.assign(m, 0);
-    for (std::size_t k = 0; k < m; ++k) sub_[k] = S.vq[v * D + S.node_ranks[first + k]];
-    sample_multinomial(pairs, sub_, bits, tmp_);
+    sample_conditional(pairs, std::span<const double>(S.rank_cond.data() + v * D + first, m), bits, tmp_);
     std::int64_t* group = group_total_.data() + S.group_first[g];
     for (std::size_t k = 0; k < m; ++k) {
       out.received_remote[S.node_ranks[first + k]] += tmp_[k];
@@ -405,10 +422,8 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
       if (pairs == 0) continue;
       const std::size_t d = S.node_ranks[first + k];
       const std::size_t sf = S.slot_first[d], m = S.slot_first[d + 1] - sf;
-      sub_.resize(m);
       tmp_.assign(m, 0);
-      for (std::size_t i = 0; i < m; ++i) sub_[i] = S.vw[v * slots + S.order[sf + i]];
-      sample_multinomial(pairs, sub_, bits, tmp_);
+      sample_conditional(pairs, std::span<const double>(S.slot_cond.data() + v * slots + sf, m), bits, tmp_);
       for (std::size_t i = 0; i < m; ++i) out.slot_counts[S.order[sf + i]] += tmp_[i];
     }
   }
@@ -470,26 +485,40 @@ void RoutingSampler::pattern_groups(const RoutingTargets& t, std::size_t V, std:
 }
 
 // The model's expected share of all pairs at each rank and node (pair-weighted over classes).
-void RoutingSampler::model_masses(const MarginSetup& S, const RoutingTargets& t,
-                                  std::span<const std::int64_t> tokens, RoutingMargins& out) const {
-  const auto D = static_cast<std::size_t>(t.ranks), N = static_cast<std::size_t>(t.nodes());
-  std::vector<double> weight(static_cast<std::size_t>(t.classes), 0.0);
-  double total = 0;
-  for (std::size_t s = 0; s < D; ++s) {
-    weight[static_cast<std::size_t>(t.source_class[s])] += static_cast<double>(tokens[s]);
-    total += static_cast<double>(tokens[s]);
+void RoutingSampler::model_masses(MarginSetup& S, const RoutingTargets& t,
+                                  std::span<const std::int64_t> tokens, RoutingMargins& out) {
+  const auto D = static_cast<std::size_t>(t.ranks);
+  // The masses depend on the tokens only through each class's total (integers: exact sums),
+  // so they are kept with the setup and recomputed when those totals change.
+  class_tokens_.assign(static_cast<std::size_t>(t.classes), 0.0);
+  for (std::size_t s = 0; s < D; ++s)
+    class_tokens_[static_cast<std::size_t>(t.source_class[s])] += static_cast<double>(tokens[s]);
+  if (!same_bits(S.mass_weights, class_tokens_)) {
+    S.mass_weights = class_tokens_;
+    masses_from_weights(S, t, S.rank_mass, S.node_mass);
   }
-  out.rank_mass.assign(D, 0.0);
-  out.node_mass.assign(N, 0.0);
+  out.rank_mass = S.rank_mass;
+  out.node_mass = S.node_mass;
+}
+
+// The masses for S.mass_weights (the tokens of each class).
+void RoutingSampler::masses_from_weights(const MarginSetup& S, const RoutingTargets& t, std::vector<double>& rank_mass,
+                                         std::vector<double>& node_mass) {
+  const auto D = static_cast<std::size_t>(t.ranks), N = static_cast<std::size_t>(t.nodes());
+  const std::vector<double>& weight = S.mass_weights;
+  double total = 0;
+  for (const double w : weight) total += w;
+  rank_mass.assign(D, 0.0);
+  node_mass.assign(N, 0.0);
   if (total <= 0) return;
   for (std::size_t c = 0; c < weight.size(); ++c) {
     double mass = 0;
     for (std::size_t d = 0; d < D; ++d) mass += S.q[c * D + d];
     if (mass <= 0 || weight[c] <= 0) continue;
     const double scale = weight[c] / total / mass;
-    for (std::size_t d = 0; d < D; ++d) out.rank_mass[d] += scale * S.q[c * D + d];
+    for (std::size_t d = 0; d < D; ++d) rank_mass[d] += scale * S.q[c * D + d];
   }
-  for (std::size_t d = 0; d < D; ++d) out.node_mass[S.rank_node[d]] += out.rank_mass[d];
+  for (std::size_t d = 0; d < D; ++d) node_mass[S.rank_node[d]] += rank_mass[d];
 }
 
 }  // namespace moesim::workloads
