@@ -71,6 +71,8 @@ void read_moe(const MapReader& m, const Field& ranks, const ClusterShape& cluste
     p.comm.algorithm = as_choice(*f, "all-to-all algorithm", names_of(topology::all_to_all_algorithms()));
   if (auto f = m.get("fidelity"))
     p.comm.fidelity = as_choice(*f, "network fidelity", names_of(topology::network_fidelities()));
+  if (auto f = m.get("ll_intra_node"))
+    p.comm.ll_network_only = as_choice(*f, "intra-node transport", {"scale-up", "network"}) == "network";
 
   const Field& ep_field = ep ? *ep : tp ? *tp : ranks;
   const int experts = model.routed_experts;
@@ -130,7 +132,7 @@ void read_pool(const MapReader& m, const ClusterShape& cluster, const models::Mo
   const auto tp = attention.get("tp");
 
   const MapReader moe = m.map("moe", {"ep", "tp", "placement", "redundant_experts", "replica_split",
-                                      "rebalance_interval", "comm", "fidelity"});
+                                      "rebalance_interval", "comm", "fidelity", "ll_intra_node"});
 
   const MapReader overlap = m.map("overlap", {"scheme", "comm_sm_share"});
   if (auto f = overlap.get("scheme"))

@@ -36,6 +36,14 @@ struct BatchConfig {
 struct MoeCommConfig {
   std::string algorithm = "direct";  // direct, hierarchical (DeepEP normal), low-latency (DeepEP LL)
   std::string fidelity = "analytic";  // analytic or flow
+  // YAML `ll_intra_node: scale-up | network`: how DeepEP's low-latency kernels reach the ranks of
+  // their own scale-up domain: over its links (default) or over RDMA like every other peer, as
+  // they did before their NVLink support (May 2025) and do with NVLink traffic disabled, which
+  // their hook-based overlap requires (topology::AllToAllOptions::network_only). Like DeepEP's
+  // allow_nvlink_for_low_latency_mode, a property of the low-latency kernels: the other
+  // algorithms never send a pair over the network inside a domain.
+  bool ll_network_only = false;
+  bool network_only() const { return ll_network_only && algorithm == "low-latency"; }
 };
 
 // Speculative decoding (sim/speculative.h): each decode step verifies `tokens` draft tokens per

@@ -41,6 +41,7 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
       timeline_(deployment.ranks()) {
   dispatch_options_.algorithm = combine_options_.algorithm = deployment.config().comm.algorithm;
   dispatch_options_.fidelity = combine_options_.fidelity = deployment.config().comm.fidelity;
+  dispatch_options_.network_only = combine_options_.network_only = deployment.config().comm.network_only();
   dispatch_options_.direction = topology::Direction::kDispatch;
   dispatch_options_.scale = dispatch_bytes_per_token_;
   combine_options_.direction = topology::Direction::kCombine;

@@ -30,6 +30,7 @@ struct CommOptions {
   std::string fidelity = "analytic";
   std::string payload;  // default: fp8 dispatch, bf16 combine
   std::string routing = "uniform";
+  std::string intra_node = "scale-up";  // or network (topology::AllToAllOptions::network_only)
   int ep = 8, tokens = 128, hidden = 7168, topk = 8, experts = 256;
   int groups = 0, top_groups = 4;
 };
@@ -52,6 +53,8 @@ int run_comm(const CommOptions& o) {
   if (o.op != "dispatch" && o.op != "combine") throw TopologyError("--op must be dispatch or combine");
   if (o.routing != "uniform" && o.routing != "node-limited")
     throw TopologyError("--routing must be uniform or node-limited");
+  if (o.intra_node != "scale-up" && o.intra_node != "network")
+    throw TopologyError("--intra-node must be scale-up or network");
   std::vector<int> devices(static_cast<std::size_t>(o.ep));
   std::iota(devices.begin(), devices.end(), 0);
   topology::MoeRouting routing{o.tokens, o.experts, o.topk, 0, 0};
@@ -75,6 +78,7 @@ int run_comm(const CommOptions& o) {
   a.fidelity = o.fidelity;
   a.direction = o.op == "dispatch" ? topology::Direction::kDispatch : topology::Direction::kCombine;
   a.scale = token_bytes;
+  a.network_only = o.intra_node == "network";
   topology::AllToAllTraffic t = traffic;
   t.message_bytes = token_bytes;
   const topology::CommResult r = topology::all_to_all(cluster, devices, t, a);
@@ -112,6 +116,9 @@ Command add_comm_command(CLI::App& app) {
   cmd->add_option("--op", o->op, "dispatch or combine");
   cmd->add_option("--algo", o->algo, "direct, hierarchical or low-latency");
   cmd->add_option("--fidelity", o->fidelity, "analytic or flow");
+  cmd->add_option("--intra-node", o->intra_node,
+                  "How pairs inside a scale-up domain travel: scale-up (default) or network (through the NICs, "
+                  "as DeepEP low-latency kernels without NVLink traffic)");
   cmd->add_option("--ep", o->ep, "Expert-parallel ranks")->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--tokens", o->tokens, "Tokens per rank")->check(CLI::Range(1, 1 << 24));
   cmd->add_option("--hidden", o->hidden, "Hidden size")->check(CLI::Range(1, 1 << 20));

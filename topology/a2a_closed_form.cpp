@@ -473,6 +473,8 @@ MOESIM_ROW_PASS_CLONES void direct_volumes(const RankLayout& L, const TrafficMat
 CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, TrafficView t,
                                   const AllToAllOptions& o) {
   const int leaves = static_cast<int>(cluster.leaves().size());
+  if (L.network_only() != o.network_only)
+    throw TopologyError("all-to-all closed form: the rank layout and the options disagree on network_only");
   A2aVolumes v(L.ranks, std::max(leaves, 1));
   if (o.algorithm == "hierarchical") {
     if (L.railed_block() > 0)

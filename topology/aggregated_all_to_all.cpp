@@ -104,11 +104,13 @@ CommResult AggregatedAllToAll::operator()(const AggregatedTraffic& t, const AllT
       throw TopologyError("aggregated all-to-all: traffic margins and rank placement disagree on the shape");
   A2aVolumes v(layout_.ranks, std::max(static_cast<int>(cluster_.leaves().size()), 1));
   if (o.algorithm == "hierarchical") {
+    if (o.network_only)
+      throw TopologyError("hierarchical all-to-all forwards over the scale-up fabric: it cannot send every pair over the network");
     hierarchical(t, o.scale, v);
   } else if (o.algorithm == "low-latency") {
-    direct(t.pairs, o.scale, t.message_bytes, v);
+    direct(t.pairs, o.scale, t.message_bytes, o.network_only, v);
   } else if (o.algorithm == "direct") {
-    direct(t.rank_tokens, o.scale, 0.0, v);
+    direct(t.rank_tokens, o.scale, 0.0, o.network_only, v);
   } else {
     std::string names;
     for (const auto& a : all_to_all_algorithms()) names += (names.empty() ? "" : ", ") + std::string(a.name);
@@ -117,12 +119,13 @@ CommResult AggregatedAllToAll::operator()(const AggregatedTraffic& t, const AllT
   return closed_form_result(cluster_, layout_, v, o);
 }
 
-void AggregatedAllToAll::direct(const TrafficMargins& m, double scale, double message_bytes, A2aVolumes& v) const {
+void AggregatedAllToAll::direct(const TrafficMargins& m, double scale, double message_bytes, bool network_only,
+                                A2aVolumes& v) const {
   const int n = layout_.ranks;
   for (int s = 0; s < n; ++s) {
     const auto i = static_cast<std::size_t>(s);
     const double* row = m.sent_to_node.data() + i * static_cast<std::size_t>(nodes_);
-    const double own = row[rank_node_[i]];
+    const double own = network_only ? 0.0 : row[rank_node_[i]];
     const double up = own * scale, out = std::max(0.0, sum(row, nodes_) - own) * scale;
     v.up_send[i] = up;
     v.out_send[i] = out;
@@ -132,13 +135,63 @@ void AggregatedAllToAll::direct(const TrafficMargins& m, double scale, double me
   }
   for (int d = 0; d < n; ++d) {
     const auto i = static_cast<std::size_t>(d);
-    v.up_recv[i] = m.received_intra[i] * scale;
-    v.out_recv[i] = m.received_remote[i] * scale;
+    v.up_recv[i] = network_only ? 0.0 : m.received_intra[i] * scale;
+    v.out_recv[i] = (network_only ? m.received_intra[i] + m.received_remote[i] : m.received_remote[i]) * scale;
     if (message_bytes > 0) v.messages_in[i] = v.out_recv[i] / message_bytes;
     v.any_up = v.any_up || v.up_recv[i] > 0;
     v.any_out = v.any_out || v.out_recv[i] > 0;
   }
   leaves(m, scale, v);
+  if (network_only) own_node_leaves(m, scale, v);
+}
+
+// Pairs inside a node sent over the network (network_only): a sender's internal pairs land on
+// its node peers in proportion to their internal receipts, so the part off its leaf is the
+// off-leaf peers' share of the node's internal receipts less its own; a receiver's came from
+// its peers in proportion to their internal sends. (Conditional expectations given the
+// margins, as for the pairs between nodes; with no receipts to weigh by, the peers count alike.)
+void AggregatedAllToAll::own_node_leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const {
+  if (leaf_count_ == 0) return;
+  const auto L = static_cast<std::size_t>(leaf_count_), N = static_cast<std::size_t>(nodes_);
+  std::vector<double> buffer(3 * N * L + 3 * N, 0.0);
+  double* recv_on = buffer.data();    // [n * L + l] internal receipts of node n's ranks on leaf l
+  double* sent_on = recv_on + N * L;  // likewise internal sends
+  double* ranks_on = sent_on + N * L;
+  double* recv_total = ranks_on + N * L;
+  double* sent_total = recv_total + N;
+  double* ranks_total = sent_total + N;
+  const auto own_sent = [&](std::size_t i) {
+    return m.sent_to_node[i * N + static_cast<std::size_t>(rank_node_[i])];
+  };
+  for (int r = 0; r < layout_.ranks; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    const int l = layout_.leaf[i];
+    if (l < 0) continue;
+    const auto n = static_cast<std::size_t>(rank_node_[i]), k = n * L + static_cast<std::size_t>(l);
+    recv_on[k] += m.received_intra[i];
+    sent_on[k] += own_sent(i);
+    ranks_on[k] += 1;
+    recv_total[n] += m.received_intra[i];
+    sent_total[n] += own_sent(i);
+    ranks_total[n] += 1;
+  }
+  // The share of a weight over node n's ranks other than rank i that sits off leaf l (i on l).
+  const auto off_leaf = [&](const double* on, const double* total, double own, std::size_t n, std::size_t l) {
+    const std::size_t k = n * L + l;
+    if (total[n] - own > 0) return std::max(0.0, (total[n] - on[k]) / (total[n] - own));
+    return ranks_total[n] > 1 ? (ranks_total[n] - ranks_on[k]) / (ranks_total[n] - 1) : 0.0;
+  };
+  for (int r = 0; r < layout_.ranks; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    const int l = layout_.leaf[i];
+    if (l < 0) continue;
+    const auto li = static_cast<std::size_t>(l), n = static_cast<std::size_t>(rank_node_[i]);
+    const double up = own_sent(i) * off_leaf(recv_on, recv_total, m.received_intra[i], n, li);
+    const double down = m.received_intra[i] * off_leaf(sent_on, sent_total, own_sent(i), n, li);
+    v.leaf_up[li] += up * scale;
+    v.leaf_down[li] += down * scale;
+    v.any_cross_leaf = v.any_cross_leaf || up > 0 || down > 0;
+  }
 }
 
 // Cross-leaf volumes at their conditional expectation given the margins (see the header).

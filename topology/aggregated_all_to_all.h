@@ -12,7 +12,10 @@
 //    lands on ranks of another leaf follows node n's received shares per leaf, and the part of a
 //    receiver's traffic sent from another leaf follows the senders' shares into its node;
 //  - hierarchical forwarding: the forwarder of each (source rail, node) relays to every rank of
-//    the node in proportion to that rank's remote receipts.
+//    the node in proportion to that rank's remote receipts;
+//  - with AllToAllOptions::network_only, the leaves of a sender's pairs inside its own node
+//    follow its node peers' shares of the node's internal receipts (and a receiver's, its
+//    peers' shares of the internal sends).
 // Both sum many independent pairs, so their relative fluctuation is small next to the per-device
 // volumes, which carry the skew.
 #pragma once
@@ -54,9 +57,10 @@ class AggregatedAllToAll {
   CommResult operator()(const AggregatedTraffic& traffic, const AllToAllOptions& options) const;
 
  private:
-  void direct(const TrafficMargins& m, double scale, double message_bytes, A2aVolumes& v) const;
+  void direct(const TrafficMargins& m, double scale, double message_bytes, bool network_only, A2aVolumes& v) const;
   void hierarchical(const AggregatedTraffic& t, double scale, A2aVolumes& v) const;
   void leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const;
+  void own_node_leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const;
 
   const Cluster& cluster_;
   RankLayout layout_;

@@ -29,10 +29,12 @@ void check(const Cluster& cluster, const std::vector<int>& rank_device, const Tr
   if (t.has_node() && (t.node->ranks() != n || t.node->nodes() != cluster.num_nodes()))
     throw TopologyError("all-to-all: the node matrix must be ranks x cluster nodes");
   if (!(o.scale >= 0)) throw TopologyError("all-to-all: scale must be non-negative");
+  if (o.network_only && o.algorithm == "hierarchical")
+    throw TopologyError("hierarchical all-to-all forwards over the scale-up fabric: it cannot send every pair over the network");
 }
 
-void add(std::vector<Flow>& flows, int src, int dst, double bytes, double messages = 0) {
-  if (bytes > 0 && src != dst) flows.push_back({src, dst, bytes, messages});
+void add(std::vector<Flow>& flows, int src, int dst, double bytes, double messages = 0, bool network = false) {
+  if (bytes > 0 && src != dst) flows.push_back({src, dst, bytes, messages, network});
 }
 
 }  // namespace
@@ -84,7 +86,7 @@ Schedule all_to_all_schedule(const Cluster& cluster, const std::vector<int>& ran
         const double b = m.at(s, d) * o.scale;
         if (b <= 0 || s == d) continue;
         const double msgs = !ll ? 0.0 : t.message_bytes > 0 ? b / t.message_bytes : 1.0;
-        add(stage.flows, dev(s), dev(d), b, msgs);
+        add(stage.flows, dev(s), dev(d), b, msgs, o.network_only);
       }
   }
   if (o.direction == Direction::kCombine)
@@ -98,7 +100,8 @@ CommResult all_to_all(const Cluster& cluster, const std::vector<int>& rank_devic
                       const AllToAllOptions& options) {
   if (options.fidelity == "analytic" && cluster.regular()) {
     check(cluster, rank_device, traffic, options);
-    return all_to_all_closed_form(cluster, *cluster.route_cache().layout(cluster, rank_device), traffic, options);
+    return all_to_all_closed_form(cluster, *cluster.route_cache().layout(cluster, rank_device, options.network_only),
+                                  traffic, options);
   }
   return run_schedule(cluster, all_to_all_schedule(cluster, rank_device, traffic, options),
                       find_fidelity(options.fidelity));

@@ -8,6 +8,11 @@
 //                 forwards it over NVLink to the destination ranks; both hops are pipelined.
 //   low-latency   DeepEP low-latency mode: one message per token-expert pair, straight to the
 //                 expert's rank (RDMA across domains, NVLink inside), plus a per-message term.
+// With `network_only`, direct and low-latency send the pairs between ranks of one scale-up
+// domain over the scale-out network too (through both NICs, and a spine where their leaves
+// differ): DeepEP's low-latency kernels did so for every peer until NVLink support for them
+// (DeepEP PR #173, 2025-05-23), and still do with NVLink traffic disabled, which hook-based
+// overlap requires. Hierarchical forwarding is defined by its NVLink hop and rejects it.
 // The analytic fidelity on a preset fabric uses closed-form per-device, per-leaf volumes
 // (topology/a2a_closed_form.h), equal to analytic on the routed schedule but O(ranks²) cheap.
 #pragma once
@@ -29,6 +34,7 @@ struct AllToAllOptions {
   std::string fidelity = "analytic";
   Direction direction = Direction::kDispatch;  // kCombine reverses every flow
   double scale = 1.0;                          // multiplies every traffic entry (tokens -> bytes)
+  bool network_only = false;                   // see above: intra-domain pairs over the network
 };
 
 struct AlgorithmInfo {

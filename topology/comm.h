@@ -17,6 +17,7 @@ struct Flow {
   int dst = -1;
   double bytes = 0;
   double messages = 0;  // separate messages (low-latency mode); 0 for bulk transfers
+  bool network = false;  // routed over the scale-out network even inside a scale-up domain
 };
 
 struct Stage {

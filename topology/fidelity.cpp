@@ -14,15 +14,17 @@ namespace {
 class Routes {
  public:
   explicit Routes(const Cluster& c) : c_(c) {}
-  const Route& operator()(int src, int dst) {
-    if (src != src_) from_ = &c_.routes_from(src), src_ = src;
-    return (*from_)[static_cast<std::size_t>(dst)];
+  const Route& operator()(const Flow& f) {
+    if (f.src != src_ || f.network != network_)
+      from_ = &c_.route_cache().routes_from(c_, f.src, f.network), src_ = f.src, network_ = f.network;
+    return (*from_)[static_cast<std::size_t>(f.dst)];
   }
 
  private:
   const Cluster& c_;
   const std::vector<Route>* from_ = nullptr;
   int src_ = -1;
+  bool network_ = false;
 };
 
 // Adds every flow's bytes to the links of its route; returns max over links of load / capacity.
@@ -32,7 +34,7 @@ double route_loads(const Cluster& cluster, const std::vector<Flow>& flows, std::
   Routes route(cluster);
   for (const Flow& f : flows) {
     if (f.bytes <= 0 || f.src == f.dst) continue;
-    for (const RouteHop& h : route(f.src, f.dst).hops) stage[static_cast<std::size_t>(h.link)] += f.bytes * h.fraction;
+    for (const RouteHop& h : route(f).hops) stage[static_cast<std::size_t>(h.link)] += f.bytes * h.fraction;
   }
   double worst = 0;
   for (std::size_t l = 0; l < stage.size(); ++l) {
@@ -72,9 +74,10 @@ class FlowFidelity final : public NetworkFidelity {
     p.fraction.reserve(4 * flows.size());
     const FlowRoutes* routes = nullptr;
     int src = -1;
+    bool network = false;
     for (const Flow& f : flows) {
       if (f.bytes <= 0 || f.src == f.dst) continue;
-      if (f.src != src) routes = &flow_routes_from(cluster, src = f.src);
+      if (f.src != src || f.network != network) routes = &flow_routes_from(cluster, src = f.src, network = f.network);
       p.add_flow(f.bytes);
       const auto dst = static_cast<std::size_t>(f.dst);
       for (int k = routes->offset[dst]; k < routes->offset[dst + 1]; ++k) {
@@ -132,8 +135,8 @@ CommResult run_schedule(const Cluster& cluster, const Schedule& schedule, const 
     Routes route(cluster);
     for (const Flow& f : s.flows) {
       if (f.bytes <= 0 || f.src == f.dst) continue;
-      latency = std::max(latency, route(f.src, f.dst).latency_ns);
-      if (f.messages > 0 && !cluster.same_scaleup_domain(f.src, f.dst)) messages[f.src] += f.messages;
+      latency = std::max(latency, route(f).latency_ns);
+      if (f.messages > 0 && (f.network || !cluster.same_scaleup_domain(f.src, f.dst))) messages[f.src] += f.messages;
     }
     double msg = 0;
     for (const auto& [device, count] : messages) msg = std::max(msg, count * message_ns);

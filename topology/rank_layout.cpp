@@ -20,12 +20,12 @@ void bucket(const std::vector<int>& group_of, int groups, std::vector<int>& begi
 
 }  // namespace
 
-RankLayout::RankLayout(const Cluster& cluster, const std::vector<int>& rank_device)
-    : ranks(static_cast<int>(rank_device.size())) {
+RankLayout::RankLayout(const Cluster& cluster, const std::vector<int>& rank_device, bool network_only)
+    : ranks(static_cast<int>(rank_device.size())), network_only_(network_only) {
   if (ranks > cluster.num_devices())
     throw TopologyError(std::to_string(ranks) + " ranks do not fit on a cluster of " +
                         std::to_string(cluster.num_devices()) + " devices");
-  const int nodes = cluster.num_nodes();
+  const int nodes = network_only ? ranks : cluster.num_nodes();
   const auto n = static_cast<std::size_t>(ranks);
   device.resize(n), node.resize(n), local.resize(n), leaf.resize(n);
   std::vector<char> used(static_cast<std::size_t>(cluster.num_devices()), 0);
@@ -38,8 +38,8 @@ RankLayout::RankLayout(const Cluster& cluster, const std::vector<int>& rank_devi
     if (used[static_cast<std::size_t>(d)]++)
       throw TopologyError("two ranks are placed on device " + std::to_string(d));
     device[i] = d;
-    node[i] = cluster.node_of(d);
-    local[i] = cluster.local_index(d);
+    node[i] = network_only ? r : cluster.node_of(d);
+    local[i] = network_only ? 0 : cluster.local_index(d);
     leaf[i] = cluster.regular() ? cluster.device_links(d).leaf : -1;
     local_slots_ = std::max(local_slots_, local[i] + 1);
   }

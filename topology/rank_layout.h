@@ -12,7 +12,11 @@
 namespace moesim::topology {
 
 struct RankLayout {
-  RankLayout(const Cluster& cluster, const std::vector<int>& rank_device);
+  // `network_only`: the layout an all-to-all sees when every pair crosses the scale-out network
+  // (AllToAllOptions::network_only): each rank is then its own domain (node = rank, local index
+  // 0); devices, leaves and links are the placement's.
+  RankLayout(const Cluster& cluster, const std::vector<int>& rank_device, bool network_only = false);
+  bool network_only() const { return network_only_; }
 
   // A link that bounds traffic on a preset fabric, with what Cluster would look up for it.
   struct BoundingLink {
@@ -85,6 +89,7 @@ struct RankLayout {
   }
 
   // Flat tables, a few allocations per layout (it is built for every full-matrix all-to-all).
+  bool network_only_ = false;
   int local_slots_ = 0;           // the largest local index + 1
   int nodes_ = 0;
   std::vector<int> forwarder_;    // [local index * nodes_ + node] -> forwarder(), precomputed

@@ -93,21 +93,24 @@ Route extract(const Graph& g, const Tree& t, Vertex dst, Scope scope, std::vecto
 
 }  // namespace
 
-RouteCache::RouteCache(int num_devices)
-    : table_(static_cast<std::size_t>(num_devices)), flow_table_(static_cast<std::size_t>(num_devices)) {}
+RouteCache::RouteCache(int num_devices) {
+  for (auto& t : table_) t.resize(static_cast<std::size_t>(num_devices));
+  for (auto& t : flow_table_) t.resize(static_cast<std::size_t>(num_devices));
+}
 
-std::shared_ptr<const RankLayout> RouteCache::layout(const Cluster& cluster, const std::vector<int>& rank_device) const {
+std::shared_ptr<const RankLayout> RouteCache::layout(const Cluster& cluster, const std::vector<int>& rank_device,
+                                                     bool network_only) const {
   {
     const std::lock_guard<std::mutex> lock(layout_mutex_);
     for (auto it = layouts_.rbegin(); it != layouts_.rend(); ++it)
-      if ((*it)->device == rank_device) {
+      if ((*it)->device == rank_device && (*it)->network_only() == network_only) {
         std::shared_ptr<const RankLayout> hit = *it;
         layouts_.erase(std::next(it).base());
         layouts_.push_back(hit);
         return hit;
       }
   }
-  auto built = std::make_shared<const RankLayout>(cluster, rank_device);  // outside the lock; may throw
+  auto built = std::make_shared<const RankLayout>(cluster, rank_device, network_only);  // outside the lock; may throw
   const std::lock_guard<std::mutex> lock(layout_mutex_);
   if (layouts_.size() == kLayouts) layouts_.erase(layouts_.begin());
   layouts_.push_back(built);
@@ -118,9 +121,9 @@ const Route& RouteCache::route(const Cluster& cluster, int src, int dst) const {
   return routes_from(cluster, src)[static_cast<std::size_t>(dst)];
 }
 
-const std::vector<Route>& RouteCache::routes_from(const Cluster& cluster_, int src) const {
+const std::vector<Route>& RouteCache::routes_from(const Cluster& cluster_, int src, bool network) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto& slot = table_[static_cast<std::size_t>(src)];
+  auto& slot = table_[network ? 1 : 0][static_cast<std::size_t>(src)];
   if (slot) return *slot;
   const Graph& g = cluster_.graph();
   const Vertex s = cluster_.device_vertex(src);
@@ -136,7 +139,7 @@ const std::vector<Route>& RouteCache::routes_from(const Cluster& cluster_, int s
   for (int d = 0; d < cluster_.num_devices(); ++d) {
     if (d == src) continue;
     const Vertex v = cluster_.device_vertex(d);
-    Scope scope = cluster_.same_scaleup_domain(src, d) ? Scope::kScaleUp : Scope::kScaleOut;
+    Scope scope = !network && cluster_.same_scaleup_domain(src, d) ? Scope::kScaleUp : Scope::kScaleOut;
     if (tree(scope).dist[v] < 0) scope = Scope::kAny;  // a custom fabric without separate planes
     (*routes)[static_cast<std::size_t>(d)] = extract(g, tree(scope), v, scope, frac);
   }
@@ -144,10 +147,10 @@ const std::vector<Route>& RouteCache::routes_from(const Cluster& cluster_, int s
   return *slot;
 }
 
-const FlowRoutes& RouteCache::flow_routes_from(const Cluster& cluster, int src) const {
-  const std::vector<Route>& full = routes_from(cluster, src);
+const FlowRoutes& RouteCache::flow_routes_from(const Cluster& cluster, int src, bool network) const {
+  const std::vector<Route>& full = routes_from(cluster, src, network);
   std::lock_guard<std::mutex> lock(mutex_);
-  auto& slot = flow_table_[static_cast<std::size_t>(src)];
+  auto& slot = flow_table_[network ? 1 : 0][static_cast<std::size_t>(src)];
   if (slot) return *slot;
   std::vector<int> group(static_cast<std::size_t>(cluster.num_links()));  // the link a link merges into, or -1
   for (int l = 0; l < cluster.num_links(); ++l)
@@ -177,8 +180,8 @@ const FlowRoutes& RouteCache::flow_routes_from(const Cluster& cluster, int src) 
   return *slot;
 }
 
-const FlowRoutes& flow_routes_from(const Cluster& cluster, int src_device) {
-  return cluster.route_cache().flow_routes_from(cluster, src_device);
+const FlowRoutes& flow_routes_from(const Cluster& cluster, int src_device, bool network) {
+  return cluster.route_cache().flow_routes_from(cluster, src_device, network);
 }
 
 double flow_link_capacity(const Cluster& cluster, int link) {

@@ -39,21 +39,24 @@ struct RouteCache {
 
   // The route from device `src` to device `dst` (empty for src == dst).
   const Route& route(const Cluster& cluster, int src, int dst) const;
-  // Every route from `src`, indexed by destination device.
-  const std::vector<Route>& routes_from(const Cluster& cluster, int src) const;
+  // Every route from `src`, indexed by destination device. `network`: routes over the
+  // scale-out links to every device, those of src's own scale-up domain included (where the
+  // fabric has no such path, the shortest over all links).
+  const std::vector<Route>& routes_from(const Cluster& cluster, int src, bool network = false) const;
   // The same routes as the flow-level model sees them (flow_routes_from below).
-  const FlowRoutes& flow_routes_from(const Cluster& cluster, int src) const;
+  const FlowRoutes& flow_routes_from(const Cluster& cluster, int src, bool network = false) const;
   // The layout of `rank_device` on `cluster` (RankLayout's constructor, which throws for a bad
   // placement; only good ones are kept).
-  std::shared_ptr<const RankLayout> layout(const Cluster& cluster, const std::vector<int>& rank_device) const;
+  std::shared_ptr<const RankLayout> layout(const Cluster& cluster, const std::vector<int>& rank_device,
+                                           bool network_only = false) const;
 
  private:
   static constexpr std::size_t kLayouts = 4;
   mutable std::mutex layout_mutex_;
   mutable std::vector<std::shared_ptr<const RankLayout>> layouts_;  // most recently used last
   mutable std::mutex mutex_;
-  mutable std::vector<std::unique_ptr<std::vector<Route>>> table_;
-  mutable std::vector<std::unique_ptr<FlowRoutes>> flow_table_;
+  mutable std::vector<std::unique_ptr<std::vector<Route>>> table_[2];  // [network]
+  mutable std::vector<std::unique_ptr<FlowRoutes>> flow_table_[2];
 };
 
 // Routes reduced for max-min sharing, which leaves rates unchanged on a preset fabric
@@ -66,7 +69,7 @@ struct FlowRoutes {
   std::vector<int> offset;
   std::vector<RouteHop> hops;
 };
-const FlowRoutes& flow_routes_from(const Cluster& cluster, int src_device);
+const FlowRoutes& flow_routes_from(const Cluster& cluster, int src_device, bool network = false);
 // The capacity of a link of those routes (a merged group: the sum of its links), bytes per second.
 double flow_link_capacity(const Cluster& cluster, int link);
 // How the load of every link follows from the loads on the reduced routes: link l carries

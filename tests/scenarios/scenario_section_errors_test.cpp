@@ -53,6 +53,10 @@ TEST(ScenarioSectionErrors, BadPlacementCommAndFidelityNames) {
   EXPECT_EQ(load_error(with("    moe: {fidelity: packet}\n")),
             "scn.yaml:7:21: deployment.colocated.moe.fidelity: unknown network fidelity 'packet' (valid: " +
                 valid_names(topology::network_fidelities()) + ")");
+  EXPECT_EQ(load_error(with("    moe: {ll_intra_node: nvswitch}\n")),
+            "scn.yaml:7:26: deployment.colocated.moe.ll_intra_node: unknown intra-node transport 'nvswitch' (valid: "
+            "scale-up, network)");
+  EXPECT_EQ(load_error(with("    moe: {comm: low-latency, ll_intra_node: network}\n")), "<no error>");
   EXPECT_EQ(load_error(with("    moe: {redundant: 8}\n")),
             "scn.yaml:7:11: deployment.colocated.moe.redundant: unknown key 'redundant'; did you mean "
             "'redundant_experts'?");

@@ -17,13 +17,14 @@ namespace moesim::sim {
 namespace {
 
 struct Fixture {
-  explicit Fixture(int nodes, OverlapConfig overlap = {}, const char* algorithm = "direct")
+  explicit Fixture(int nodes, OverlapConfig overlap = {}, const char* algorithm = "direct", bool network_only = false)
       : cluster(make_cluster(nodes)) {
     model = *models::find_model_preset("deepseek-v3");
     hw = *calibration::find_hardware_preset("h800");
     DeploymentConfig d;
     d.colocated.ranks = d.colocated.attention_dp = d.colocated.moe_ep = nodes * 8;
     d.colocated.comm.algorithm = algorithm;
+    d.colocated.comm.ll_network_only = network_only;
     deployment = std::make_unique<Deployment>(d, model, hw, cluster);
     layout = std::make_unique<InstanceLayout>(deployment->pools()[0], 0);
     cost = calibration::make_cost_model("roofline", hw);
@@ -119,6 +120,19 @@ TEST(StepModel, CrossingNodesMakesDispatchSlowerThanNvlinkOnly) {
   two.run(two.decode_batches(64, 1000), a);
   four.run(four.decode_batches(64, 1000), b);
   EXPECT_LT(a.layer_ns[10][static_cast<int>(Phase::kDispatch)], b.layer_ns[10][static_cast<int>(Phase::kDispatch)]);
+}
+
+TEST(StepModel, LowLatencyPairsInsideANodeOverTheNetworkLoadTheNics) {
+  // DeepEP low-latency kernels without NVLink traffic: on 4 nodes a rank's NIC carries its 31
+  // peers' pairs instead of the 24 on other nodes; the bytes moved stay the same.
+  Fixture nvlink(4, {}, "low-latency"), rdma(4, {}, "low-latency", true);
+  LayerBreakdown a, b;
+  nvlink.run(nvlink.decode_batches(64, 1000), a);
+  rdma.run(rdma.decode_batches(64, 1000), b);
+  const double ratio = b.layer_ns[10][static_cast<int>(Phase::kDispatch)] / a.layer_ns[10][static_cast<int>(Phase::kDispatch)];
+  EXPECT_GT(ratio, 1.15);
+  EXPECT_LT(ratio, 31.0 / 24.0 + 0.05);
+  EXPECT_DOUBLE_EQ(a.dispatch_bytes, b.dispatch_bytes);
 }
 
 TEST(StepModel, IdleRanksStillWaitForTheSlowestRank) {

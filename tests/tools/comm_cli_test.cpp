@@ -73,3 +73,20 @@ TEST(CommCli, BadFlagsExitTwoWithOneLine) {
 }
 
 }  // namespace
+
+TEST(CommCli, IntraNodeOverTheNetworkLoadsTheNics) {
+  // 9 HGX nodes, uniform low-latency dispatch: a NIC carries 71 peers' pairs instead of 64.
+  const std::string base = "comm --cluster hgx --nodes 9 --device h100 --op dispatch --algo low-latency --ep 72 "
+                           "--experts 288 --tokens 256";
+  const auto s = run(base), n = run(base + " --intra-node network");
+  ASSERT_EQ(s.exit_code, 0) << s.out;
+  ASSERT_EQ(n.exit_code, 0) << n.out;
+  EXPECT_GT(time_us(n.out), time_us(s.out) * 1.08) << n.out;
+  EXPECT_LT(time_us(n.out), time_us(s.out) * 71.0 / 64.0 * 1.001) << n.out;
+  const auto bad = run(base + " --intra-node nvswitch");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.out.find("--intra-node must be scale-up or network"), std::string::npos) << bad.out;
+  const auto h = run("comm --cluster hgx --nodes 2 --ep 16 --algo hierarchical --intra-node network");
+  EXPECT_EQ(h.exit_code, 2);
+  EXPECT_NE(h.out.find("hierarchical all-to-all forwards over the scale-up fabric"), std::string::npos) << h.out;
+}
