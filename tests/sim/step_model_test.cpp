@@ -133,6 +133,13 @@ TEST(StepModel, LowLatencyPairsInsideANodeOverTheNetworkLoadTheNics) {
   EXPECT_GT(ratio, 1.15);
   EXPECT_LT(ratio, 31.0 / 24.0 + 0.05);
   EXPECT_DOUBLE_EQ(a.dispatch_bytes, b.dispatch_bytes);
+  // A property of the low-latency kernels (DeepEP's allow_nvlink_for_low_latency_mode): normal
+  // kernels always forward over NVLink, whatever it says.
+  Fixture normal(4, {}, "hierarchical"), normal_rdma(4, {}, "hierarchical", true);
+  LayerBreakdown c, d;
+  normal.run(normal.decode_batches(64, 1000), c);
+  normal_rdma.run(normal_rdma.decode_batches(64, 1000), d);
+  EXPECT_DOUBLE_EQ(c.layer_ns[10][static_cast<int>(Phase::kDispatch)], d.layer_ns[10][static_cast<int>(Phase::kDispatch)]);
 }
 
 TEST(StepModel, IdleRanksStillWaitForTheSlowestRank) {
