@@ -13,15 +13,12 @@
 #include <vector>
 
 #include "topology/all_to_all.h"
+#include "tests/topology/topology_test_util.h"
 
 namespace moesim::topology {
 namespace {
 
-std::vector<int> identity(int n) {
-  std::vector<int> v(static_cast<std::size_t>(n));
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
+using testing::identity;
 
 // MoE-like traffic: every source sends Poisson pair counts to every rank with a rank-dependent
 // (skewed) mean; rank tokens deduplicate pairs at a fixed ratio, node tokens per node likewise.

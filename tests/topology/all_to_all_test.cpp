@@ -1,4 +1,5 @@
 #include "topology/all_to_all.h"
+#include "tests/topology/topology_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -20,11 +21,7 @@ ClusterConfig two_nodes() {
   return c;
 }
 
-std::vector<int> identity(int n) {
-  std::vector<int> v(static_cast<std::size_t>(n));
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
+using testing::identity;
 
 double ns(double bytes, double line_bytes_per_s, double efficiency) {
   return bytes / (line_bytes_per_s * efficiency) * 1e9;

@@ -13,15 +13,12 @@
 #include "topology/flow_solver.h"
 #include "topology/moe_traffic.h"
 #include "topology/routing.h"
+#include "tests/topology/topology_test_util.h"
 
 namespace moesim::topology {
 namespace {
 
-std::vector<int> identity(int n) {
-  std::vector<int> v(static_cast<std::size_t>(n));
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
+using testing::identity;
 
 Cluster make(const char* preset, int nodes, double oversubscription = 1) {
   ClusterConfig c = cluster_preset_defaults(preset);

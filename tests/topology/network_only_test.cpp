@@ -13,15 +13,12 @@
 #include "topology/aggregated_all_to_all.h"
 #include "topology/all_to_all.h"
 #include "topology/fidelity.h"
+#include "tests/topology/topology_test_util.h"
 
 namespace moesim::topology {
 namespace {
 
-std::vector<int> identity(int n) {
-  std::vector<int> v(static_cast<std::size_t>(n));
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
+using testing::identity;
 
 // Skewed Poisson pair counts from every rank to every rank (self included: it stays free).
 AllToAllTraffic skewed(int ranks, unsigned seed) {
