@@ -92,8 +92,8 @@ class RoutingSampler {
     // splits: rank_cond[v * ranks + node_first[n] + k], class v's pairs on node n over its ranks;
     // slot_cond[v * slots + slot_first[d] + i], class v's pairs on rank d over its slots.
     std::vector<double> rank_cond, slot_cond;
-    // The model's masses (model_masses) for the per-class token weights they were computed for.
-    std::vector<double> mass_weights, rank_mass, node_mass;
+    // The model's masses (model_masses) for the classes' shares of the tokens they were computed for.
+    std::vector<double> mass_shares, rank_mass, node_mass;
   };
 
   void load_probs(int moe_layer, std::int64_t step);
@@ -103,8 +103,6 @@ class RoutingSampler {
   void virtual_rows(std::span<const std::int64_t> tokens, const RoutingTargets& t, Rng& rng);
   void model_masses(MarginSetup& s, const RoutingTargets& t, std::span<const std::int64_t> tokens,
                     RoutingMargins& out);
-  static void masses_from_weights(const MarginSetup& s, const RoutingTargets& t, std::vector<double>& rank_mass,
-                                  std::vector<double>& node_mass);
   static void pattern_groups(const RoutingTargets& t, std::size_t V, std::size_t N, MarginSetup& s);
   void check(const RoutingTargets& t) const;
   void reset(const RoutingTargets& t, LayerCounts& out) const;
@@ -131,7 +129,7 @@ class RoutingSampler {
   // Margins scratch.
   std::vector<MarginSetup> setups_;  // [MoE layer]
   LayerCounts full_;
-  std::vector<double> inside_weight_, node_w_, group_mass_, class_tokens_;
+  std::vector<double> inside_weight_, node_w_, group_mass_, class_share_;
   std::vector<std::size_t> row_src_;
   std::vector<int> row_class_, zero_class_;
   std::vector<std::int64_t> row_pairs_, row_own_, row_nodes_, selections_;

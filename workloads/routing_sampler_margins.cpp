@@ -182,7 +182,7 @@ RoutingSampler::MarginSetup& RoutingSampler::margin_setup(int moe_layer, const R
     build_setup(t, S);
     S.probs = probs_;
     S.targets = t;
-    S.mass_weights.clear();  // model_masses recomputes
+    S.mass_shares.clear();  // model_masses recomputes
     S.valid = true;
   }
   return S;
@@ -487,38 +487,31 @@ void RoutingSampler::pattern_groups(const RoutingTargets& t, std::size_t V, std:
 // The model's expected share of all pairs at each rank and node (pair-weighted over classes).
 void RoutingSampler::model_masses(MarginSetup& S, const RoutingTargets& t,
                                   std::span<const std::int64_t> tokens, RoutingMargins& out) {
-  const auto D = static_cast<std::size_t>(t.ranks);
-  // The masses depend on the tokens only through each class's total (integers: exact sums),
-  // so they are kept with the setup and recomputed when those totals change.
-  class_tokens_.assign(static_cast<std::size_t>(t.classes), 0.0);
-  for (std::size_t s = 0; s < D; ++s)
-    class_tokens_[static_cast<std::size_t>(t.source_class[s])] += static_cast<double>(tokens[s]);
-  if (!same_bits(S.mass_weights, class_tokens_)) {
-    S.mass_weights = class_tokens_;
-    masses_from_weights(S, t, S.rank_mass, S.node_mass);
+  const auto D = static_cast<std::size_t>(t.ranks), N = static_cast<std::size_t>(t.nodes());
+  // The masses depend on the tokens only through each class's share of them (one class: always
+  // 1), so they are kept with the setup and recomputed when those shares change.
+  class_share_.assign(static_cast<std::size_t>(t.classes), 0.0);
+  double total = 0;
+  for (std::size_t s = 0; s < D; ++s) {
+    class_share_[static_cast<std::size_t>(t.source_class[s])] += static_cast<double>(tokens[s]);
+    total += static_cast<double>(tokens[s]);
+  }
+  for (double& w : class_share_) w = total > 0 ? w / total : 0.0;
+  if (!same_bits(S.mass_shares, class_share_)) {
+    S.mass_shares = class_share_;
+    S.rank_mass.assign(D, 0.0);
+    S.node_mass.assign(N, 0.0);
+    for (std::size_t c = 0; c < class_share_.size(); ++c) {
+      double mass = 0;
+      for (std::size_t d = 0; d < D; ++d) mass += S.q[c * D + d];
+      if (mass <= 0 || class_share_[c] <= 0) continue;
+      const double scale = class_share_[c] / mass;
+      for (std::size_t d = 0; d < D; ++d) S.rank_mass[d] += scale * S.q[c * D + d];
+    }
+    for (std::size_t d = 0; d < D; ++d) S.node_mass[S.rank_node[d]] += S.rank_mass[d];
   }
   out.rank_mass = S.rank_mass;
   out.node_mass = S.node_mass;
-}
-
-// The masses for S.mass_weights (the tokens of each class).
-void RoutingSampler::masses_from_weights(const MarginSetup& S, const RoutingTargets& t, std::vector<double>& rank_mass,
-                                         std::vector<double>& node_mass) {
-  const auto D = static_cast<std::size_t>(t.ranks), N = static_cast<std::size_t>(t.nodes());
-  const std::vector<double>& weight = S.mass_weights;
-  double total = 0;
-  for (const double w : weight) total += w;
-  rank_mass.assign(D, 0.0);
-  node_mass.assign(N, 0.0);
-  if (total <= 0) return;
-  for (std::size_t c = 0; c < weight.size(); ++c) {
-    double mass = 0;
-    for (std::size_t d = 0; d < D; ++d) mass += S.q[c * D + d];
-    if (mass <= 0 || weight[c] <= 0) continue;
-    const double scale = weight[c] / total / mass;
-    for (std::size_t d = 0; d < D; ++d) rank_mass[d] += scale * S.q[c * D + d];
-  }
-  for (std::size_t d = 0; d < D; ++d) node_mass[S.rank_node[d]] += rank_mass[d];
 }
 
 }  // namespace moesim::workloads

@@ -170,5 +170,27 @@ TEST(Binomial, FrequenciesMatchTheExactPmfOnEveryPath) {
   }
 }
 
+TEST(Multinomial, KeptConditionalsDrawAsTheWeights) {
+  // Weights with zeros, a dominant category and a zero tail: the kept conditionals must consume
+  // the same bits and give the same counts as deriving them per draw.
+  const std::vector<std::vector<double>> cases = {
+      {0.2, 0.0, 0.5, 0.3}, {1.0, 0.0, 0.0}, {0.0, 0.0, 3.0}, {0.25, 0.25, 0.25, 0.25, 0.0}, {7.0}};
+  for (const auto& w : cases) {
+    std::vector<double> cond(w.size());
+    multinomial_conditionals(w, cond);
+    FastBits a{41}, b{41};
+    for (const std::int64_t n : {0, 1, 7, 100, 5000}) {
+      std::vector<std::int64_t> x(w.size(), 0), y(w.size(), 0);
+      sample_multinomial(n, w, a, x);
+      sample_conditional(n, cond, b, y);
+      EXPECT_EQ(x, y) << n;
+      EXPECT_EQ(a.state, b.state) << n;
+      std::int64_t total = 0;
+      for (const auto c : y) total += c;
+      EXPECT_EQ(total, n);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace moesim::workloads
