@@ -103,9 +103,8 @@ CommResult AggregatedAllToAll::operator()(const AggregatedTraffic& t, const AllT
         m->received_remote.size() != static_cast<std::size_t>(layout_.ranks))
       throw TopologyError("aggregated all-to-all: traffic margins and rank placement disagree on the shape");
   A2aVolumes v(layout_.ranks, std::max(static_cast<int>(cluster_.leaves().size()), 1));
+  check_network_only(o);
   if (o.algorithm == "hierarchical") {
-    if (o.network_only)
-      throw TopologyError("hierarchical all-to-all forwards over the scale-up fabric: it cannot send every pair over the network");
     hierarchical(t, o.scale, v);
   } else if (o.algorithm == "low-latency") {
     direct(t.pairs, o.scale, t.message_bytes, o.network_only, v);

@@ -29,8 +29,7 @@ void check(const Cluster& cluster, const std::vector<int>& rank_device, const Tr
   if (t.has_node() && (t.node->ranks() != n || t.node->nodes() != cluster.num_nodes()))
     throw TopologyError("all-to-all: the node matrix must be ranks x cluster nodes");
   if (!(o.scale >= 0)) throw TopologyError("all-to-all: scale must be non-negative");
-  if (o.network_only && o.algorithm == "hierarchical")
-    throw TopologyError("hierarchical all-to-all forwards over the scale-up fabric: it cannot send every pair over the network");
+  check_network_only(o);
 }
 
 void add(std::vector<Flow>& flows, int src, int dst, double bytes, double messages = 0, bool network = false) {
@@ -38,6 +37,11 @@ void add(std::vector<Flow>& flows, int src, int dst, double bytes, double messag
 }
 
 }  // namespace
+
+void check_network_only(const AllToAllOptions& o) {
+  if (o.network_only && o.algorithm == "hierarchical")
+    throw TopologyError("hierarchical all-to-all forwards over the scale-up fabric: it cannot send every pair over the network");
+}
 
 std::vector<AlgorithmInfo> all_to_all_algorithms() {
   return {{"direct", "every rank sends to every rank on the shortest route, once per destination rank"},

@@ -43,6 +43,10 @@ struct AlgorithmInfo {
 };
 std::vector<AlgorithmInfo> all_to_all_algorithms();
 
+// Throws TopologyError when `network_only` is asked of an algorithm that forwards over the
+// scale-up fabric (hierarchical); every entry point checks it.
+void check_network_only(const AllToAllOptions& options);
+
 // `rank_device[r]` is the cluster device of rank r (distinct devices). Traffic from a rank to
 // itself is free. Throws TopologyError for an unknown algorithm or fidelity, a rank count that
 // disagrees with the traffic, a device out of range, or two ranks on one device.
