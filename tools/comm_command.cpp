@@ -2,7 +2,10 @@
 // Builds the expected traffic of uniformly (optionally node-limited) routed tokens
 // (topology/moe_traffic.h), sizes a token with models::dispatch_bytes_per_token /
 // combine_bytes_per_token, and prints the all-to-all's time, effective bandwidth per rank and
-// bottleneck link from topology::all_to_all at the chosen algorithm and fidelity.
+// bottleneck link from topology::all_to_all at the chosen algorithm and fidelity. For
+// low-latency kernels on a --device it adds their send and receive kernels
+// (sim::low_latency_phases), the whole kernel as DeepEP times it without the receive hook.
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -10,10 +13,12 @@
 #include <optional>
 #include <string>
 
+#include "calibration/cost_model.h"
 #include "calibration/hardware_profile.h"
 #include "models/dtype.h"
 #include "models/layer_ops.h"
 #include "models/model_spec.h"
+#include "sim/rank_costs.h"
 #include "tools/commands.h"
 #include "topology/all_to_all.h"
 #include "topology/moe_traffic.h"
@@ -38,8 +43,9 @@ struct CommOptions {
 int run_comm(const CommOptions& o) {
   using topology::TopologyError;
   topology::ClusterConfig cfg = topology::cluster_preset_defaults(o.cluster);
+  std::optional<calibration::HardwareProfile> hw;
   if (!o.device.empty()) {
-    const auto hw = calibration::find_hardware_preset(o.device);
+    hw = calibration::find_hardware_preset(o.device);
     if (!hw) throw TopologyError("unknown device '" + o.device + "' (see 'moesim list')");
     cfg.scaleup_bytes_per_s = hw->scaleup_bytes_per_s;
     cfg.nic_bytes_per_s = hw->nic_bytes_per_s;
@@ -100,6 +106,20 @@ int run_comm(const CommOptions& o) {
                 r.link_bytes[static_cast<std::size_t>(l)] / 1e6, cluster.link_capacity(l) / 1e9);
   } else {
     std::printf("  bottleneck      none (no traffic leaves a rank)\n");
+  }
+  if (o.algo == "low-latency" && hw) {
+    // Rank 0's kernels (uniform traffic: every rank alike): a dispatch packs its tokens and
+    // unpacks the pairs it receives, a combine sends back the pairs it received and reduces
+    // its tokens' returns.
+    double received = 0;
+    for (int s = 0; s < o.ep; ++s) received += traffic.expert_bytes.at(s, 0);
+    const auto cost = calibration::make_cost_model("fitted", *hw);
+    const auto p = sim::low_latency_phases(m, *cost, o.tokens, static_cast<std::int64_t>(std::llround(received)),
+                                           models::dispatch_bytes_per_token(m), models::combine_bytes_per_token(m));
+    const bool d = o.op == "dispatch";
+    const double send = d ? p.dispatch_send : p.combine_send, recv = d ? p.dispatch_recv : p.combine_recv;
+    std::printf("  kernel          %10.1f us  (send %.1f + all-to-all %.1f + receive %.1f, without the receive hook)\n",
+                (send + r.duration_ns + recv) / 1e3, send / 1e3, r.duration_ns / 1e3, recv / 1e3);
   }
   return 0;
 }

@@ -38,6 +38,20 @@ TEST(CommCli, LowLatencyDispatchPrintsTimeBandwidthAndBottleneck) {
   EXPECT_GT(time_us(r.out), 10) << r.out;
   EXPECT_NE(r.out.find("GB/s"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("bottleneck      node"), std::string::npos) << r.out;  // a NIC link
+  // On a device, the whole kernel: its send and receive kernels around the transfer.
+  const auto at = r.out.find("  kernel ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const double kernel = std::stod(r.out.substr(at + 9));
+  EXPECT_GT(kernel, time_us(r.out) + 1) << r.out;
+  EXPECT_LT(kernel, time_us(r.out) * 1.2) << r.out;
+  EXPECT_NE(r.out.find("without the receive hook"), std::string::npos) << r.out;
+  // Without a device there is no cost model for the kernels, and other algorithms have none.
+  const auto no_device = run("comm --cluster hgx --nodes 4 --op dispatch --algo low-latency --ep 32");
+  ASSERT_EQ(no_device.exit_code, 0) << no_device.out;
+  EXPECT_EQ(no_device.out.find("  kernel "), std::string::npos) << no_device.out;
+  const auto normal = run("comm --cluster hgx --nodes 4 --device h800 --op dispatch --algo hierarchical --ep 32");
+  ASSERT_EQ(normal.exit_code, 0) << normal.out;
+  EXPECT_EQ(normal.out.find("  kernel "), std::string::npos) << normal.out;
 }
 
 TEST(CommCli, FlowFidelityIsNoFasterThanAnalytic) {
