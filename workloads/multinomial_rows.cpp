@@ -6,6 +6,7 @@
 #include <numeric>
 #include <utility>
 
+#include "workloads/binomial.h"
 #include "workloads/routing_model.h"
 
 namespace moesim::workloads {
@@ -13,6 +14,25 @@ namespace {
 
 // Above this cell mean, rows use exact conditional binomials (tables would be large).
 constexpr double kMaxTableMean = 1e5;
+
+// Whether a run of `rows` rows over weights q is drawn faster by tables than by conditional
+// binomials. Both are exact, so this only picks the cheaper, and keeps tables unless binomials
+// are clearly (4x) cheaper, since the estimates are rough. Measured on the development
+// machine: a column's table costs about max(50 + 70 sqrt(m), 135 sqrt(m) - 300) ns to build
+// for a cell mean m, a look-up ~2 ns a cell, a conditional binomial ~50 ns a column. A few
+// rows with large means (a hierarchical prefill's rows over 4 nodes, 16k pairs a cell) are
+// drawn a hundred times faster by binomials; a decode step's 144 equal rows, by tables.
+bool tables_pay(std::size_t rows, double mu, std::span<const double> q) {
+  double table_ns = 0, binomial_ns = 0;
+  const auto r = static_cast<double>(rows);
+  for (const double w : q) {
+    if (!(w > 0)) continue;
+    const double root = std::sqrt(mu * w);
+    table_ns += std::max(50.0 + 70.0 * root, 135.0 * root - 300.0) + 2.0 * r;
+    binomial_ns += 50.0 * r;
+  }
+  return table_ns < 4.0 * binomial_ns;
+}
 
 // The Poisson cells' total mean for a row of n: a standard deviation below n, so the total
 // rarely exceeds n (about one row in six) and the correction is mostly cheap additions.
@@ -59,11 +79,16 @@ void MultinomialRows::draw(std::span<const std::int64_t> totals, std::span<const
       begin = end;
       continue;
     }
-    // Column by column: one table per column, shared by every row of the run (L1-resident).
     FastBits bits{rng()};
     const std::size_t run = end - begin;
-    tmp_.assign(run, 0);
     const double mu = poisson_total(n);
+    if (!tables_pay(run, mu, q)) {
+      for (std::size_t i = begin; i < end; ++i) sample_multinomial(n, q, bits, out.subspan(order_[i] * D, D));
+      begin = end;
+      continue;
+    }
+    // Column by column: one table per column, shared by every row of the run (L1-resident).
+    tmp_.assign(run, 0);
     for (std::size_t d = 0; d < D; ++d) {
       table_.build(mu * q[d]);
       std::size_t i = 0;

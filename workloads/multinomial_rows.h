@@ -7,8 +7,10 @@
 // categorical draws (alias table) or removing pairs chosen uniformly among those drawn (Fenwick
 // tree). Given T the cells are Multinomial(T, p) whatever mu, so either way the row is n i.i.d.
 // categorical draws, i.e. exactly multinomial up to the tables' 2^-32 resolution; mu below n
-// makes the costlier removals rare (T > n in about one row in six). Rows whose largest cell mean exceeds 1e5 use conditional binomials instead (a
-// table would be large). Cost ~ rows x columns table look-ups plus the tables.
+// makes the costlier removals rare (T > n in about one row in six). Rows whose largest cell
+// mean exceeds 1e5 use conditional binomials instead (a table would be large), and so do runs
+// too short to repay their tables (tables_pay in the .cpp: a few rows with large cell means).
+// Cost ~ rows x columns table look-ups plus the tables, or rows x columns binomials.
 #pragma once
 
 #include <cstdint>
