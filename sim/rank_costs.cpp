@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "models/layer_ops.h"
+#include "topology/all_to_all.h"
 
 namespace moesim::sim {
 namespace {
@@ -132,6 +133,11 @@ LowLatencyPhases low_latency_phases(const models::ModelSpec& m, const calibratio
     p.combine_send = cost.memory_op(2.0 * recv * combine_bytes_per_token).time_ns;
   }
   return p;
+}
+
+LowLatencyKernel low_latency_kernel(const LowLatencyPhases& p, topology::Direction direction, double transfer_ns) {
+  const bool dispatch = direction == topology::Direction::kDispatch;
+  return {dispatch ? p.dispatch_send : p.combine_send, transfer_ns, dispatch ? p.dispatch_recv : p.combine_recv};
 }
 
 }  // namespace moesim::sim

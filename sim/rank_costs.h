@@ -18,6 +18,10 @@
 #include "models/model_spec.h"
 #include "sim/step_batch.h"
 
+namespace moesim::topology {
+enum class Direction;  // topology/all_to_all.h
+}  // namespace moesim::topology
+
 namespace moesim::sim {
 
 struct RankCosts {
@@ -67,6 +71,14 @@ void expert_gemm_times(const models::ModelSpec& model, const calibration::CostMo
 struct LowLatencyPhases {
   double dispatch_send = 0, dispatch_recv = 0, combine_send = 0, combine_recv = 0;  // ns
 };
+// One rank's low-latency kernel around an all-to-all as DeepEP's tests time it without the
+// receive hook: its send kernel, the transfer and its receive kernel back to back (ns).
+struct LowLatencyKernel {
+  double send = 0, transfer = 0, receive = 0;
+  double total() const { return send + transfer + receive; }
+};
+LowLatencyKernel low_latency_kernel(const LowLatencyPhases& p, topology::Direction direction, double transfer_ns);
+
 LowLatencyPhases low_latency_phases(const models::ModelSpec& model, const calibration::CostModel& cost,
                                     std::int64_t tokens, std::int64_t received_pairs, double dispatch_bytes_per_token,
                                     double combine_bytes_per_token);

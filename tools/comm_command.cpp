@@ -111,15 +111,12 @@ int run_comm(const CommOptions& o) {
     // Rank 0's kernels (uniform traffic: every rank alike): a dispatch packs its tokens and
     // unpacks the pairs it receives, a combine sends back the pairs it received and reduces
     // its tokens' returns.
-    double received = 0;
-    for (int s = 0; s < o.ep; ++s) received += traffic.expert_bytes.at(s, 0);
     const auto cost = calibration::make_cost_model("fitted", *hw);
-    const auto p = sim::low_latency_phases(m, *cost, o.tokens, static_cast<std::int64_t>(std::llround(received)),
+    const auto p = sim::low_latency_phases(m, *cost, o.tokens, std::llround(traffic.expert_bytes.received(0)),
                                            models::dispatch_bytes_per_token(m), models::combine_bytes_per_token(m));
-    const bool d = o.op == "dispatch";
-    const double send = d ? p.dispatch_send : p.combine_send, recv = d ? p.dispatch_recv : p.combine_recv;
+    const auto k = sim::low_latency_kernel(p, a.direction, r.duration_ns);
     std::printf("  kernel          %10.1f us  (send %.1f + all-to-all %.1f + receive %.1f, without the receive hook)\n",
-                (send + r.duration_ns + recv) / 1e3, send / 1e3, r.duration_ns / 1e3, recv / 1e3);
+                k.total() / 1e3, k.send / 1e3, k.transfer / 1e3, k.receive / 1e3);
   }
   return 0;
 }

@@ -113,6 +113,12 @@ CommResult all_to_all(const Cluster& cluster, const std::vector<int>& rank_devic
 
 double TrafficMatrix::total_bytes() const { return std::accumulate(bytes_.begin(), bytes_.end(), 0.0); }
 
+double TrafficMatrix::received(int dst) const {
+  double sum = 0;
+  for (int s = 0; s < ranks_; ++s) sum += at(s, dst);
+  return sum;
+}
+
 CollectiveCost all_to_all_v_analytic(const Cluster& cluster, const std::vector<int>& rank_device,
                                      const TrafficMatrix& traffic) {
   const CommResult r = all_to_all(cluster, rank_device, traffic);

@@ -24,6 +24,7 @@ class TrafficMatrix {
   double at(int src, int dst) const { return bytes_[static_cast<std::size_t>(src) * ranks_ + dst]; }
   const double* row(int src) const { return bytes_.data() + static_cast<std::size_t>(src) * ranks_; }
   double total_bytes() const;
+  double received(int dst) const;  // the column's sum: what dst receives from every rank
 
  private:
   int ranks_;

@@ -20,19 +20,25 @@ namespace {
 
 using testing::identity;
 
-// Skewed Poisson pair counts from every rank to every rank (self included: it stays free).
-AllToAllTraffic skewed(int ranks, unsigned seed) {
-  std::mt19937_64 rng(seed);
+// Empty low-latency traffic over `ranks` ranks: one 7456-byte message per token-expert pair.
+AllToAllTraffic ll_traffic(int ranks) {
   AllToAllTraffic t;
   t.expert_bytes = TrafficMatrix(ranks);
   t.pair_bytes = TrafficMatrix(ranks);
+  t.message_bytes = 7456;
+  return t;
+}
+
+// Skewed Poisson pair counts from every rank to every rank (self included: it stays free).
+AllToAllTraffic skewed(int ranks, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  AllToAllTraffic t = ll_traffic(ranks);
   for (int s = 0; s < ranks; ++s)
     for (int d = 0; d < ranks; ++d) {
       const double p = std::poisson_distribution<int>(30.0 * (d % 5 == 2 ? 3.0 : 1.0))(rng);
       t.expert_bytes.at(s, d) = p;
       t.pair_bytes.at(s, d) = 0.75 * p;
     }
-  t.message_bytes = 7456;
   return t;
 }
 
@@ -58,11 +64,8 @@ TEST(NetworkOnlyAllToAll, IntraNodePairsTakeBothNicsAndTheSpine) {
   ClusterConfig cfg;
   cfg.nodes = 2;
   const Cluster c(cfg);
-  AllToAllTraffic t;
-  t.pair_bytes = TrafficMatrix(16);
-  t.expert_bytes = TrafficMatrix(16);
+  AllToAllTraffic t = ll_traffic(16);
   t.pair_bytes.at(0, 1) = t.expert_bytes.at(0, 1) = 100;  // GPU 0 -> GPU 1 of node 0
-  t.message_bytes = 7456;
   const CommResult r = all_to_all(c, identity(16), t, network_only("low-latency"));
   const DeviceLinks& a = c.device_links(0);
   const DeviceLinks& b = c.device_links(1);
@@ -87,12 +90,9 @@ TEST(NetworkOnlyAllToAll, UniformTrafficCostsTheExtraNicShare) {
   ClusterConfig cfg;
   cfg.nodes = 9;
   const Cluster c(cfg);
-  AllToAllTraffic t;
-  t.pair_bytes = TrafficMatrix(72);
-  t.expert_bytes = TrafficMatrix(72);
+  AllToAllTraffic t = ll_traffic(72);
   for (int s = 0; s < 72; ++s)
     for (int d = 0; d < 72; ++d) t.pair_bytes.at(s, d) = t.expert_bytes.at(s, d) = 4;
-  t.message_bytes = 7456;
   AllToAllOptions rdma = network_only("low-latency");
   AllToAllOptions nvlink = rdma;
   nvlink.network_only = false;

@@ -56,21 +56,21 @@ Modelled model_kernels(int ep, bool network_only) {
   EXPECT_TRUE(model.has_value());
   const double dispatch_bytes = models::dispatch_bytes_per_token(*model);
   const double combine_bytes = models::combine_bytes_per_token(*model);
-  double received = 0;  // rank 0's pairs (uniform traffic: every rank alike)
-  for (int s = 0; s < ep; ++s) received += traffic.expert_bytes.at(s, 0);
+  // Rank 0's kernels (uniform traffic: every rank alike).
   const auto cost = calibration::make_cost_model("fitted", *hw);
-  const auto k = sim::low_latency_phases(*model, *cost, kTokens, std::llround(received), dispatch_bytes, combine_bytes);
+  const auto k = sim::low_latency_phases(*model, *cost, kTokens, std::llround(traffic.expert_bytes.received(0)),
+                                         dispatch_bytes, combine_bytes);
 
   topology::AllToAllOptions a;
   a.algorithm = "low-latency";
   a.network_only = network_only;
   a.direction = topology::Direction::kDispatch;
   a.scale = traffic.message_bytes = dispatch_bytes;  // one message per token-expert pair
-  const double dispatch = topology::all_to_all(cluster, devices, traffic, a).duration_ns;
+  const auto dispatch = sim::low_latency_kernel(k, a.direction, topology::all_to_all(cluster, devices, traffic, a).duration_ns);
   a.direction = topology::Direction::kCombine;
   a.scale = traffic.message_bytes = combine_bytes;
-  const double combine = topology::all_to_all(cluster, devices, traffic, a).duration_ns;
-  return {(k.dispatch_send + dispatch + k.dispatch_recv) / 1e3, (k.combine_send + combine + k.combine_recv) / 1e3};
+  const auto combine = sim::low_latency_kernel(k, a.direction, topology::all_to_all(cluster, devices, traffic, a).duration_ns);
+  return {dispatch.total() / 1e3, combine.total() / 1e3};
 }
 
 TEST(DeepEpLowLatency, KernelTimesAgainstPublished) {
