@@ -26,6 +26,7 @@
 #include <span>
 #include <vector>
 
+#include "workloads/binomial_table.h"
 #include "workloads/multinomial_rows.h"
 #include "workloads/routing_margins.h"
 #include "workloads/routing_model.h"
@@ -94,6 +95,10 @@ class RoutingSampler {
     std::vector<double> rank_cond, slot_cond;
     // The model's masses (model_masses) for the classes' shares of the tokens they were computed for.
     std::vector<double> mass_shares, rank_mass, node_mass;
+    // Each row's own-node pairs are Binomial(pairs, node_q) with the same parameters for every
+    // row of a (virtual class, node) and the same batch size, step after step in a steady
+    // batch: one repeated-parameter site per (class, node), its tables kept with the setup.
+    std::vector<RepeatedBinomial> own_draws;  // [v * nodes + node]
   };
 
   void load_probs(int moe_layer, std::int64_t step);

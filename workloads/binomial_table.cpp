@@ -1,0 +1,98 @@
+#include "workloads/binomial_table.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "workloads/binomial.h"
+
+namespace moesim::workloads {
+namespace {
+
+// Where the pmf, relative to the mode's, is small enough to stop tabulating.
+constexpr double kCut = 1e-22;
+
+}  // namespace
+
+bool BinomialTable::fits(std::int64_t n, double p) {
+  if (n <= 0 || !(p > 0) || !(p < 1)) return true;
+  // The table spans about ±sqrt(2 ln(1/kCut)) ≈ ±10 sd around the mode.
+  const double sd = std::sqrt(static_cast<double>(n) * p * (1 - p));
+  return 22 * sd + 24 < static_cast<double>(kMaxEntries);
+}
+
+void BinomialTable::build(std::int64_t n, double p) {
+  built_ = true;
+  n_ = n;
+  p_ = p;
+  cdf_.clear();
+  guide_.clear();
+  if (n <= 0 || !(p > 0)) {
+    lo_ = 0;
+    return;
+  }
+  if (!(p < 1)) {
+    lo_ = n;
+    return;
+  }
+  const double nd = static_cast<double>(n), s = p / (1 - p), r = (1 - p) / p;
+  const auto mode = std::min<std::int64_t>(n, static_cast<std::int64_t>(std::floor((nd + 1) * p)));
+  // Relative pmf from the mode outward: f(k+1)/f(k) = (n-k)/(k+1) · p/q, f(k-1)/f(k) = k/(n-k+1) · q/p.
+  std::vector<double> down, up;  // f(mode-1-i), f(mode+1+i), relative to f(mode) = 1
+  for (double f = 1; ;) {
+    const std::int64_t k = mode - static_cast<std::int64_t>(down.size());  // f is f(k)
+    if (k == 0) break;
+    const double ratio = static_cast<double>(k) / (nd - static_cast<double>(k) + 1) * r;
+    f *= ratio;
+    if (f < kCut && ratio < 1) break;
+    down.push_back(f);
+  }
+  for (double f = 1; ;) {
+    const std::int64_t k = mode + static_cast<std::int64_t>(up.size());
+    if (k == n) break;
+    const double ratio = (nd - static_cast<double>(k)) / static_cast<double>(k + 1) * s;
+    f *= ratio;
+    if (f < kCut && ratio < 1) break;
+    up.push_back(f);
+  }
+  lo_ = mode - static_cast<std::int64_t>(down.size());
+  const std::size_t size = down.size() + 1 + up.size();
+  cdf_.resize(size);
+  std::size_t i = 0;
+  for (auto it = down.rbegin(); it != down.rend(); ++it) cdf_[i++] = *it;
+  cdf_[i++] = 1.0;
+  for (const double f : up) cdf_[i++] = f;
+  double total = 0;
+  for (double& c : cdf_) c = (total += c);
+  const double inv_total = 1.0 / total;
+  for (double& c : cdf_) c *= inv_total;
+  cdf_.back() = 1.0;
+  // At least as many buckets as entries (a power of two): a draw then mostly compares one or two
+  // CDF values, and the table stays a few cache lines around the mode.
+  std::size_t buckets = 16;
+  while (buckets < size) buckets *= 2;
+  guide_.resize(buckets);
+  guide_scale_ = static_cast<double>(buckets);
+  std::size_t j = 0;
+  for (std::size_t b = 0; b < buckets; ++b) {
+    const double start = static_cast<double>(b) / guide_scale_;
+    while (cdf_[j] <= start) ++j;
+    guide_[b] = static_cast<std::uint16_t>(j);
+  }
+}
+
+std::int64_t RepeatedBinomial::operator()(std::int64_t n, double p, FastBits& bits) {
+  for (const BinomialTable& t : tables_)
+    if (t.built_for(n, p)) return t(bits);
+  const std::pair<std::int64_t, double> key{n, p};
+  if ((seen_[0] == key || seen_[1] == key) && BinomialTable::fits(n, p)) {
+    BinomialTable& t = tables_[static_cast<std::size_t>(next_table_)];
+    next_table_ ^= 1;
+    t.build(n, p);
+    return t(bits);
+  }
+  seen_[static_cast<std::size_t>(next_seen_)] = key;
+  next_seen_ ^= 1;
+  return sample_binomial(n, p, bits);
+}
+
+}  // namespace moesim::workloads
