@@ -81,17 +81,26 @@ void BinomialTable::build(std::int64_t n, double p) {
 }
 
 std::int64_t RepeatedBinomial::operator()(std::int64_t n, double p, FastBits& bits) {
-  for (const BinomialTable& t : tables_)
-    if (t.built_for(n, p)) return t(bits);
-  const std::pair<std::int64_t, double> key{n, p};
-  if ((seen_[0] == key || seen_[1] == key) && BinomialTable::fits(n, p)) {
-    BinomialTable& t = tables_[static_cast<std::size_t>(next_table_)];
-    next_table_ ^= 1;
-    t.build(n, p);
-    return t(bits);
+  std::int64_t x = -1;
+  for (std::size_t i = 0; i < tables_.size(); ++i) {
+    if (tables_[i].built_for(n, p)) {
+      idle_[i] = 0;
+      x = tables_[i](bits);
+    } else if (++idle_[i] > kIdle) {
+      tables_[i].clear();
+    }
   }
-  seen_[static_cast<std::size_t>(next_seen_)] = key;
-  next_seen_ ^= 1;
+  if (x >= 0) return x;
+  const std::pair<std::int64_t, double> key{n, p};
+  streak_ = key == last_ ? streak_ + 1 : 1;
+  last_ = key;
+  if (streak_ >= kStreak && BinomialTable::fits(n, p)) {
+    const auto i = static_cast<std::size_t>(next_table_);
+    next_table_ ^= 1;
+    tables_[i].build(n, p);
+    idle_[i] = 0;
+    return tables_[i](bits);
+  }
   return sample_binomial(n, p, bits);
 }
 

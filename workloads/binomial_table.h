@@ -27,6 +27,7 @@ class BinomialTable {
 
   void build(std::int64_t n, double p);  // n >= 0; p clamped to [0, 1]
   bool built_for(std::int64_t n, double p) const { return built_ && n == n_ && p == p_; }
+  void clear() { built_ = false; }  // built_for nothing (the storage is kept for the next build)
 
   std::int64_t operator()(FastBits& bits) const {
     if (cdf_.empty()) return lo_;
@@ -42,24 +43,32 @@ class BinomialTable {
   double p_ = 0;
   std::int64_t lo_ = 0;         // the first tabulated value (the only one when cdf_ is empty)
   std::vector<double> cdf_;     // P(X <= lo + i), renormalised over the table; last entry 1
-  std::vector<std::uint16_t> guide_;  // [bucket b]: the first i with cdf_[i] > b / buckets
+  // [bucket b]: the first i with cdf_[i] > b / buckets. Compact on purpose: a site's tables are
+  // read a few times per step among many others, and the lines they keep hot matter more than
+  // the one or two they read per draw.
+  std::vector<std::uint16_t> guide_;
   double guide_scale_ = 0;      // buckets
 };
 
-// Binomial(n, p) at one call site whose parameters mostly repeat (a row of a steady batch,
-// step after step, or the two micro-batches of a two-batch overlap): the first sighting of a
-// (n, p) draws through sample_binomial; one seen among the last two sightings gets a table, and
-// the last two tables built are kept. The law is the same either way; which way a draw goes
-// depends on the site's history, so a site's draws are reproducible from the same sequence of
-// calls (and seed), not call by call.
+// Binomial(n, p) at one call site whose parameters mostly repeat (the rows of a steady batch,
+// step after step, or the two micro-batches of a two-batch overlap): a (n, p) drawn
+// kStreak times in a row gets a table, and the last two tables built are kept while they serve
+// draws (one unused over kIdle calls of the site is dropped: a table read rarely is read cold,
+// slower than sampling). Every other draw goes through sample_binomial, so parameters that
+// change from draw to draw (group-limited rows, a prefill's chunks) never pay for a table. The
+// law is the same either way; which way a draw goes depends on the site's history, so a site's
+// draws are reproducible from the same sequence of calls (and seed), not call by call.
 class RepeatedBinomial {
  public:
+  static constexpr int kStreak = 6;
+  static constexpr int kIdle = 32;
   std::int64_t operator()(std::int64_t n, double p, FastBits& bits);
 
  private:
   std::array<BinomialTable, 2> tables_;
-  std::array<std::pair<std::int64_t, double>, 2> seen_{{{-1, 0.0}, {-1, 0.0}}};
-  int next_table_ = 0, next_seen_ = 0;
+  std::array<int, 2> idle_{};  // calls since each table last served one
+  std::pair<std::int64_t, double> last_{-1, 0.0};
+  int streak_ = 0, next_table_ = 0;
 };
 
 }  // namespace moesim::workloads

@@ -98,7 +98,7 @@ class RoutingSampler {
     // Each row's own-node pairs are Binomial(pairs, node_q) with the same parameters for every
     // row of a (virtual class, node) and the same batch size, step after step in a steady
     // batch: one repeated-parameter site per (class, node), its tables kept with the setup.
-    std::vector<RepeatedBinomial> own_draws;  // [v * nodes + node]
+    std::vector<RepeatedBinomial> own_draws;  // [v * nodes + node]; empty for group-limited rows
   };
 
   void load_probs(int moe_layer, std::int64_t step);

@@ -227,7 +227,8 @@ void RoutingSampler::build_setup(const RoutingTargets& t, MarginSetup& S) {
   for (std::size_t n = 0; n < N; ++n)
     for (std::size_t k = S.node_first[n]; k < S.node_first[n + 1]; ++k) S.rank_pos[S.node_ranks[k]] = k - S.node_first[n];
   pattern_groups(t, V, N, S);
-  S.own_draws.assign(V * N, {});
+  // Group-limited rows are sized by each source's random group selections: no repeats to keep.
+  S.own_draws.assign(model_.group_limit() ? 0 : V * N, {});
 
   // Conditionals of the splits whose weights are fixed by the setup: each node's ranks, each
   // rank's slots, per virtual class.
@@ -316,8 +317,9 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
     for (std::size_t i = 0; i < R; ++i) {
       const std::size_t s = row_src_[i], v = static_cast<std::size_t>(row_class_[i]);
       const auto own = S.rank_node[s];
-      const std::int64_t y =
-          S.own_draws[v * N + own](row_pairs_[i], std::min(1.0, S.node_q[v * N + own]), bits);
+      const double Q = std::min(1.0, S.node_q[v * N + own]);
+      const std::int64_t y = S.own_draws.empty() ? sample_binomial(row_pairs_[i], Q, bits)
+                                                 : S.own_draws[v * N + own](row_pairs_[i], Q, bits);
       row_own_[i] = y;
       block_rem_[v * N + own] += row_pairs_[i] - y;
     }
