@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "workloads/binomial.h"
 
@@ -21,6 +22,7 @@ bool BinomialTable::fits(std::int64_t n, double p) {
 }
 
 void BinomialTable::build(std::int64_t n, double p) {
+  if (!fits(n, p)) throw std::invalid_argument("binomial table: Binomial(n, p) too wide for a table (see fits)");
   built_ = true;
   n_ = n;
   p_ = p;

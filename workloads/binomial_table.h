@@ -25,7 +25,7 @@ class BinomialTable {
   static bool fits(std::int64_t n, double p);
   static constexpr std::size_t kMaxEntries = 8192;  // indices fit the 16-bit guide
 
-  void build(std::int64_t n, double p);  // n >= 0; p clamped to [0, 1]
+  void build(std::int64_t n, double p);  // p clamped to [0, 1]; throws std::invalid_argument unless fits(n, p)
   bool built_for(std::int64_t n, double p) const { return built_ && n == n_ && p == p_; }
   void clear() { built_ = false; }  // built_for nothing (the storage is kept for the next build)
 

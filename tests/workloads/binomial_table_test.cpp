@@ -1,13 +1,17 @@
 // BinomialTable draws against the exact binomial pmf (Pearson chi-square at a fixed seed) for
 // small and large means, a table that starts at 0 and one that starts past it, p above one half,
-// and the degenerate parameters; and the size bound that keeps a table small.
+// and the degenerate parameters; the size bound that keeps a table small; and RepeatedBinomial's
+// choice of table or sampler, and its law with two alternating sizes.
 #include "workloads/binomial_table.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <vector>
+
+#include "workloads/binomial.h"
 
 namespace moesim::workloads {
 namespace {
@@ -83,6 +87,51 @@ TEST(BinomialTable, FitsBoundsTheTableSize) {
   EXPECT_TRUE(BinomialTable::fits(131'072, 1.0 / 18));  // a prefill row: sd 83
   EXPECT_FALSE(BinomialTable::fits(100'000'000, 0.5));  // sd 5,000
   EXPECT_TRUE(BinomialTable::fits(0, 0.5));
+  BinomialTable table;
+  EXPECT_THROW(table.build(100'000'000, 0.5), std::invalid_argument);
+  EXPECT_FALSE(table.built_for(100'000'000, 0.5));
+}
+
+TEST(BinomialTable, RepeatedSiteTabulatesOnlyStreaks) {
+  // The first kStreak - 1 draws of a size go through sample_binomial (the same bits, the same
+  // values); from the kStreak-th on the site reads its table, whose inversion gives other values.
+  RepeatedBinomial site;
+  FastBits a{5}, b{5};
+  const double p = 1.0 / 18;
+  for (int i = 1; i < RepeatedBinomial::kStreak; ++i) EXPECT_EQ(site(1024, p, a), sample_binomial(1024, p, b)) << i;
+  int differ = 0;
+  for (int i = 0; i < 50; ++i) differ += site(1024, p, a) != sample_binomial(1024, p, b);
+  EXPECT_GT(differ, 25);
+  // Sizes that change every draw never get a table: the site is sample_binomial, draw for draw.
+  RepeatedBinomial changing;
+  FastBits c{9}, d{9};
+  for (int i = 0; i < 500; ++i) {
+    const std::int64_t n = 1000 + i % 50;
+    ASSERT_EQ(changing(n, p, c), sample_binomial(n, p, d)) << i;
+  }
+}
+
+TEST(BinomialTable, RepeatedSiteKeepsTheLawAcrossTwoAlternatingSizes) {
+  // Two micro-batches of different sizes, eight rows each, step after step: both tabulated, and
+  // each size's draws keep the binomial's mean and variance.
+  RepeatedBinomial site;
+  FastBits bits{11};
+  const double p = 1.0 / 18;
+  const std::int64_t sizes[2] = {1024, 1016};
+  double sum[2] = {}, sum2[2] = {};
+  constexpr int kSteps = 25'000;
+  for (int step = 0; step < kSteps; ++step)
+    for (int mb = 0; mb < 2; ++mb)
+      for (int row = 0; row < 8; ++row) {
+        const auto x = static_cast<double>(site(sizes[mb], p, bits));
+        sum[mb] += x, sum2[mb] += x * x;
+      }
+  for (int mb = 0; mb < 2; ++mb) {
+    const double draws = 8.0 * kSteps, mean = static_cast<double>(sizes[mb]) * p, var = mean * (1 - p);
+    const double m = sum[mb] / draws;
+    EXPECT_NEAR(m, mean, 5 * std::sqrt(var / draws)) << sizes[mb];
+    EXPECT_NEAR(sum2[mb] / draws - m * m, var, 0.02 * var) << sizes[mb];
+  }
 }
 
 }  // namespace
