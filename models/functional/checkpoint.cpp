@@ -30,6 +30,7 @@ Checkpoint::Checkpoint(const fs::path& path) : path_(path) {
   const nlohmann::json j = parse_hf_json(text.str(), source);
   const auto map = j.find("weight_map");
   if (map == j.end() || !map->is_object()) throw ModelError(source + ": weight_map: missing, expected {tensor: file}");
+  if (map->empty()) throw ModelError(source + ": weight_map: empty, expected {tensor: file}");
   std::map<std::string, const SafetensorsFile*> opened;
   for (auto it = map->begin(); it != map->end(); ++it) {
     if (!it.value().is_string()) throw ModelError(source + ": weight_map: " + it.key() + ": expected a file name");

@@ -293,6 +293,8 @@ TEST(Checkpoint, MissingTensorsWrongShapesAndBadIndexesAreErrors) {
   test::write_bytes(dir.path() / "shard-1.safetensors", two_tensor_file());
   EXPECT_EQ(error_of([&] { Checkpoint(dir.path()).find("model.norm.weight"); }),
             (dir.path() / "shard-1.safetensors").string() + ": tensor 'model.norm.weight' is listed in the index but not in the shard");
+  test::write_bytes(index, "{\"weight_map\": {}}");  // an index of nothing: no shard to look in
+  EXPECT_EQ(error_of([&] { Checkpoint c(dir.path()); }), index.string() + ": weight_map: empty, expected {tensor: file}");
   test::write_bytes(index, "{\"weight_map\": {\"a\": \"shard-1.safetensors\",}");
   EXPECT_EQ(error_of([&] { Checkpoint c(dir.path()); }).rfind(index.string() + ":1:", 0), 0u);
 }
