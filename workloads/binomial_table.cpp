@@ -38,31 +38,28 @@ void BinomialTable::build(std::int64_t n, double p) {
   }
   const double nd = static_cast<double>(n), s = p / (1 - p), r = (1 - p) / p;
   const auto mode = std::min<std::int64_t>(n, static_cast<std::int64_t>(std::floor((nd + 1) * p)));
-  // Relative pmf from the mode outward: f(k+1)/f(k) = (n-k)/(k+1) · p/q, f(k-1)/f(k) = k/(n-k+1) · q/p.
-  std::vector<double> down, up;  // f(mode-1-i), f(mode+1+i), relative to f(mode) = 1
-  for (double f = 1; ;) {
-    const std::int64_t k = mode - static_cast<std::int64_t>(down.size());  // f is f(k)
-    if (k == 0) break;
-    const double ratio = static_cast<double>(k) / (nd - static_cast<double>(k) + 1) * r;
-    f *= ratio;
-    if (f < kCut && ratio < 1) break;
-    down.push_back(f);
-  }
-  for (double f = 1; ;) {
-    const std::int64_t k = mode + static_cast<std::int64_t>(up.size());
-    if (k == n) break;
-    const double ratio = (nd - static_cast<double>(k)) / static_cast<double>(k + 1) * s;
-    f *= ratio;
-    if (f < kCut && ratio < 1) break;
-    up.push_back(f);
-  }
+  // Relative pmf from the mode outward, f(mode) = 1, by the successive ratios
+  // f(k+1)/f(k) = (n-k)/(k+1) · p/q and f(k-1)/f(k) = k/(n-k+1) · q/p, until it falls below kCut
+  // where it keeps falling; one walk per side, each appending f(mode ± 1), f(mode ± 2), ...
+  const auto walk = [&](int dir, std::vector<double>& out) {
+    for (double f = 1;;) {
+      const std::int64_t k = mode + dir * static_cast<std::int64_t>(out.size());  // f is f(k)
+      if (k == (dir < 0 ? 0 : n)) break;
+      const auto kd = static_cast<double>(k);
+      const double ratio = dir < 0 ? kd / (nd - kd + 1) * r : (nd - kd) / (kd + 1) * s;
+      f *= ratio;
+      if (f < kCut && ratio < 1) break;
+      out.push_back(f);
+    }
+  };
+  std::vector<double> down, up;  // f(mode - 1 - i), f(mode + 1 + i)
+  walk(-1, down);
+  walk(+1, up);
+  cdf_.assign(down.rbegin(), down.rend());
+  cdf_.push_back(1.0);
+  cdf_.insert(cdf_.end(), up.begin(), up.end());
   lo_ = mode - static_cast<std::int64_t>(down.size());
-  const std::size_t size = down.size() + 1 + up.size();
-  cdf_.resize(size);
-  std::size_t i = 0;
-  for (auto it = down.rbegin(); it != down.rend(); ++it) cdf_[i++] = *it;
-  cdf_[i++] = 1.0;
-  for (const double f : up) cdf_[i++] = f;
+  const std::size_t size = cdf_.size();
   double total = 0;
   for (double& c : cdf_) c = (total += c);
   const double inv_total = 1.0 / total;
