@@ -1,5 +1,6 @@
 #include "sim/simulation.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -62,6 +63,8 @@ class ServingRun {
         arrival_rng_(workloads::make_stream(c.seed, "arrivals")),
         requests_(workloads::generate_requests(c.workload, arrival_rng_)) {
     records_.resize(requests_.size());
+    kv_send_free_.assign(static_cast<std::size_t>(cluster_.num_devices()) * 2, Time{});
+    kv_recv_free_ = kv_send_free_;
     for (std::size_t i = 0; i < requests_.size(); ++i) {
       const auto& q = requests_[i];
       auto& r = records_[i];
@@ -226,6 +229,13 @@ class ServingRun {
   // Sends a finished prompt's KV cache from its prefill rank (the first device of its attention
   // group, first stage) to the decode instance that will take it (the least-loaded one now; its
   // rank is chosen on arrival, costed as rank 0's node).
+  //
+  // Transfers queue at their endpoints: a device sends one cache at a time and receives one at
+  // a time over each of its link classes (scale-up to a peer of its node, scale-out otherwise),
+  // each at the path's full rate. So the prompts a prefill step finishes on one rank leave in
+  // turn, as they share that rank's NIC, and the last of a burst reaches decode once all of them
+  // have crossed it (the same completion as sharing the link fairly, with the earlier ones
+  // first). The queues see only KV traffic, not the pools' own all-to-alls.
   void send_kv(const Instance& from, std::size_t index) {
     const auto& rec = records_[index];
     const auto group = static_cast<std::size_t>(std::max(0, rec.rank) * from.layout.attention_tp());
@@ -235,7 +245,14 @@ class ServingRun {
     const double bytes = config_.model.kv_bytes_for_context(rec.input_tokens);
     const auto& fidelity = deployment_.pools().back().config.comm.fidelity;
     const Duration d = Duration::from_ns_rounded(topology::point_to_point(cluster_, {{src, dst, bytes}}, fidelity).duration_ns);
-    events_.schedule(events_.now() + d, kKvArrivalPriority, &ServingRun::on_kv_arrival, this, index);
+    const std::size_t link_class = cluster_.same_scaleup_domain(src, dst) ? 0 : 1;
+    Time& send_free = kv_send_free_[static_cast<std::size_t>(src) * 2 + link_class];
+    Time& recv_free = kv_recv_free_[static_cast<std::size_t>(dst) * 2 + link_class];
+    const Time start = std::max({events_.now(), send_free, recv_free});
+    const Time end = start + d;
+    send_free = end;
+    recv_free = end;
+    events_.schedule(end, kKvArrivalPriority, &ServingRun::on_kv_arrival, this, index);
   }
 
   void start_step(Instance& inst) {
@@ -283,6 +300,8 @@ class ServingRun {
   std::vector<StepRecord> steps_;
   ItlSamples itl_samples_;
   std::vector<std::size_t> finished_, handed_over_;
+  // [device * 2 + link class]: when the device's KV sends / receives queued so far are done.
+  std::vector<Time> kv_send_free_, kv_recv_free_;
   std::optional<TraceRecorder> recorder_;
   std::optional<workloads::ClosedLoop> closed_loop_;
   std::int64_t requests_done_ = 0;
