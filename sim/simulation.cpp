@@ -24,6 +24,8 @@ namespace {
 // At one instant: arrivals and KV arrivals join before a step end starts the next step.
 constexpr int kArrivalPriority = 0;
 constexpr int kKvArrivalPriority = 1;
+// KV hand-off queues per device: to a peer of its scale-up domain (0) or across the network (1).
+constexpr std::size_t kKvLinkClasses = 2;
 constexpr int kStepEndPriority = 2;
 
 struct Instance {
@@ -63,7 +65,7 @@ class ServingRun {
         arrival_rng_(workloads::make_stream(c.seed, "arrivals")),
         requests_(workloads::generate_requests(c.workload, arrival_rng_)) {
     records_.resize(requests_.size());
-    kv_send_free_.assign(static_cast<std::size_t>(cluster_.num_devices()) * 2, Time{});
+    kv_send_free_.assign(static_cast<std::size_t>(cluster_.num_devices()) * kKvLinkClasses, Time{});
     kv_recv_free_ = kv_send_free_;
     for (std::size_t i = 0; i < requests_.size(); ++i) {
       const auto& q = requests_[i];
@@ -246,8 +248,8 @@ class ServingRun {
     const auto& fidelity = deployment_.pools().back().config.comm.fidelity;
     const Duration d = Duration::from_ns_rounded(topology::point_to_point(cluster_, {{src, dst, bytes}}, fidelity).duration_ns);
     const std::size_t link_class = cluster_.same_scaleup_domain(src, dst) ? 0 : 1;
-    Time& send_free = kv_send_free_[static_cast<std::size_t>(src) * 2 + link_class];
-    Time& recv_free = kv_recv_free_[static_cast<std::size_t>(dst) * 2 + link_class];
+    Time& send_free = kv_send_free_[static_cast<std::size_t>(src) * kKvLinkClasses + link_class];
+    Time& recv_free = kv_recv_free_[static_cast<std::size_t>(dst) * kKvLinkClasses + link_class];
     const Time start = std::max({events_.now(), send_free, recv_free});
     const Time end = start + d;
     send_free = end;
@@ -300,7 +302,7 @@ class ServingRun {
   std::vector<StepRecord> steps_;
   ItlSamples itl_samples_;
   std::vector<std::size_t> finished_, handed_over_;
-  // [device * 2 + link class]: when the device's KV sends / receives queued so far are done.
+  // [device * kKvLinkClasses + link class]: when the device's KV sends / receives queued so far are done.
   std::vector<Time> kv_send_free_, kv_recv_free_;
   std::optional<TraceRecorder> recorder_;
   std::optional<workloads::ClosedLoop> closed_loop_;

@@ -137,11 +137,13 @@ TEST(Disaggregation, KvTransferAppearsInTtft) {
   // leave in turn: the k-th of them arrives k transfers after the step.
   const double kv_bytes = 2000.0 * 61 * (512 + 64) * 2;
   double shortest = 1e9, longest = 0;
+  std::map<std::int64_t, std::vector<double>> by_step;  // hand-off gaps per prefill step end
   for (const auto& q : r.requests) {
     ASSERT_GE(q.prefill_done_ns, q.arrival_ns);
     const double gap_s = (q.first_token_ns - q.prefill_done_ns) * 1e-9;
     shortest = std::min(shortest, gap_s);
     longest = std::max(longest, gap_s);
+    by_step[q.prefill_done_ns].push_back(gap_s);
   }
   EXPECT_GT(shortest, kv_bytes / 50e9);
   EXPECT_LT(shortest, kv_bytes / 40e9 + 1e-4);
@@ -150,8 +152,6 @@ TEST(Disaggregation, KvTransferAppearsInTtft) {
   // transfer slot on its rank's queue, so the latest arrival is at most the group's size in
   // transfers after the step (the queues start empty: prefill steps outlast a burst here),
   // and the group's gaps sum to at least one transfer each.
-  std::map<std::int64_t, std::vector<double>> by_step;
-  for (const auto& q : r.requests) by_step[q.prefill_done_ns].push_back((q.first_token_ns - q.prefill_done_ns) * 1e-9);
   for (const auto& [done, gaps] : by_step) {
     double sum = 0, worst = 0;
     for (const double g : gaps) sum += g, worst = std::max(worst, g);

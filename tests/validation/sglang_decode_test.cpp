@@ -19,7 +19,7 @@ namespace {
 
 // Mean decode-step time of the scenario's decode pool with every rank holding `seqs` sequences
 // at KV length `kv`, each feeding 1 + the pool's speculative draft tokens (its verification
-// step; the draft passes are not part of it). `routing`, when given, replaces the scenario's.
+// step; the draft passes are not part of it). `routing_override`, when given, replaces the scenario's routing.
 double decode_step_ms(const std::string& file, int seqs, std::int64_t kv,
                       const workloads::RoutingConfig* routing_override = nullptr) {
   const auto s = scenarios::load_scenario_file(std::string(MOESIM_SOURCE_DIR) + "/scenarios/validation/" + file);
