@@ -144,12 +144,12 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   if (load_) load_->add_routing(load_instance_, step_start_ns_, moe_layer, routing_.expert_counts(), routing_.slot_counts(),
                               routing_.slots_per_rank());
   check_layer_pairs(moe_layer, routing_.total_pairs(), routing_.total_received());
-  topology::CommResult dispatch;
+  topology::CommResult& dispatch = dispatch_result_;
   if (aggregated_) {
     fabric_tokens_ = routing_.traffic(margins_traffic_, dispatch_options_.algorithm);
     // One low-latency message per token-expert pair (DeepEP LL sends each pair on its own).
     margins_traffic_.message_bytes = low_latency_ ? dispatch_options_.scale : 0.0;
-    dispatch = (*aggregated_)(margins_traffic_, dispatch_options_);
+    (*aggregated_)(margins_traffic_, dispatch_options_, a2a_volumes_, dispatch);
   } else {
     routing_.traffic(traffic_, low_latency_);
     dispatch = topology::all_to_all(cluster_, deployment_.rank_devices(), traffic_, dispatch_options_);
@@ -163,8 +163,11 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
                  dispatch.message_ns;
     if (load_) load_->add_links_reversed(dispatch, reverse_links_, combine_options_.scale / dispatch_options_.scale);
   } else {
-    const auto combine = aggregated_ ? (*aggregated_)(margins_traffic_, combine_options_)
-                                     : topology::all_to_all(cluster_, deployment_.rank_devices(), traffic_, combine_options_);
+    topology::CommResult& combine = combine_result_;
+    if (aggregated_)
+      (*aggregated_)(margins_traffic_, combine_options_, a2a_volumes_, combine);
+    else
+      combine = topology::all_to_all(cluster_, deployment_.rank_devices(), traffic_, combine_options_);
     combine_ns = combine.duration_ns;
     if (load_) load_->add_links(combine);
   }

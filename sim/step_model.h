@@ -57,6 +57,7 @@
 #include "sim/stream_timeline.h"
 #include "sim/time.h"
 #include "sim/trace.h"
+#include "topology/a2a_closed_form.h"
 #include "topology/aggregated_all_to_all.h"
 #include "topology/all_to_all.h"
 #include "topology/traffic.h"
@@ -161,6 +162,8 @@ class StepModel {
   topology::AllToAllTraffic traffic_;                        // full-matrix path
   std::optional<topology::AggregatedAllToAll> aggregated_;   // margins path (analytic, preset fabric)
   topology::AggregatedTraffic margins_traffic_;
+  topology::A2aVolumes a2a_volumes_;                          // margins path scratch, reused per layer
+  topology::CommResult dispatch_result_, combine_result_;     // likewise (their link loads are cleared sparsely)
   double fabric_tokens_ = 0;  // the last margins draw's tokens on the fabric (fabric_token_count)
   topology::AllToAllOptions dispatch_options_, combine_options_;
   bool combine_mirrors_dispatch_ = false;  // analytic: combine = dispatch reversed (see moe_front)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "topology/fidelity.h"
 
@@ -499,12 +500,39 @@ CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, T
   return closed_form_result(cluster, L, v, o);
 }
 
+void A2aVolumes::reset(int ranks, int leaves) {
+  const auto n = static_cast<std::size_t>(ranks), l = static_cast<std::size_t>(leaves);
+  for (auto* x : {&up_send, &up_recv, &out_send, &out_recv, &messages, &messages_in}) x->assign(n, 0.0);
+  leaf_up.assign(l, 0.0);
+  leaf_down.assign(l, 0.0);
+  any_up = any_out = any_cross_leaf = false;
+}
+
 CommResult closed_form_result(const Cluster& cluster, const RankLayout& L, const A2aVolumes& v,
                               const AllToAllOptions& o) {
+  CommResult r;
+  closed_form_result(cluster, L, v, o, r);
+  return r;
+}
+
+void closed_form_result(const Cluster& cluster, const RankLayout& L, const A2aVolumes& v, const AllToAllOptions& o,
+                        CommResult& r) {
   const int leaves = static_cast<int>(cluster.leaves().size());
   const bool combine = o.direction == Direction::kCombine;
-  CommResult r;
-  r.link_bytes.assign(static_cast<std::size_t>(cluster.num_links()), 0.0);
+  {  // a fresh result in the old one's storage
+    const auto links = static_cast<std::size_t>(cluster.num_links());
+    std::vector<double> bytes = std::move(r.link_bytes);
+    std::vector<int> loaded = std::move(r.loaded_links);
+    if (r.links_listed && bytes.size() == links) {
+      for (const int id : loaded) bytes[static_cast<std::size_t>(id)] = 0.0;
+    } else {
+      bytes.assign(links, 0.0);
+    }
+    loaded.clear();
+    r = CommResult{};
+    r.link_bytes = std::move(bytes);
+    r.loaded_links = std::move(loaded);
+  }
   r.links_listed = true;
   std::size_t bounding = 6 * static_cast<std::size_t>(L.ranks);  // six per rank, two per leaf uplink
   for (int l = 0; l < leaves; ++l) bounding += L.leaf_links(l).size();
@@ -561,7 +589,6 @@ CommResult closed_form_result(const Cluster& cluster, const RankLayout& L, const
   r.message_ns = msgs * 1e9 / cluster.config().nic_messages_per_s;
   r.duration_ns = r.transfer_ns + r.latency_ns + r.message_ns;
   bottleneck_device(cluster, r);
-  return r;
 }
 
 }  // namespace moesim::topology

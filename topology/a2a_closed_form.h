@@ -1,4 +1,5 @@
-// Internal: the analytic fidelity of all-to-all on a preset fabric in closed form. Instead of
+// Internal to topology/ (but for A2aVolumes, which callers of AggregatedAllToAll keep as scratch):
+// the analytic fidelity of all-to-all on a preset fabric in closed form. Instead of
 // routing every pair, it sums per-rank scale-up and NIC send/receive volumes and per-leaf
 // up/down volumes (the links that can bound a preset fabric: scale-up switches and spines are
 // non-blocking inside, host links run at twice the NIC), then takes max over those links of
@@ -15,12 +16,14 @@ namespace moesim::topology {
 
 // Per-rank and per-leaf volumes in bytes, dispatch orientation: what a preset fabric's bounding
 // links (scale-up port, host link and NIC of each device, leaf up- and down-links) carry.
+// Reusable: reset() zeroes it for another call without giving its storage back.
 struct A2aVolumes {
-  A2aVolumes(int ranks, int leaves)
-      : up_send(static_cast<std::size_t>(ranks)), up_recv(up_send), out_send(up_send), out_recv(up_send),
-        messages(up_send), messages_in(up_send), leaf_up(static_cast<std::size_t>(leaves)), leaf_down(leaf_up) {}
+  A2aVolumes() = default;
+  A2aVolumes(int ranks, int leaves) { reset(ranks, leaves); }
+  void reset(int ranks, int leaves);
   std::vector<double> up_send, up_recv, out_send, out_recv, messages, messages_in, leaf_up, leaf_down;
   bool any_up = false, any_out = false, any_cross_leaf = false;
+  std::vector<double> work;  // scratch of the functions that fill the volumes (its contents are theirs)
 };
 
 // The result of an all-to-all whose volumes are `v`: every bounding link's load / capacity, the
@@ -28,6 +31,10 @@ struct A2aVolumes {
 // receiver's) per-message term.
 CommResult closed_form_result(const Cluster& cluster, const RankLayout& layout, const A2aVolumes& v,
                               const AllToAllOptions& options);
+// The same into `out`, reusing its storage: a result this function filled before is cleared
+// through its loaded links alone instead of over every link of the fabric.
+void closed_form_result(const Cluster& cluster, const RankLayout& layout, const A2aVolumes& v,
+                        const AllToAllOptions& options, CommResult& out);
 
 CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& layout, TrafficView traffic,
                                   const AllToAllOptions& options);

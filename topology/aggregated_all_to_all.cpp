@@ -93,6 +93,14 @@ AggregatedAllToAll::AggregatedAllToAll(const Cluster& cluster, const std::vector
 }
 
 CommResult AggregatedAllToAll::operator()(const AggregatedTraffic& t, const AllToAllOptions& o) const {
+  A2aVolumes v;
+  CommResult r;
+  (*this)(t, o, v, r);
+  return r;
+}
+
+void AggregatedAllToAll::operator()(const AggregatedTraffic& t, const AllToAllOptions& o, A2aVolumes& v,
+                                    CommResult& out) const {
   if (o.fidelity != "analytic")
     throw TopologyError("aggregated all-to-all: fidelity '" + o.fidelity + "' needs the full traffic matrix");
   if (!(o.scale >= 0)) throw TopologyError("all-to-all: scale must be non-negative");
@@ -102,7 +110,7 @@ CommResult AggregatedAllToAll::operator()(const AggregatedTraffic& t, const AllT
         m->received_intra.size() != static_cast<std::size_t>(layout_.ranks) ||
         m->received_remote.size() != static_cast<std::size_t>(layout_.ranks))
       throw TopologyError("aggregated all-to-all: traffic margins and rank placement disagree on the shape");
-  A2aVolumes v(layout_.ranks, std::max(static_cast<int>(cluster_.leaves().size()), 1));
+  v.reset(layout_.ranks, std::max(static_cast<int>(cluster_.leaves().size()), 1));
   check_network_only(o);
   if (o.algorithm == "hierarchical") {
     hierarchical(t, o.scale, v);
@@ -115,7 +123,7 @@ CommResult AggregatedAllToAll::operator()(const AggregatedTraffic& t, const AllT
     for (const auto& a : all_to_all_algorithms()) names += (names.empty() ? "" : ", ") + std::string(a.name);
     throw TopologyError("unknown all-to-all algorithm '" + o.algorithm + "' (valid: " + names + ")");
   }
-  return closed_form_result(cluster_, layout_, v, o);
+  closed_form_result(cluster_, layout_, v, o, out);
 }
 
 void AggregatedAllToAll::direct(const TrafficMargins& m, double scale, double message_bytes, bool network_only,
@@ -152,8 +160,8 @@ void AggregatedAllToAll::direct(const TrafficMargins& m, double scale, double me
 void AggregatedAllToAll::own_node_leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const {
   if (leaf_count_ == 0) return;
   const auto L = static_cast<std::size_t>(leaf_count_), N = static_cast<std::size_t>(nodes_);
-  std::vector<double> buffer(3 * N * L + 3 * N, 0.0);
-  double* recv_on = buffer.data();    // [n * L + l] internal receipts of node n's ranks on leaf l
+  v.work.assign(3 * N * L + 3 * N, 0.0);
+  double* recv_on = v.work.data();    // [n * L + l] internal receipts of node n's ranks on leaf l
   double* sent_on = recv_on + N * L;  // likewise internal sends
   double* ranks_on = sent_on + N * L;
   double* recv_total = ranks_on + N * L;
@@ -200,8 +208,8 @@ void AggregatedAllToAll::leaves(const TrafficMargins& m, double scale, A2aVolume
   // One buffer: per (node, leaf) receipts and ranks; per (leaf, node) what the leaf's ranks send
   // into the node (rows by leaf, so that each rank adds its row in one contiguous pass); per
   // node totals; per (leaf, node) the crossing fractions.
-  std::vector<double> buffer(4 * N * L + 2 * N, 0.0);
-  double* recv = buffer.data();
+  v.work.assign(4 * N * L + 2 * N, 0.0);
+  double* recv = v.work.data();
   double* sent = recv + N * L;  // [l * N + b]
   double* ranks_on = sent + N * L;
   double* cross = ranks_on + N * L;  // [l * N + b]

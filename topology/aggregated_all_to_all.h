@@ -55,6 +55,10 @@ class AggregatedAllToAll {
   // Analytic fidelity only (the flow fidelity needs every flow). Throws TopologyError for an
   // unknown algorithm, a traffic shape that disagrees with the placement, or a negative scale.
   CommResult operator()(const AggregatedTraffic& traffic, const AllToAllOptions& options) const;
+  // The same into `out`, with `scratch` for the volumes: a caller that keeps both across calls
+  // (one pair per thread) allocates nothing per all-to-all.
+  void operator()(const AggregatedTraffic& traffic, const AllToAllOptions& options, A2aVolumes& scratch,
+                  CommResult& out) const;
 
  private:
   void direct(const TrafficMargins& m, double scale, double message_bytes, bool network_only, A2aVolumes& v) const;
