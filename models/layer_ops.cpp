@@ -17,15 +17,16 @@ std::vector<WeightMatmul> attention_projections(const ModelSpec& m) {
       ops.push_back({"q_proj", h, m.heads * qk_head});
     }
     ops.push_back({"kv_a_proj", h, a.kv_lora_rank + a.qk_rope_head_dim});
-    ops.push_back({"kv_b_proj", a.kv_lora_rank, m.heads * (a.qk_nope_head_dim + a.v_head_dim)});
-    ops.push_back({"o_proj", static_cast<std::int64_t>(m.heads) * a.v_head_dim, h});
+    const double uv = static_cast<double>(a.v_head_dim) / static_cast<double>(a.qk_nope_head_dim + a.v_head_dim);
+    ops.push_back({"kv_b_proj", a.kv_lora_rank, m.heads * (a.qk_nope_head_dim + a.v_head_dim), uv});
+    ops.push_back({"o_proj", static_cast<std::int64_t>(m.heads) * a.v_head_dim, h, 1.0});
     return ops;
   }
   return {
       {"q_proj", h, static_cast<std::int64_t>(m.heads) * m.head_dim},
       {"k_proj", h, static_cast<std::int64_t>(m.kv_heads) * m.head_dim},
       {"v_proj", h, static_cast<std::int64_t>(m.kv_heads) * m.head_dim},
-      {"o_proj", static_cast<std::int64_t>(m.heads) * m.head_dim, h},
+      {"o_proj", static_cast<std::int64_t>(m.heads) * m.head_dim, h, 1.0},
   };
 }
 
@@ -40,7 +41,7 @@ std::vector<StreamOp> attention_stream_ops(const ModelSpec& m) {
   const double act = bytes_per_element(m.activation_dtype), kv = bytes_per_element(m.kv_dtype);
   const auto h = static_cast<double>(m.hidden), heads = static_cast<double>(m.heads);
   // Read x and the residual, write the new residual and the normed x.
-  std::vector<StreamOp> ops{{"input_norm", 4 * h * act}, {"post_attention_norm", 4 * h * act}};
+  std::vector<StreamOp> ops{{"input_norm", 4 * h * act}, {"post_attention_norm", 4 * h * act, 1.0}};
   if (m.attention == AttentionKind::kMla) {
     const auto& a = m.mla;
     if (a.q_lora_rank > 0) ops.push_back({"q_a_norm", 2.0 * a.q_lora_rank * act});
@@ -54,11 +55,21 @@ std::vector<StreamOp> attention_stream_ops(const ModelSpec& m) {
     ops.push_back({"kv_cache_write", 2.0 * k * (act + kv)});
   }
   if (quantises_activations(m.weight_dtype)) {
-    // One quantisation per distinct projection input (projections reading the same input share it).
+    // One quantisation per distinct projection input (projections reading the same input share
+    // it), before the core unless only the o-projection reads it.
     std::vector<std::int64_t> inputs;
-    for (const auto& op : attention_projections(m))
-      if (std::find(inputs.begin(), inputs.end(), op.k) == inputs.end()) inputs.push_back(op.k);
-    for (const auto k : inputs) ops.push_back({"activation_quant", activation_quant_bytes(m, k)});
+    std::vector<double> after;
+    for (const auto& op : attention_projections(m)) {
+      const auto it = std::find(inputs.begin(), inputs.end(), op.k);
+      if (it == inputs.end()) {
+        inputs.push_back(op.k);
+        after.push_back(op.after_core >= 1.0 ? 1.0 : 0.0);
+      } else if (op.after_core < 1.0) {
+        after[static_cast<std::size_t>(it - inputs.begin())] = 0.0;
+      }
+    }
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      ops.push_back({"activation_quant", activation_quant_bytes(m, inputs[i]), after[i]});
   }
   return ops;
 }

@@ -21,10 +21,16 @@
 
 namespace moesim::models {
 
+// after_core: the share of an attention op's work that runs after the attention core in a decode
+// step, the rest before it (the two attention stages of the two-batch decode schedule,
+// sim/overlap.h): the o-projection, its input's quantisation and the post-attention norm come
+// after; in MLA's absorbed decode form kv_b_proj is W_UK on the query before the core and W_UV on
+// its output after, split by their widths (qk_nope_head_dim : v_head_dim).
 struct WeightMatmul {
   std::string_view name;
   std::int64_t k = 0;  // input width
   std::int64_t n = 0;  // output width
+  double after_core = 0;  // attention projections only, see above
   std::int64_t params() const { return k * n; }
 };
 
@@ -45,6 +51,7 @@ std::vector<WeightMatmul> attention_projections(const ModelSpec& m);
 struct StreamOp {
   std::string_view name;
   double bytes_per_token = 0;
+  double after_core = 0;  // attention ops only (see WeightMatmul)
 };
 std::vector<StreamOp> attention_stream_ops(const ModelSpec& m);
 std::vector<StreamOp> moe_stream_ops(const ModelSpec& m);

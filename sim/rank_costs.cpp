@@ -42,9 +42,16 @@ RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& c
   // Norms, RoPE, the KV-cache write and activation quantisation: one kernel each.
   double base = 0;
   if (t > 0) {
-    for (const auto& op : models::attention_stream_ops(a))
-      base += cost.memory_op(static_cast<double>(t) * op.bytes_per_token).time_ns;
-    for (const auto& op : models::attention_projections(a)) base += cost.gemm(t, op.n, op.k, w).time_ns;
+    for (const auto& op : models::attention_stream_ops(a)) {
+      const double ns = cost.memory_op(static_cast<double>(t) * op.bytes_per_token).time_ns;
+      base += ns;
+      c.attention_prep += (1.0 - op.after_core) * ns;
+    }
+    for (const auto& op : models::attention_projections(a)) {
+      const double ns = cost.gemm(t, op.n, op.k, w).time_ns;
+      base += ns;
+      c.attention_prep += (1.0 - op.after_core) * ns;
+    }
   }
   c.attention = base + core_ns(a, cost, b.decode_kv_lengths, b.decode_queries, b.prefill_chunks);
   const int local = first_local_layer(m);

@@ -27,6 +27,8 @@ namespace moesim::sim {
 struct RankCosts {
   double attention = 0;        // ns, one full-attention layer
   double attention_local = 0;  // ns, one local-attention (sliding/chunked window) layer, if any
+  double attention_prep = 0;   // ns, the part of either before the attention core in a decode step
+                               // (models::WeightMatmul::after_core; window-independent)
   double dense_mlp = 0;
   double shared = 0;
   double router = 0;

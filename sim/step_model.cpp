@@ -139,7 +139,15 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   for (std::size_t r = 0; r < mb.scratch.size(); ++r)
     mb.scratch[r] = slow(mb.costs[r].router + (shared_in_front ? mb.costs[r].shared : 0.0));
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {shared_in_front ? "router+shared_expert" : "router", layer_, m});
+  phases[static_cast<int>(Phase::kAttention)] += attn;
+  phases[static_cast<int>(Phase::kRouter)] += router;
+  phases[static_cast<int>(Phase::kSharedExpert)] += shared;
+  route(mb, moe_layer, step, rng, phases, breakdown);
+  return issue_dispatch(mb, !shared_in_front);
+}
 
+void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng, PhaseTimes& phases,
+                      LayerBreakdown& breakdown) {
   routing_.draw(moe_layer, step, mb.tokens, rng);
   if (load_) load_->add_routing(load_instance_, step_start_ns_, moe_layer, routing_.expert_counts(), routing_.slot_counts(),
                               routing_.slots_per_rank());
@@ -154,13 +162,12 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
     routing_.traffic(traffic_, low_latency_);
     dispatch = topology::all_to_all(cluster_, deployment_.rank_devices(), traffic_, dispatch_options_);
   }
-  const double dispatch_ns = dispatch.duration_ns;
-  double combine_ns;
+  mb.dispatch_ns = dispatch.duration_ns;
   if (combine_mirrors_dispatch_) {
     // Analytic fidelity on full-duplex links: the combine is the dispatch reversed, so every
     // link carries the same tokens in the other direction; only the bytes per token differ.
-    combine_ns = dispatch.transfer_ns * (combine_options_.scale / dispatch_options_.scale) + dispatch.latency_ns +
-                 dispatch.message_ns;
+    mb.combine_ns = dispatch.transfer_ns * (combine_options_.scale / dispatch_options_.scale) + dispatch.latency_ns +
+                    dispatch.message_ns;
     if (load_) load_->add_links_reversed(dispatch, reverse_links_, combine_options_.scale / dispatch_options_.scale);
   } else {
     topology::CommResult& combine = combine_result_;
@@ -168,13 +175,12 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
       (*aggregated_)(margins_traffic_, combine_options_, a2a_volumes_, combine);
     else
       combine = topology::all_to_all(cluster_, deployment_.rank_devices(), traffic_, combine_options_);
-    combine_ns = combine.duration_ns;
+    mb.combine_ns = combine.duration_ns;
     if (load_) load_->add_links(combine);
   }
   if (load_) load_->add_links(dispatch);
   expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()), mb.gemm_ns,
                     mb.gemm_scratch);
-  mb.combine_ns = combine_ns;
   double send = 0;
   if (low_latency_) {
     for (std::size_t r = 0; r < mb.dispatch_send.size(); ++r) {
@@ -188,25 +194,24 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
       mb.combine_recv[r] = p.combine_recv;
       send = std::max(send, p.dispatch_send);
     }
-    timeline_.compute(mb.ready, mb.dispatch_send, mb.ready, {"dispatch_send", layer_, m});
   }
-
-  const double dispatch_end = timeline_.collective(mb.ready, dispatch_ns, {"dispatch", layer_, m});
-  if (!shared_in_front && model_.shared_experts > 0) {
-    // The shared expert runs on the compute stream while the dispatch is in flight.
-    for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = slow(mb.costs[r].shared);
-    timeline_.compute(mb.ready, mb.scratch, mb.scratch, {"shared_expert", layer_, m});
-  }
-
-  phases[static_cast<int>(Phase::kAttention)] += attn;
-  phases[static_cast<int>(Phase::kRouter)] += router;
-  phases[static_cast<int>(Phase::kSharedExpert)] += shared;
-  phases[static_cast<int>(Phase::kDispatch)] += send + dispatch_ns;
+  phases[static_cast<int>(Phase::kDispatch)] += send + mb.dispatch_ns;
   const double fabric_tokens = fabric_token_count();
   breakdown.dispatch_bytes += fabric_tokens * dispatch_bytes_per_token_;
   breakdown.combine_bytes += fabric_tokens * combine_bytes_per_token_;
   breakdown.tokens_routed += routing_.total_pairs();
   breakdown.tokens_combined += routing_.total_received();
+}
+
+double StepModel::issue_dispatch(MicroBatch& mb, bool shared_during_dispatch) {
+  const int m = static_cast<int>(&mb - micro_.data());
+  if (low_latency_) timeline_.compute(mb.ready, mb.dispatch_send, mb.ready, {"dispatch_send", layer_, m});
+  const double dispatch_end = timeline_.collective(mb.ready, mb.dispatch_ns, {"dispatch", layer_, m});
+  if (shared_during_dispatch && model_.shared_experts > 0) {
+    // The shared expert runs on the compute stream while the dispatch is in flight.
+    for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = slow(mb.costs[r].shared);
+    timeline_.compute(mb.ready, mb.scratch, mb.scratch, {"shared_expert", layer_, m});
+  }
   return dispatch_end;
 }
 
@@ -229,6 +234,11 @@ Duration StepModel::rebalance() {
 }
 
 void StepModel::moe_back(MicroBatch& mb, double dispatch_end, PhaseTimes& phases) {
+  expert_half(mb, dispatch_end, phases);
+  if (attention_tp_ > 1) tp_collective(mb, mb.group_all_gather, attention_tp_, phases, "tp_all_gather");
+}
+
+void StepModel::expert_half(MicroBatch& mb, double dispatch_end, PhaseTimes& phases) {
   const int m = static_cast<int>(&mb - micro_.data());
   std::fill(mb.ready.begin(), mb.ready.end(), dispatch_end);
   if (low_latency_) timeline_.compute(mb.ready, mb.dispatch_recv, mb.ready, {"dispatch_recv", layer_, m});
@@ -240,7 +250,6 @@ void StepModel::moe_back(MicroBatch& mb, double dispatch_end, PhaseTimes& phases
   // The combine's receive runs when this micro-batch next needs the compute stream, so the other
   // micro-batch's work queued meanwhile is not held behind this transfer (two-batch overlap).
   mb.combine_recv_pending = low_latency_;
-  if (attention_tp_ > 1) tp_collective(mb, mb.group_all_gather, attention_tp_, phases, "tp_all_gather");
   phases[static_cast<int>(Phase::kExpertGemm)] += max_of(mb.gemm_ns);
   phases[static_cast<int>(Phase::kDispatch)] += max_of(mb.dispatch_recv);
   phases[static_cast<int>(Phase::kCombine)] += max_of(mb.combine_send) + mb.combine_ns + max_of(mb.combine_recv);
@@ -258,25 +267,8 @@ void StepModel::set_trace(TraceRecorder* recorder, int pool, int instance) {
   trace_instance_ = instance;
 }
 
-Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
-                        LayerBreakdown& breakdown, Time start) {
-  const auto layers = static_cast<std::size_t>(model_.num_layers);
-  if (breakdown.layer_ns.size() != layers) {
-    breakdown.layer_ns.assign(layers, PhaseTimes{});
-    breakdown.wall_ns.assign(layers, 0.0);
-    breakdown.exposed_comm_ns.assign(layers, 0.0);
-  }
-  step_start_ns_ = start.count_ns();
-  if (load_) load_->begin_step(load_instance_, step_start_ns_);
-  split(batches);
-  timeline_.reset();
-  timeline_.trace_into(recorder_ && recorder_->wants_step(step) ? recorder_ : nullptr, trace_pool_, trace_instance_,
-                       start.count_ns(), deployment_.stage() * deployment_.ranks());
-  for (auto& mb : micro_) {
-    std::fill(mb.ready.begin(), mb.ready.end(), 0.0);
-    mb.combine_recv_pending = false;
-  }
-
+// Every layer in turn, both micro-batches' attention halves before their expert halves.
+void StepModel::run_layers(std::int64_t step, workloads::Rng& rng, LayerBreakdown& breakdown) {
   const int ranks = deployment_.ranks();
   busy_before_.resize(static_cast<std::size_t>(ranks));
   double layer_start = 0;
@@ -284,8 +276,7 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
   for (int l = 0; l < deployment_.first_layer(); ++l) moe_index += model_.is_moe_layer(l) ? 1 : 0;
   const auto end_layer = static_cast<std::size_t>(deployment_.end_layer());
   for (auto layer = static_cast<std::size_t>(deployment_.first_layer()); layer < end_layer; ++layer) {
-    layer_ = static_cast<int>(layer);
-    layer_local_ = model_.attention_window(layer_) > 0;
+    set_layer(static_cast<int>(layer));
     for (int r = 0; r < ranks; ++r) busy_before_[static_cast<std::size_t>(r)] = timeline_.compute_busy(r);
     auto& phases = breakdown.layer_ns[layer];
     if (!model_.is_moe_layer(static_cast<int>(layer))) {
@@ -309,6 +300,31 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
     breakdown.exposed_comm_ns[layer] += std::max(0.0, wall - busy);
     layer_start = layer_end;
   }
+}
+
+Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
+                        LayerBreakdown& breakdown, Time start) {
+  const auto layers = static_cast<std::size_t>(model_.num_layers);
+  if (breakdown.layer_ns.size() != layers) {
+    breakdown.layer_ns.assign(layers, PhaseTimes{});
+    breakdown.wall_ns.assign(layers, 0.0);
+    breakdown.exposed_comm_ns.assign(layers, 0.0);
+  }
+  step_start_ns_ = start.count_ns();
+  if (load_) load_->begin_step(load_instance_, step_start_ns_);
+  split(batches);
+  timeline_.reset();
+  timeline_.trace_into(recorder_ && recorder_->wants_step(step) ? recorder_ : nullptr, trace_pool_, trace_instance_,
+                       start.count_ns(), deployment_.stage() * deployment_.ranks());
+  for (auto& mb : micro_) {
+    std::fill(mb.ready.begin(), mb.ready.end(), 0.0);
+    mb.combine_recv_pending = false;
+  }
+
+  if (decode_schedule(batches))
+    run_decode_layers(step, rng, breakdown);
+  else
+    run_layers(step, rng, breakdown);
   double lm = 0;
   for (auto& mb : micro_) finish_combine(mb);
   for (auto& mb : micro_) {

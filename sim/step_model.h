@@ -115,7 +115,8 @@ class StepModel {
     std::vector<double> scratch;        // per rank
     std::vector<double> gemm_ns;        // per rank: this layer's expert GEMM (drawn in front)
     std::vector<double> gemm_scratch;   // per rank: working space of expert_gemm_times
-    double combine_ns = 0;              // this layer's combine (drawn in front)
+    double dispatch_ns = 0, combine_ns = 0;  // this layer's all-to-alls (drawn in front)
+    double dispatch_end = 0;                 // when this layer's dispatch lands (decode schedule)
     // Low-latency kernels only, per rank: their SM phases (sim/rank_costs.h), this layer's.
     std::vector<double> dispatch_send, dispatch_recv, combine_send, combine_recv;
     bool combine_recv_pending = false;  // the last combine's receive is not issued yet
@@ -141,8 +142,26 @@ class StepModel {
   // then dispatch. Returns the dispatch's end.
   double moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng, PhaseTimes& phases,
                    LayerBreakdown& breakdown);
-  // The expert half: (shared expert), grouped GEMM, combine.
+  // The layer's routing draw, then its dispatch, combine and expert GEMM costs into `mb`.
+  void route(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng, PhaseTimes& phases,
+             LayerBreakdown& breakdown);
+  // Low-latency send, the dispatch, and the shared expert while it is in flight if asked.
+  // Returns the dispatch's end.
+  double issue_dispatch(MicroBatch& mb, bool shared_during_dispatch);
+  // The expert half: grouped GEMM, combine (then the TP all-gather, in moe_back).
   void moe_back(MicroBatch& mb, double dispatch_end, PhaseTimes& phases);
+  void expert_half(MicroBatch& mb, double dispatch_end, PhaseTimes& phases);
+  // sim/step_model_decode.cpp: the two-batch decode schedule (sim/overlap.h) over the stage's
+  // layers, and one of its five stages of one micro-batch.
+  bool decode_schedule(std::span<const RankBatch> batches) const;
+  void run_layers(std::int64_t step, workloads::Rng& rng, LayerBreakdown& breakdown);  // any other step
+  void run_decode_layers(std::int64_t step, workloads::Rng& rng, LayerBreakdown& breakdown);
+  void decode_stage(MicroBatch& mb, int layer, int stage, int moe_layer, std::int64_t step, workloads::Rng& rng,
+                    LayerBreakdown& breakdown);
+  void set_layer(int layer) {
+    layer_ = layer;
+    layer_local_ = model_.attention_window(layer) > 0;
+  }
   double slow(double compute_ns) const { return compute_ns * compute_slowdown_; }
   double fabric_token_count() const;
   double attention_of(const RankCosts& c) const { return layer_local_ ? c.attention_local : c.attention; }

@@ -42,11 +42,11 @@ void StreamTimeline::record(int rank, bool comm, OpLabel label, double start, do
 void StreamTimeline::compute(std::span<const double> ready, std::span<const double> duration, std::span<double> end,
                              OpLabel label) {
   for (std::size_t r = 0; r < compute_free_.size(); ++r) {
-    const double start = std::max(compute_free_[r], ready[r]);
-    compute_free_[r] = start + duration[r];
-    busy_[r] += duration[r];
+    const double start = std::max(compute_free_[r], ready[r]), d = duration[r];  // `end` may alias `duration`
+    compute_free_[r] = start + d;
+    busy_[r] += d;
     end[r] = compute_free_[r];
-    if (recorder_) record(static_cast<int>(r), false, label, start, duration[r]);
+    if (recorder_) record(static_cast<int>(r), false, label, start, d);
   }
 }
 

@@ -31,7 +31,7 @@ class StreamTimeline {
   void trace_into(TraceRecorder* recorder, int pool, int instance, std::int64_t step_start_ns, int rank_offset = 0);
 
   // Per rank r: start = max(compute_free[r], ready[r]); end[r] = start + duration[r].
-  // `end` may alias `ready`.
+  // `end` may alias `ready` or `duration`.
   void compute(std::span<const double> ready, std::span<const double> duration, std::span<double> end,
                OpLabel label = {});
   // Returns the common end time of a collective lasting `duration` once all ranks are ready.

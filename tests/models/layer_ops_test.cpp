@@ -223,6 +223,31 @@ TEST(StreamOps, DeepSeekV3AttentionKernelsAndTheirBytes) {
   EXPECT_EQ(moe["moe_output_add"], 3.0 * 7168 * 2);
 }
 
+// Which attention work follows the core in a decode step (the two attention stages of the
+// two-batch decode schedule): MLA's o-projection with its input's quantisation and the
+// post-attention norm, and W_UV, half of kv_b_proj (v_head_dim 128 of nope 128 + v 128); GQA's
+// o-projection. Everything else runs before the core.
+TEST(AttentionProjections, SplitAroundTheCoreForTheDecodeSchedule) {
+  const auto m = preset("deepseek-v3");
+  const auto ops = by_name(attention_projections(m));
+  EXPECT_EQ(ops.at("q_a_proj").after_core, 0.0);
+  EXPECT_EQ(ops.at("q_b_proj").after_core, 0.0);
+  EXPECT_EQ(ops.at("kv_a_proj").after_core, 0.0);
+  EXPECT_DOUBLE_EQ(ops.at("kv_b_proj").after_core, 0.5);
+  EXPECT_EQ(ops.at("o_proj").after_core, 1.0);
+  std::map<std::string, std::vector<double>> after;
+  for (const auto& op : attention_stream_ops(m)) after[std::string(op.name)].push_back(op.after_core);
+  EXPECT_EQ(after["input_norm"], (std::vector<double>{0}));
+  EXPECT_EQ(after["post_attention_norm"], (std::vector<double>{1}));
+  EXPECT_EQ(after["rope"], (std::vector<double>{0}));
+  EXPECT_EQ(after["kv_cache_write"], (std::vector<double>{0}));
+  // Inputs 7,168 (q_a, kv_a), 1,536 (q_b), 512 (kv_b: W_UK reads it before the core), 16,384 (o).
+  EXPECT_EQ(after["activation_quant"], (std::vector<double>{0, 0, 0, 1}));
+  const auto gqa = by_name(attention_projections(preset("qwen3-235b-a22b")));
+  for (const char* name : {"q_proj", "k_proj", "v_proj"}) EXPECT_EQ(gqa.at(name).after_core, 0.0) << name;
+  EXPECT_EQ(gqa.at("o_proj").after_core, 1.0);
+}
+
 // A BF16 GQA model quantises nothing; Qwen3 normalises q and k per head before RoPE, and its
 // cache holds K and V of the 4 KV heads.
 TEST(StreamOps, GqaModelsNormRotateAndCacheTheirHeads) {

@@ -204,46 +204,102 @@ TEST(LowLatencyPhases, CostTheBytesEachKernelMoves) {
   EXPECT_EQ(idle.dispatch_send + idle.dispatch_recv + idle.combine_send + idle.combine_recv, 0.0);
 }
 
-// The SM phases sit on the compute stream around the transfer: send before it, receive after
-// it; the combine's receive waits until the micro-batch next computes, so under two-batch
-// overlap the other micro-batch's expert GEMM is not queued behind the first one's combine.
-TEST(TwoBatchOverlap, LowLatencyKernelsHoldTheSmsOnlyToPackAndUnpack) {
+// Rank 0's events of one step, looked up by name, layer and micro-batch.
+struct StepEvents {
+  std::vector<TraceEvent> events;
+  const TraceEvent* find(const char* name, int layer, int mb) const {
+    for (const auto& e : events)
+      if (e.rank == 0 && std::string(e.name) == name && e.layer == layer && e.micro_batch == mb) return &e;
+    return nullptr;
+  }
+  static std::int64_t end(const TraceEvent* e) { return e->start_ns + e->duration_ns; }
+};
+
+StepEvents low_latency_step(std::vector<RankBatch> (*batches)(const Fixture&)) {
   Fixture f(2, {OverlapScheme::kTwoBatch, 0.0}, "low-latency");
   TraceOptions o;
   o.max_ranks = 1;
   TraceRecorder rec(o);
   f.step->set_trace(&rec, 0, 0);
   LayerBreakdown lb;
-  f.run(f.decode_batches(128, 2000), lb);
-  const int layer = 10;  // an MoE layer
-  auto find = [&](const char* name, int mb) -> const TraceEvent* {
-    for (const auto& e : rec.events())
-      if (std::string(e.name) == name && e.layer == layer && e.micro_batch == mb) return &e;
-    return nullptr;
-  };
-  for (int mb = 0; mb < 2; ++mb) {
-    const auto *send = find("dispatch_send", mb), *dispatch = find("dispatch", mb), *recv = find("dispatch_recv", mb);
-    const auto *gemm = find("expert_gemm", mb), *csend = find("combine_send", mb), *combine = find("combine", mb);
-    ASSERT_TRUE(send && dispatch && recv && gemm && csend && combine) << "micro-batch " << mb;
-    EXPECT_FALSE(send->comm);
-    EXPECT_TRUE(dispatch->comm);
-    EXPECT_FALSE(recv->comm);
-    EXPECT_LE(send->start_ns + send->duration_ns, dispatch->start_ns);
-    EXPECT_LE(dispatch->start_ns + dispatch->duration_ns, recv->start_ns);
-    EXPECT_LE(recv->start_ns + recv->duration_ns, gemm->start_ns);
-    EXPECT_LE(csend->start_ns + csend->duration_ns, combine->start_ns);
+  f.run(batches(f), lb);
+  return {rec.events()};
+}
+
+std::vector<RankBatch> decode_128(const Fixture& f) { return f.decode_batches(128, 2000); }
+std::vector<RankBatch> mixed_128(const Fixture& f) {
+  auto b = f.decode_batches(128, 2000);
+  b[1].prefill_chunks.push_back({0, 512});  // one prompt chunk: an extend (mixed) step
+  return b;
+}
+
+// The SM phases sit on the compute stream around the transfer: send before it, receive after it.
+TEST(TwoBatchOverlap, LowLatencyKernelsHoldTheSmsOnlyToPackAndUnpack) {
+  for (auto* batches : {decode_128, mixed_128}) {
+    const StepEvents s = low_latency_step(batches);
+    const int layer = 10;  // an MoE layer
+    for (int mb = 0; mb < 2; ++mb) {
+      const auto *send = s.find("dispatch_send", layer, mb), *dispatch = s.find("dispatch", layer, mb);
+      const auto *recv = s.find("dispatch_recv", layer, mb), *gemm = s.find("expert_gemm", layer, mb);
+      const auto *csend = s.find("combine_send", layer, mb), *combine = s.find("combine", layer, mb);
+      ASSERT_TRUE(send && dispatch && recv && gemm && csend && combine) << "micro-batch " << mb;
+      EXPECT_FALSE(send->comm);
+      EXPECT_TRUE(dispatch->comm);
+      EXPECT_FALSE(recv->comm);
+      EXPECT_LE(StepEvents::end(send), dispatch->start_ns);
+      EXPECT_LE(StepEvents::end(dispatch), recv->start_ns);
+      EXPECT_LE(StepEvents::end(recv), gemm->start_ns);
+      EXPECT_LE(StepEvents::end(csend), combine->start_ns);
+    }
   }
-  // Layer 10's combine receive of micro-batch 0 is issued with its next layer, after
-  // micro-batch 1's expert GEMM.
+}
+
+// A decode step runs the five-stage schedule (sim/overlap.h): the compute stream takes A's
+// dispatch send, B's attention before its core, A's receive, B's attention core, A's combine
+// receive, B's send, A's next attention prep, B's receive... so each dispatch is in flight over
+// the other micro-batch's first attention stage and each combine over its second, and no
+// all-to-all is in flight while either micro-batch's experts compute.
+TEST(TwoBatchOverlap, DecodeStepsRunTheFiveStagePipeline) {
+  const StepEvents s = low_latency_step(decode_128);
+  const int L = 10;
+  const TraceEvent* order[] = {
+      s.find("attention_prep", L, 0), s.find("attention", L, 0),      s.find("router", L, 0),
+      s.find("dispatch_send", L, 0),  s.find("shared_expert", L, 0),  s.find("attention_prep", L, 1),
+      s.find("dispatch_recv", L, 0),  s.find("expert_gemm", L, 0),    s.find("combine_send", L, 0),
+      s.find("attention", L, 1),      s.find("router", L, 1),         s.find("combine_recv", L, 0),
+      s.find("dispatch_send", L, 1),  s.find("shared_expert", L, 1),  s.find("attention_prep", L + 1, 0),
+      s.find("dispatch_recv", L, 1),  s.find("expert_gemm", L, 1),    s.find("combine_send", L, 1),
+      s.find("attention", L + 1, 0),  s.find("router", L + 1, 0),     s.find("combine_recv", L, 1),
+      s.find("dispatch_send", L + 1, 0)};
+  for (std::size_t i = 0; i < std::size(order); ++i) ASSERT_NE(order[i], nullptr) << "op " << i;
+  for (std::size_t i = 1; i < std::size(order); ++i) EXPECT_LE(StepEvents::end(order[i - 1]), order[i]->start_ns) << "op " << i;
+  for (int mb = 0; mb < 2; ++mb) {
+    const auto* gemm = s.find("expert_gemm", L, mb);
+    for (const auto& e : s.events) {
+      if (e.rank != 0 || !e.comm || e.duration_ns == 0) continue;
+      EXPECT_TRUE(StepEvents::end(&e) <= gemm->start_ns || e.start_ns >= StepEvents::end(gemm))
+          << e.name << " of layer " << e.layer << " overlaps micro-batch " << mb << "'s GEMM";
+    }
+  }
+}
+
+// A step with prefill work keeps the extend order: both attention halves, then both expert
+// halves; a combine's receive waits until its micro-batch next computes, so micro-batch 1's
+// expert GEMM is not queued behind micro-batch 0's combine.
+TEST(TwoBatchOverlap, MixedStepsDeferTheCombineReceive) {
+  const StepEvents s = low_latency_step(mixed_128);
+  const int L = 10;
+  EXPECT_EQ(s.find("attention_prep", L, 0), nullptr);
   const TraceEvent* crecv0 = nullptr;
-  for (const auto& e : rec.events())
-    if (std::string(e.name) == "combine_recv" && e.micro_batch == 0 && e.start_ns >= find("combine", 0)->start_ns) {
+  for (const auto& e : s.events)
+    if (e.rank == 0 && std::string(e.name) == "combine_recv" && e.micro_batch == 0 &&
+        e.start_ns >= s.find("combine", L, 0)->start_ns) {
       crecv0 = &e;
       break;
     }
   ASSERT_NE(crecv0, nullptr);
-  EXPECT_GE(crecv0->start_ns, find("combine", 0)->start_ns + find("combine", 0)->duration_ns);
-  EXPECT_GE(crecv0->start_ns, find("expert_gemm", 1)->start_ns + find("expert_gemm", 1)->duration_ns);
+  EXPECT_GE(crecv0->start_ns, StepEvents::end(s.find("combine", L, 0)));
+  EXPECT_GE(crecv0->start_ns, StepEvents::end(s.find("expert_gemm", L, 1)));
 }
 
 TEST(SharedExpertOverlap, RunsTheSharedExpertDuringDispatch) {
@@ -253,6 +309,19 @@ TEST(SharedExpertOverlap, RunsTheSharedExpertDuringDispatch) {
   const Duration t_shared = shared.run(shared.decode_batches(128, 2000), b);
   EXPECT_LT(t_shared, t_none);
   EXPECT_LT(sum(b.exposed_comm_ns), sum(a.exposed_comm_ns));
+}
+
+// The first attention stage of the decode schedule is the KV-independent part before the core.
+TEST(RankCosts, AttentionBeforeItsCoreDoesNotDependOnTheCache) {
+  Fixture f(2);
+  RankBatch shortkv, longkv;
+  shortkv.decode_kv_lengths.assign(64, 1000);
+  longkv.decode_kv_lengths.assign(64, 16000);
+  const RankCosts a = rank_costs(f.model, *f.cost, shortkv), b = rank_costs(f.model, *f.cost, longkv);
+  EXPECT_GT(a.attention_prep, 0.0);
+  EXPECT_LT(a.attention_prep, a.attention);
+  EXPECT_DOUBLE_EQ(a.attention_prep, b.attention_prep);
+  EXPECT_GT(b.attention - b.attention_prep, a.attention - a.attention_prep);
 }
 
 TEST(StepModel, DecodeCostGrowsWithKvOnlyThroughAttention) {

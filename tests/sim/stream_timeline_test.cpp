@@ -56,5 +56,19 @@ TEST(StreamTimeline, RecordsOnlyTheRanksTheTraceWants) {
   EXPECT_EQ(rec.events()[1].layer, 3);
 }
 
+// An op whose end overwrites its durations (the shared expert under overlap) is traced with its
+// duration, not its end.
+TEST(StreamTimeline, TracesTheDurationWhenTheEndOverwritesIt) {
+  TraceRecorder rec(TraceOptions{});
+  StreamTimeline t(1);
+  t.trace_into(&rec, 0, 0, 0);
+  std::vector<double> ready{100}, dur{7};
+  t.compute(ready, dur, dur, {"shared_expert", 3, 0});
+  EXPECT_DOUBLE_EQ(dur[0], 107);
+  ASSERT_EQ(rec.events().size(), 1u);
+  EXPECT_EQ(rec.events()[0].start_ns, 100);
+  EXPECT_EQ(rec.events()[0].duration_ns, 7);
+}
+
 }  // namespace
 }  // namespace moesim::sim
