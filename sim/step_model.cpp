@@ -104,12 +104,19 @@ void StepModel::finish_combine(MicroBatch& mb) {
 void StepModel::run_dense_layer(MicroBatch& mb, PhaseTimes& phases) {
   finish_combine(mb);
   const int m = static_cast<int>(&mb - micro_.data());
-  double attn = 0, mlp = 0;
+  double attn = 0;
   for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
     mb.scratch[r] = slow(attention_of(mb.costs[r]));
     attn = std::max(attn, attention_of(mb.costs[r]));
   }
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention", layer_, m});
+  phases[static_cast<int>(Phase::kAttention)] += attn;
+  dense_mlp_after_attention(mb, phases);
+}
+
+void StepModel::dense_mlp_after_attention(MicroBatch& mb, PhaseTimes& phases) {
+  const int m = static_cast<int>(&mb - micro_.data());
+  double mlp = 0;
   if (attention_tp_ > 1) tp_collective(mb, mb.group_all_reduce, attention_tp_, phases, "tp_all_reduce");
   for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
     mb.scratch[r] = slow(mb.costs[r].dense_mlp);
@@ -117,7 +124,6 @@ void StepModel::run_dense_layer(MicroBatch& mb, PhaseTimes& phases) {
   }
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {"dense_mlp", layer_, m});
   if (attention_tp_ > 1) tp_collective(mb, mb.group_all_reduce, attention_tp_, phases, "tp_all_reduce");
-  phases[static_cast<int>(Phase::kAttention)] += attn;
   phases[static_cast<int>(Phase::kDenseMlp)] += mlp;
 }
 

@@ -136,6 +136,7 @@ class StepModel {
   void run_gathered_moe_layer(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng,
                               PhaseTimes& phases, LayerBreakdown& breakdown);
   void run_dense_layer(MicroBatch& mb, PhaseTimes& phases);
+  void dense_mlp_after_attention(MicroBatch& mb, PhaseTimes& phases);  // (TP all-reduces around it)
   // Issues the micro-batch's pending low-latency combine receive on its ranks' compute streams.
   void finish_combine(MicroBatch& mb);
   // The attention half of an MoE layer: attention, router, shared expert (unless overlapped),

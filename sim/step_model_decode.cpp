@@ -50,25 +50,18 @@ void StepModel::decode_stage(MicroBatch& mb, int layer, int stage, int moe_layer
       }
       timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention", layer, m});
       phases[static_cast<int>(Phase::kAttention)] += attn;
-      double after = 0;
-      if (moe) {
-        if (attention_tp_ > 1) tp_collective(mb, mb.group_reduce_scatter, attention_tp_, phases, "tp_reduce_scatter");
-        for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
-          mb.scratch[r] = slow(mb.costs[r].router);
-          after = std::max(after, mb.costs[r].router);
-        }
-        timeline_.compute(mb.ready, mb.scratch, mb.ready, {"router", layer, m});
-        phases[static_cast<int>(Phase::kRouter)] += after;
+      if (!moe) {
+        dense_mlp_after_attention(mb, phases);
         return;
       }
-      if (attention_tp_ > 1) tp_collective(mb, mb.group_all_reduce, attention_tp_, phases, "tp_all_reduce");
+      if (attention_tp_ > 1) tp_collective(mb, mb.group_reduce_scatter, attention_tp_, phases, "tp_reduce_scatter");
+      double router = 0;
       for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
-        mb.scratch[r] = slow(mb.costs[r].dense_mlp);
-        after = std::max(after, mb.costs[r].dense_mlp);
+        mb.scratch[r] = slow(mb.costs[r].router);
+        router = std::max(router, mb.costs[r].router);
       }
-      timeline_.compute(mb.ready, mb.scratch, mb.ready, {"dense_mlp", layer, m});
-      if (attention_tp_ > 1) tp_collective(mb, mb.group_all_reduce, attention_tp_, phases, "tp_all_reduce");
-      phases[static_cast<int>(Phase::kDenseMlp)] += after;
+      timeline_.compute(mb.ready, mb.scratch, mb.ready, {"router", layer, m});
+      phases[static_cast<int>(Phase::kRouter)] += router;
       return;
     }
     default: break;
