@@ -275,15 +275,12 @@ void StepModel::set_trace(TraceRecorder* recorder, int pool, int instance) {
 
 // Every layer in turn, both micro-batches' attention halves before their expert halves.
 void StepModel::run_layers(std::int64_t step, workloads::Rng& rng, LayerBreakdown& breakdown) {
-  const int ranks = deployment_.ranks();
-  busy_before_.resize(static_cast<std::size_t>(ranks));
+  begin_layer_accounting();
   double layer_start = 0;
-  int moe_index = 0;  // MoE layers before this stage's first
-  for (int l = 0; l < deployment_.first_layer(); ++l) moe_index += model_.is_moe_layer(l) ? 1 : 0;
+  int moe_index = moe_layers_before_stage();
   const auto end_layer = static_cast<std::size_t>(deployment_.end_layer());
   for (auto layer = static_cast<std::size_t>(deployment_.first_layer()); layer < end_layer; ++layer) {
     set_layer(static_cast<int>(layer));
-    for (int r = 0; r < ranks; ++r) busy_before_[static_cast<std::size_t>(r)] = timeline_.compute_busy(r);
     auto& phases = breakdown.layer_ns[layer];
     if (!model_.is_moe_layer(static_cast<int>(layer))) {
       for (auto& mb : micro_) run_dense_layer(mb, phases);
@@ -297,15 +294,34 @@ void StepModel::run_layers(std::int64_t step, workloads::Rng& rng, LayerBreakdow
       for (std::size_t m = 0; m < micro_.size(); ++m) moe_back(micro_[m], dispatch_end_[m], phases);
       ++moe_index;
     }
-    double layer_end = 0, busy = 0;
-    for (const auto& mb : micro_) layer_end = std::max(layer_end, max_of(mb.ready));
-    for (int r = 0; r < ranks; ++r)
-      busy = std::max(busy, timeline_.compute_busy(r) - busy_before_[static_cast<std::size_t>(r)]);
-    const double wall = layer_end - layer_start;
-    breakdown.wall_ns[layer] += wall;
-    breakdown.exposed_comm_ns[layer] += std::max(0.0, wall - busy);
-    layer_start = layer_end;
+    end_layer_accounting(static_cast<int>(layer), layer_start, breakdown);
   }
+}
+
+int StepModel::moe_layers_before_stage() const {
+  int n = 0;
+  for (int l = 0; l < deployment_.first_layer(); ++l) n += model_.is_moe_layer(l) ? 1 : 0;
+  return n;
+}
+
+void StepModel::begin_layer_accounting() {
+  const auto ranks = static_cast<std::size_t>(deployment_.ranks());
+  busy_before_.resize(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) busy_before_[r] = timeline_.compute_busy(static_cast<int>(r));
+}
+
+void StepModel::end_layer_accounting(int layer, double& layer_start, LayerBreakdown& breakdown) {
+  double layer_end = 0, busy = 0;
+  for (const auto& mb : micro_) layer_end = std::max(layer_end, max_of(mb.ready));
+  for (std::size_t r = 0; r < busy_before_.size(); ++r) {
+    const double now = timeline_.compute_busy(static_cast<int>(r));
+    busy = std::max(busy, now - busy_before_[r]);
+    busy_before_[r] = now;
+  }
+  const double wall = layer_end - layer_start;
+  breakdown.wall_ns[static_cast<std::size_t>(layer)] += wall;
+  breakdown.exposed_comm_ns[static_cast<std::size_t>(layer)] += std::max(0.0, wall - busy);
+  layer_start = layer_end;
 }
 
 Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,

@@ -159,6 +159,11 @@ class StepModel {
   void run_decode_layers(std::int64_t step, workloads::Rng& rng, LayerBreakdown& breakdown);
   void decode_stage(MicroBatch& mb, int layer, int stage, int moe_layer, std::int64_t step, workloads::Rng& rng,
                     LayerBreakdown& breakdown);
+  int moe_layers_before_stage() const;  // MoE layers before this stage's first layer
+  // Per-layer wall and exposed communication: a layer ends when its last op issued so far does;
+  // begin before the first layer, end after each (sim/step_model.cpp).
+  void begin_layer_accounting();
+  void end_layer_accounting(int layer, double& layer_start, LayerBreakdown& breakdown);
   void set_layer(int layer) {
     layer_ = layer;
     layer_local_ = model_.attention_window(layer) > 0;

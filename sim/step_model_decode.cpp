@@ -19,12 +19,10 @@ namespace {
 
 constexpr int kStages = 5;
 
-double max_of(std::span<const double> v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
-
 }  // namespace
 
 bool StepModel::decode_schedule(std::span<const RankBatch> batches) const {
-  if (overlap_.scheme != OverlapScheme::kTwoBatch || gathered_moe_ || micro_.size() != 2) return false;
+  if (overlap_.scheme != OverlapScheme::kTwoBatch || gathered_moe_) return false;
   // A step with any prefill chunk (prefill or mixed) runs SGLang's extend schedule instead.
   return std::all_of(batches.begin(), batches.end(), [](const RankBatch& b) { return b.prefill_chunks.empty(); });
 }
@@ -84,13 +82,9 @@ void StepModel::decode_stage(MicroBatch& mb, int layer, int stage, int moe_layer
 void StepModel::run_decode_layers(std::int64_t step, workloads::Rng& rng, LayerBreakdown& breakdown) {
   const int first = deployment_.first_layer(), end = deployment_.end_layer();
   const int total = (end - first) * kStages;
-  int moe_before = 0;  // MoE layers before this stage's first
-  for (int l = 0; l < first; ++l) moe_before += model_.is_moe_layer(l) ? 1 : 0;
   // Each micro-batch's next MoE layer index, advanced as it issues S3 (the routing draw).
-  int moe_next[2] = {moe_before, moe_before};
-  const int ranks = deployment_.ranks();
-  busy_before_.resize(static_cast<std::size_t>(ranks));
-  for (int r = 0; r < ranks; ++r) busy_before_[static_cast<std::size_t>(r)] = timeline_.compute_busy(r);
+  int moe_next[2] = {moe_layers_before_stage(), moe_layers_before_stage()};
+  begin_layer_accounting();
   double layer_start = 0;
   auto issue = [&](int m, int g) {
     const int layer = first + g / kStages, stage = g % kStages;
@@ -100,19 +94,7 @@ void StepModel::run_decode_layers(std::int64_t step, workloads::Rng& rng, LayerB
     if (moe && stage == 2) ++moe_next[m];
     // A layer's wall time ends with the second micro-batch's last stage of it (the first's next
     // two stages, issued meanwhile, count towards it).
-    if (m == 1 && stage == kStages - 1) {
-      const double layer_end = std::max(max_of(micro_[0].ready), max_of(micro_[1].ready));
-      double busy = 0;
-      for (int r = 0; r < ranks; ++r) {
-        const double now = timeline_.compute_busy(r);
-        busy = std::max(busy, now - busy_before_[static_cast<std::size_t>(r)]);
-        busy_before_[static_cast<std::size_t>(r)] = now;
-      }
-      const double wall = std::max(0.0, layer_end - layer_start);
-      breakdown.wall_ns[static_cast<std::size_t>(layer)] += wall;
-      breakdown.exposed_comm_ns[static_cast<std::size_t>(layer)] += std::max(0.0, wall - busy);
-      layer_start = std::max(layer_start, layer_end);
-    }
+    if (m == 1 && stage == kStages - 1) end_layer_accounting(layer, layer_start, breakdown);
   };
   constexpr int kDelta = 2;
   for (int g = 0; g < std::min(kDelta, total); ++g) issue(0, g);
