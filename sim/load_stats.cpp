@@ -49,6 +49,11 @@ void RankLoadSeries::add(std::int64_t time_ns, int rank, std::int64_t value) {
           static_cast<std::size_t>(rank)] += value;
 }
 
+std::span<std::int64_t> RankLoadSeries::row(std::int64_t time_ns) {
+  const auto r = static_cast<std::size_t>(ranks_);
+  return std::span<std::int64_t>(values_).subspan(static_cast<std::size_t>(bucket_of(time_ns)) * r, r);
+}
+
 LoadStats::LoadStats(int moe_layers_, int experts_, int instances, int ranks_per_instance_, int links)
     : moe_layers(moe_layers_),
       experts(experts_),
@@ -72,11 +77,14 @@ void LoadStats::add_routing(int instance, std::int64_t step_start_ns, int moe_la
                "routing counts do not match the load statistics' shape");
   auto* row = expert_pairs.data() + static_cast<std::size_t>(moe_layer) * static_cast<std::size_t>(experts);
   for (std::size_t e = 0; e < expert_counts.size(); ++e) row[e] += expert_counts[e];
-  for (int r = 0; r < ranks_per_instance; ++r) {
-    std::int64_t received = 0;
-    for (std::size_t s = 0; s < per; ++s) received += slot_counts[static_cast<std::size_t>(r) * per + s];
-    if (received != 0) rank_pairs.add(step_start_ns, instance * ranks_per_instance + r, received);
-  }
+  MOESIM_CHECK(instance >= 0 && (instance + 1) * ranks_per_instance <= rank_pairs.ranks(),
+               "routing counts of an instance out of range");
+  // One bucket look-up for the instance's ranks (a rank that receives nothing adds nothing).
+  const auto received = rank_pairs.row(step_start_ns)
+                            .subspan(static_cast<std::size_t>(instance) * static_cast<std::size_t>(ranks_per_instance),
+                                     static_cast<std::size_t>(ranks_per_instance));
+  for (std::size_t r = 0; r < received.size(); ++r)
+    for (std::size_t s = 0; s < per; ++s) received[r] += slot_counts[r * per + s];
 }
 
 void LoadStats::add_links(std::span<const double> bytes, double scale, const std::vector<int>* listed) {

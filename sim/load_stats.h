@@ -33,6 +33,9 @@ class RankLoadSeries {
   void add(std::int64_t time_ns, std::span<const std::int64_t> per_rank);
   // Adds one rank's value.
   void add(std::int64_t time_ns, int rank, std::int64_t value);
+  // The values of the bucket holding `time_ns`, one per rank, to add to in place (one bucket
+  // look-up for many ranks); valid until the next call.
+  std::span<std::int64_t> row(std::int64_t time_ns);
 
   int ranks() const { return ranks_; }
   std::int64_t bucket_ns() const { return bucket_ns_; }

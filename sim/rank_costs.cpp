@@ -128,18 +128,28 @@ LowLatencyPhases low_latency_phases(const models::ModelSpec& m, const calibratio
                                     std::int64_t tokens, std::int64_t received_pairs, double dispatch_bytes_per_token,
                                     double combine_bytes_per_token) {
   LowLatencyPhases p;
+  low_latency_token_phases(m, cost, tokens, dispatch_bytes_per_token, combine_bytes_per_token, p);
+  low_latency_pair_phases(cost, received_pairs, dispatch_bytes_per_token, combine_bytes_per_token, p);
+  return p;
+}
+
+void low_latency_token_phases(const models::ModelSpec& m, const calibration::CostModel& cost, std::int64_t tokens,
+                              double dispatch_bytes_per_token, double combine_bytes_per_token, LowLatencyPhases& p) {
+  p.dispatch_send = p.combine_recv = 0;
+  if (tokens <= 0) return;
   const double act = static_cast<double>(m.hidden) * models::bytes_per_element(m.activation_dtype);
   const auto t = static_cast<double>(tokens), pairs = static_cast<double>(tokens) * m.top_k;
+  p.dispatch_send = cost.memory_op(t * (act + dispatch_bytes_per_token)).time_ns;
+  p.combine_recv = cost.memory_op(pairs * combine_bytes_per_token + t * act).time_ns;
+}
+
+void low_latency_pair_phases(const calibration::CostModel& cost, std::int64_t received_pairs,
+                             double dispatch_bytes_per_token, double combine_bytes_per_token, LowLatencyPhases& p) {
+  p.dispatch_recv = p.combine_send = 0;
+  if (received_pairs <= 0) return;
   const auto recv = static_cast<double>(received_pairs);
-  if (tokens > 0) {
-    p.dispatch_send = cost.memory_op(t * (act + dispatch_bytes_per_token)).time_ns;
-    p.combine_recv = cost.memory_op(pairs * combine_bytes_per_token + t * act).time_ns;
-  }
-  if (received_pairs > 0) {
-    p.dispatch_recv = cost.memory_op(2.0 * recv * dispatch_bytes_per_token).time_ns;
-    p.combine_send = cost.memory_op(2.0 * recv * combine_bytes_per_token).time_ns;
-  }
-  return p;
+  p.dispatch_recv = cost.memory_op(2.0 * recv * dispatch_bytes_per_token).time_ns;
+  p.combine_send = cost.memory_op(2.0 * recv * combine_bytes_per_token).time_ns;
 }
 
 LowLatencyKernel low_latency_kernel(const LowLatencyPhases& p, topology::Direction direction, double transfer_ns) {

@@ -84,5 +84,11 @@ LowLatencyKernel low_latency_kernel(const LowLatencyPhases& p, topology::Directi
 LowLatencyPhases low_latency_phases(const models::ModelSpec& model, const calibration::CostModel& cost,
                                     std::int64_t tokens, std::int64_t received_pairs, double dispatch_bytes_per_token,
                                     double combine_bytes_per_token);
+// Its two halves: the phases over the rank's own tokens (dispatch send, combine receive; the same
+// in every layer of a step) and those over the pairs it receives (dispatch receive, combine send).
+void low_latency_token_phases(const models::ModelSpec& model, const calibration::CostModel& cost, std::int64_t tokens,
+                              double dispatch_bytes_per_token, double combine_bytes_per_token, LowLatencyPhases& p);
+void low_latency_pair_phases(const calibration::CostModel& cost, std::int64_t received_pairs,
+                             double dispatch_bytes_per_token, double combine_bytes_per_token, LowLatencyPhases& p);
 
 }  // namespace moesim::sim

@@ -42,6 +42,8 @@ int Scheduler::enqueue(std::size_t index) {
   }
   Live l;
   l.target = rec.input_tokens;
+  l.input_tokens = rec.input_tokens;
+  l.output_tokens = rec.output_tokens;
   if (pool_.role == PoolRole::kDecode) {
     l.generated = 1;  // the prefill instance sampled the first token
     l.last_token_ns = rec.first_token_ns;
@@ -61,7 +63,7 @@ bool Scheduler::preempt_one(RankState& rank, std::size_t position) {
   auto& l = live_[victim];
   rank.kv.release(l.blocks);
   l.cached = 0;
-  l.target = records_[victim].input_tokens + std::max<std::int64_t>(l.generated - 1, 0);  // recompute
+  l.target = l.input_tokens + std::max<std::int64_t>(l.generated - 1, 0);  // recompute
   l.chunk = 0;
   l.decoding = false;
   rank.waiting.push_front(victim);
@@ -81,7 +83,7 @@ void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record)
   auto decode = [&](std::size_t idx, std::size_t position) {
     auto& l = live_[idx];
     // Cached + the token fed now + its draft tokens.
-    const std::int64_t kv_len = records_[idx].input_tokens + l.generated + queries_ - 1;
+    const std::int64_t kv_len = l.input_tokens + l.generated + queries_ - 1;
     while (!rank.kv.grow(l.blocks, kv_len))
       if (!preempt_one(rank, position)) return;  // no room even after preempting later requests
     l.decoding = true;
@@ -138,7 +140,7 @@ void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record)
 std::int64_t Scheduler::form_batches(std::vector<RankBatch>& batches, StepRecord& record) {
   batches.resize(ranks_.size());
   for (std::size_t r = 0; r < ranks_.size(); ++r) {
-    batches[r] = RankBatch{};
+    batches[r].clear();
     fill_rank(ranks_[r], batches[r], record);
     record.running += static_cast<std::int64_t>(ranks_[r].running.size());
   }
@@ -173,7 +175,6 @@ void Scheduler::complete_step(Time end, ItlSamples& itl, std::vector<std::size_t
     std::size_t kept = 0;
     for (std::size_t idx : rank.running) {
       auto& l = live_[idx];
-      auto& rec = records_[idx];
       bool leaves = false;
       if (l.decoding) {
         check_clock(Time::from_ns(l.last_token_ns), end, "a request's tokens");
@@ -182,7 +183,7 @@ void Scheduler::complete_step(Time end, ItlSamples& itl, std::vector<std::size_t
           const int accepted = draw_accepted(pool_.speculative, acceptance_);
           drafts_proposed_ += queries_ - 1;
           drafts_accepted_ += accepted;
-          emitted = std::min<std::int64_t>(1 + accepted, rec.output_tokens - l.generated);
+          emitted = std::min<std::int64_t>(1 + accepted, l.output_tokens - l.generated);
         }
         const std::int64_t gap = now - l.last_token_ns;
         count_gap(emitted == 1 ? gap : (gap + emitted / 2) / emitted, emitted);
@@ -194,18 +195,18 @@ void Scheduler::complete_step(Time end, ItlSamples& itl, std::vector<std::size_t
           l.generated = 1;
           l.last_token_ns = now;
           if (pool_.role == PoolRole::kPrefill) {
-            rec.prefill_done_ns = now;
+            records_[idx].prefill_done_ns = now;
             handed_over.push_back(idx);
             leaves = true;
           } else {
-            rec.first_token_ns = now;
+            records_[idx].first_token_ns = now;
           }
         }
       }
       l.chunk = 0;
       l.decoding = false;
-      if (!leaves && l.generated == rec.output_tokens && l.cached >= l.target) {
-        rec.finish_ns = now;
+      if (!leaves && l.generated == l.output_tokens && l.cached >= l.target) {
+        records_[idx].finish_ns = now;
         finished.push_back(idx);
         leaves = true;
       }

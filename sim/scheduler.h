@@ -79,6 +79,8 @@ class Scheduler {
     std::int64_t chunk = 0;       // prompt tokens in the current step
     std::int64_t blocks = 0;      // KV blocks held
     std::int64_t last_token_ns = 0;
+    std::int64_t input_tokens = 0, output_tokens = 0;  // the request's (its record's), kept here
+                                                       // so a step's passes read one array
     bool decoding = false;        // decodes in the current step
   };
   struct RankState {

@@ -66,7 +66,7 @@ Duration SpeculativeDraft::run(std::span<const RankBatch> batches, std::int64_t 
   std::int64_t widest = 0;
   for (std::size_t g = 0; g < batches.size(); ++g) {
     auto& b = batches_[g];
-    b = RankBatch{};
+    b.clear();
     b.decode_kv_lengths = batches[g].draft_kv_lengths;
     b.sampled_tokens = static_cast<std::int64_t>(b.decode_kv_lengths.size());
     widest = std::max(widest, b.sampled_tokens);

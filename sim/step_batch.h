@@ -19,6 +19,14 @@ struct RankBatch {
   // Speculative decoding: one per request that drafts its next tokens after this step (the
   // decoding ones and those whose prompt completes), with its KV length.
   std::vector<std::int64_t> draft_kv_lengths;
+  // Empty, as RankBatch{}, keeping the vectors' storage for the next step's batch.
+  void clear() {
+    decode_kv_lengths.clear();
+    decode_queries = 1;
+    prefill_chunks.clear();
+    sampled_tokens = 0;
+    draft_kv_lengths.clear();
+  }
   std::int64_t decode_tokens() const { return static_cast<std::int64_t>(decode_kv_lengths.size()) * decode_queries; }
   std::int64_t tokens() const {
     std::int64_t t = decode_tokens();

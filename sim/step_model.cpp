@@ -72,6 +72,7 @@ void StepModel::split(std::span<const RankBatch> batches) {
                "one batch per attention group expected");
   if (micro_.size() == 1) {
     cost_micro_batch(micro_[0], batches);
+    token_phases(micro_[0]);
     return;
   }
   // Two micro-batches: alternate decode requests; give each prefill chunk to the lighter half.
@@ -81,7 +82,7 @@ void StepModel::split(std::span<const RankBatch> batches) {
     const RankBatch& b = batches[g];
     RankBatch* h[2] = {&halves_[g], &halves_[groups + g]};
     for (auto* x : h) {
-      *x = RankBatch{};
+      x->clear();
       x->decode_queries = b.decode_queries;
     }
     for (std::size_t i = 0; i < b.decode_kv_lengths.size(); ++i)
@@ -91,8 +92,22 @@ void StepModel::split(std::span<const RankBatch> batches) {
     h[0]->sampled_tokens = h[0]->decode_tokens() + (prefill_samples + 1) / 2;
     h[1]->sampled_tokens = h[1]->decode_tokens() + prefill_samples / 2;
   }
-  for (std::size_t m = 0; m < 2; ++m)
+  for (std::size_t m = 0; m < 2; ++m) {
     cost_micro_batch(micro_[m], std::span<const RankBatch>(halves_).subspan(m * groups, groups));
+    token_phases(micro_[m]);
+  }
+}
+
+void StepModel::token_phases(MicroBatch& mb) {
+  mb.max_dispatch_send = 0;
+  if (!low_latency_) return;
+  LowLatencyPhases p;
+  for (std::size_t r = 0; r < mb.dispatch_send.size(); ++r) {
+    low_latency_token_phases(model_, cost_, mb.tokens[r], dispatch_bytes_per_token_, combine_bytes_per_token_, p);
+    mb.dispatch_send[r] = p.dispatch_send;
+    mb.combine_recv[r] = p.combine_recv;
+    mb.max_dispatch_send = std::max(mb.max_dispatch_send, p.dispatch_send);
+  }
 }
 
 void StepModel::finish_combine(MicroBatch& mb) {
@@ -187,21 +202,18 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
   if (load_) load_->add_links(dispatch);
   expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()), mb.gemm_ns,
                     mb.gemm_scratch);
-  double send = 0;
   if (low_latency_) {
+    // The phases over the ranks' own tokens were costed with the step (token_phases).
+    LowLatencyPhases p;
     for (std::size_t r = 0; r < mb.dispatch_send.size(); ++r) {
       const auto local = routing_.local_counts(static_cast<int>(r));
       const std::int64_t received = std::accumulate(local.begin(), local.end(), std::int64_t{0});
-      const auto p = low_latency_phases(model_, cost_, mb.tokens[r], received, dispatch_bytes_per_token_,
-                                        combine_bytes_per_token_);
-      mb.dispatch_send[r] = p.dispatch_send;
+      low_latency_pair_phases(cost_, received, dispatch_bytes_per_token_, combine_bytes_per_token_, p);
       mb.dispatch_recv[r] = p.dispatch_recv;
       mb.combine_send[r] = p.combine_send;
-      mb.combine_recv[r] = p.combine_recv;
-      send = std::max(send, p.dispatch_send);
     }
   }
-  phases[static_cast<int>(Phase::kDispatch)] += send + mb.dispatch_ns;
+  phases[static_cast<int>(Phase::kDispatch)] += (low_latency_ ? mb.max_dispatch_send : 0.0) + mb.dispatch_ns;
   const double fabric_tokens = fabric_token_count();
   breakdown.dispatch_bytes += fabric_tokens * dispatch_bytes_per_token_;
   breakdown.combine_bytes += fabric_tokens * combine_bytes_per_token_;

@@ -119,6 +119,7 @@ class StepModel {
     double dispatch_end = 0;                 // when this layer's dispatch lands (decode schedule)
     // Low-latency kernels only, per rank: their SM phases (sim/rank_costs.h), this layer's.
     std::vector<double> dispatch_send, dispatch_recv, combine_send, combine_recv;
+    double max_dispatch_send = 0;  // the slowest rank's dispatch send (the same every layer of a step)
     bool combine_recv_pending = false;  // the last combine's receive is not issued yet
     // Tensor parallelism, per attention group: all-reduce, reduce-scatter and all-gather of the
     // group's hidden states; over the whole stage (MoE TP): all-gather and reduce-scatter.
@@ -126,6 +127,8 @@ class StepModel {
     std::vector<double> stage_all_gather, stage_reduce_scatter;  // one entry
   };
   void split(std::span<const RankBatch> batches);
+  // Low-latency kernels: the SM phases over each rank's own tokens, once per step.
+  void token_phases(MicroBatch& mb);
   // sim/step_model_parallel.cpp: the tensor-parallel parts.
   void init_parallel();
   // Costs and routed tokens of every rank of `mb` from its attention groups' batches, and the
