@@ -39,8 +39,8 @@ int RankLoadSeries::bucket_of(std::int64_t time_ns) {
 
 void RankLoadSeries::add(std::int64_t time_ns, std::span<const std::int64_t> per_rank) {
   MOESIM_CHECK(static_cast<int>(per_rank.size()) == ranks_, "rank load of the wrong rank count");
-  const auto base = static_cast<std::size_t>(bucket_of(time_ns)) * static_cast<std::size_t>(ranks_);
-  for (std::size_t k = 0; k < per_rank.size(); ++k) values_[base + k] += per_rank[k];
+  const auto bucket = row(time_ns);
+  for (std::size_t k = 0; k < per_rank.size(); ++k) bucket[k] += per_rank[k];
 }
 
 void RankLoadSeries::add(std::int64_t time_ns, int rank, std::int64_t value) {

@@ -99,14 +99,12 @@ void StepModel::split(std::span<const RankBatch> batches) {
 }
 
 void StepModel::token_phases(MicroBatch& mb) {
-  mb.max_dispatch_send = 0;
   if (!low_latency_) return;
   LowLatencyPhases p;
   for (std::size_t r = 0; r < mb.dispatch_send.size(); ++r) {
     low_latency_token_phases(model_, cost_, mb.tokens[r], dispatch_bytes_per_token_, combine_bytes_per_token_, p);
     mb.dispatch_send[r] = p.dispatch_send;
     mb.combine_recv[r] = p.combine_recv;
-    mb.max_dispatch_send = std::max(mb.max_dispatch_send, p.dispatch_send);
   }
 }
 
@@ -213,7 +211,7 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
       mb.combine_send[r] = p.combine_send;
     }
   }
-  phases[static_cast<int>(Phase::kDispatch)] += (low_latency_ ? mb.max_dispatch_send : 0.0) + mb.dispatch_ns;
+  phases[static_cast<int>(Phase::kDispatch)] += max_of(mb.dispatch_send) + mb.dispatch_ns;
   const double fabric_tokens = fabric_token_count();
   breakdown.dispatch_bytes += fabric_tokens * dispatch_bytes_per_token_;
   breakdown.combine_bytes += fabric_tokens * combine_bytes_per_token_;

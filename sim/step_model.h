@@ -119,7 +119,6 @@ class StepModel {
     double dispatch_end = 0;                 // when this layer's dispatch lands (decode schedule)
     // Low-latency kernels only, per rank: their SM phases (sim/rank_costs.h), this layer's.
     std::vector<double> dispatch_send, dispatch_recv, combine_send, combine_recv;
-    double max_dispatch_send = 0;  // the slowest rank's dispatch send (the same every layer of a step)
     bool combine_recv_pending = false;  // the last combine's receive is not issued yet
     // Tensor parallelism, per attention group: all-reduce, reduce-scatter and all-gather of the
     // group's hidden states; over the whole stage (MoE TP): all-gather and reduce-scatter.
