@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "scenarios/read_sections.h"
+#include "workloads/binomial.h"
 #include "workloads/routing_model.h"
 
 namespace moesim::scenarios {
 
 const std::vector<std::string_view> kRoutingKeys = {
     "model", "s", "hot_experts", "hot_fraction", "alpha", "drift_rho", "drift_sigma", "drift_interval_steps",
-    "base",  "trace_path", "group_limit"};
+    "base",  "trace_path", "group_limit", "counts"};
 
 namespace {
 
@@ -68,6 +69,7 @@ workloads::RoutingConfig read_routing(const MapReader& m, const models::ModelSpe
     std::erase(bases, std::string_view("group-limited"));
     r.base = as_choice(*f, "base routing model", bases);
   }
+  if (auto f = m.get("counts")) r.counts = as_choice(*f, "count method", names_of(workloads::count_methods()));
   const auto trace = m.get("trace_path");
   if (trace) r.trace_path = paths.existing_file(*trace, "routing trace");
   const bool group_model = r.model == "group-limited";

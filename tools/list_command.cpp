@@ -14,6 +14,7 @@
 #include "workloads/prefix_hit.h"
 #include "topology/cluster.h"
 #include "workloads/arrivals.h"
+#include "workloads/binomial.h"
 #include "workloads/routing_model.h"
 
 namespace moesim::tools {
@@ -38,6 +39,8 @@ int list_registries() {
   for (const auto& c : calibration::cost_models()) item(c.name, c.description);
   heading("routing models");
   for (const auto& r : workloads::routing_models()) item(r.name, r.description);
+  heading("routing count methods");
+  for (const auto& c : workloads::count_methods()) item(c.name, c.description);
   heading("arrival processes");
   for (const auto& a : workloads::arrival_processes()) item(a.name, a.description);
   heading("length distributions");

@@ -73,6 +73,8 @@ std::unique_ptr<RoutingModel> make_routing_model(const RoutingConfig& config, co
   if (group_model && config.base == "group-limited")
     throw std::invalid_argument("group-limited routing: base must be another model");
   auto model = make_base(group_model ? config.base : config.model, config, shape, seed);
+  const CountMethod counts = count_method_named(config.counts);
+  model->set_count_method(counts);
   if (!group_model && !config.group_limit.enabled) return model;
   GroupLimit limit{config.group_limit.groups > 0 ? config.group_limit.groups : shape.expert_groups,
                    config.group_limit.top_groups > 0 ? config.group_limit.top_groups : shape.top_groups};
@@ -81,7 +83,9 @@ std::unique_ptr<RoutingModel> make_routing_model(const RoutingConfig& config, co
                                 " experts do not split into " + std::to_string(limit.groups) + " equal groups");
   if (limit.top_groups < 1 || limit.top_groups > limit.groups)
     throw std::invalid_argument("group-limited routing needs 1 <= top_groups <= groups");
-  return make_group_limited(std::move(model), limit);
+  auto limited = make_group_limited(std::move(model), limit);
+  limited->set_count_method(counts);
+  return limited;
 }
 
 std::unique_ptr<RoutingModel> make_routing_model(const RoutingConfig& config, int experts) {

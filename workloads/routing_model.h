@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "models/model_spec.h"
+#include "workloads/binomial.h"
 #include "workloads/registry.h"
 #include "workloads/rng.h"
 #include "workloads/workload_config.h"
@@ -52,6 +53,13 @@ class RoutingModel {
   virtual std::optional<TraceTokens> trace_tokens(int /*moe_layer*/, std::int64_t /*step*/) const {
     return std::nullopt;
   }
+  // How samplers draw this model's counts (RoutingConfig::counts, workloads/binomial.h); exact
+  // unless make_routing_model was told otherwise.
+  CountMethod count_method() const { return count_method_; }
+  void set_count_method(CountMethod method) { count_method_ = method; }
+
+ private:
+  CountMethod count_method_ = CountMethod::kExact;
 };
 
 // What a routing model needs to know about the model it routes for.

@@ -284,6 +284,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
 
   // Each row's own-node pairs, and what each class sends into every node from elsewhere.
   FastBits bits{rng()};
+  const CountMethod method = model_.count_method();
   remote_.assign(V * N, 0);
   group_total_.assign(S.group_first.back(), 0);  // pairs of each pattern group reaching each of its node's ranks
   row_own_.resize(R);
@@ -318,8 +319,9 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
       const std::size_t s = row_src_[i], v = static_cast<std::size_t>(row_class_[i]);
       const auto own = S.rank_node[s];
       const double Q = std::min(1.0, S.node_q[v * N + own]);
-      const std::int64_t y = S.own_draws.empty() ? sample_binomial(row_pairs_[i], Q, bits)
-                                                 : S.own_draws[v * N + own](row_pairs_[i], Q, bits);
+      const std::int64_t y = S.own_draws.empty() || method == CountMethod::kFast
+                                 ? sample_binomial(row_pairs_[i], Q, bits, method)
+                                 : S.own_draws[v * N + own](row_pairs_[i], Q, bits);
       row_own_[i] = y;
       block_rem_[v * N + own] += row_pairs_[i] - y;
     }
@@ -338,7 +340,8 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
       if (pairs == 0) continue;
       for (std::size_t n = 0; n < N; ++n) sub_[n] = S.node_q[v * N + n] * std::max(0.0, weight - node_w_[n]);
       std::fill(tmp_.begin(), tmp_.end(), 0);
-      sample_multinomial(pairs, std::span<const double>(sub_.data(), N), bits, std::span<std::int64_t>(tmp_.data(), N));
+      sample_multinomial(pairs, std::span<const double>(sub_.data(), N), bits, std::span<std::int64_t>(tmp_.data(), N),
+                         method);
       for (std::size_t n = 0; n < N; ++n) remote_[v * N + n] = tmp_[n];
     }
   }
@@ -359,7 +362,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
     if (m <= kExactIntraRanks) {
       // The row's own-node pairs over the node's ranks, its source included (self pairs).
       tmp_.assign(m, 0);
-      sample_conditional(y, std::span<const double>(S.rank_cond.data() + v * D + first, m), bits, tmp_);
+      sample_conditional(y, std::span<const double>(S.rank_cond.data() + v * D + first, m), bits, tmp_, method);
       for (std::size_t k = 0; k < m; ++k) {
         const std::size_t d = S.node_ranks[first + k];
         (d == s ? out.self_pairs[s] : out.received_intra[d]) += tmp_[k];
@@ -367,7 +370,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
       }
       continue;
     }
-    const std::int64_t self = q <= 0 ? 0 : q >= Q ? y : sample_binomial(y, q / Q, bits);
+    const std::int64_t self = q <= 0 ? 0 : q >= Q ? y : sample_binomial(y, q / Q, bits, method);
     out.self_pairs[s] += self;
     group[S.rank_pos[s]] += self;
     const std::int64_t rest = y - self;
@@ -386,7 +389,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
       if (S.pattern[u * N + n] == g) pairs += remote_[u * N + n];
     if (pairs == 0) continue;
     tmp_.assign(m, 0);
-    sample_conditional(pairs, std::span<const double>(S.rank_cond.data() + v * D + first, m), bits, tmp_);
+    sample_conditional(pairs, std::span<const double>(S.rank_cond.data() + v * D + first, m), bits, tmp_, method);
     std::int64_t* group = group_total_.data() + S.group_first[g];
     for (std::size_t k = 0; k < m; ++k) {
       out.received_remote[S.node_ranks[first + k]] += tmp_[k];
@@ -409,7 +412,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
         sub_[k] = q * std::max(0.0, inside_weight_[v * N + n] -
                                         (rest_[v * D + d] > 0 ? static_cast<double>(rest_[v * D + d]) / (Q - q) : 0.0));
       }
-      sample_multinomial(pairs, sub_, bits, tmp_);
+      sample_multinomial(pairs, sub_, bits, tmp_, method);
       std::int64_t* group = group_total_.data() + S.group_first[S.pattern[v * N + n]];
       for (std::size_t k = 0; k < m; ++k) {
         out.received_intra[S.node_ranks[first + k]] += tmp_[k];
@@ -427,7 +430,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
       const std::size_t d = S.node_ranks[first + k];
       const std::size_t sf = S.slot_first[d], m = S.slot_first[d + 1] - sf;
       tmp_.assign(m, 0);
-      sample_conditional(pairs, std::span<const double>(S.slot_cond.data() + v * slots + sf, m), bits, tmp_);
+      sample_conditional(pairs, std::span<const double>(S.slot_cond.data() + v * slots + sf, m), bits, tmp_, method);
       for (std::size_t i = 0; i < m; ++i) out.slot_counts[S.order[sf + i]] += tmp_[i];
     }
   }

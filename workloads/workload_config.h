@@ -68,6 +68,7 @@ struct RoutingConfig {
   std::string base = "uniform";   // group-limited: the popularity model whose marginals it keeps
   std::string trace_path = "";    // trace: routing-trace file (models/routing_trace.h)
   GroupLimitConfig group_limit{};  // any model: restrict each token to top_groups of groups
+  std::string counts = "fast";     // how binomial counts are drawn: count_methods() (workloads/binomial.h)
 };
 
 }  // namespace moesim::workloads

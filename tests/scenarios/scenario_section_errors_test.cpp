@@ -109,6 +109,8 @@ TEST(ScenarioSectionErrors, RoutingParameters) {
             "dirichlet-drift, trace)");
   EXPECT_EQ(load_error(with("routing: {model: trace}\n")),
             "scn.yaml:7:10: routing: routing model 'trace' needs trace_path");
+  EXPECT_EQ(load_error(with("routing: {counts: exakt}\n")),
+            "scn.yaml:7:19: routing.counts: unknown count method 'exakt'; did you mean 'exact'? (valid: fast, exact)");
 }
 
 TEST(ScenarioSectionErrors, GroupLimitMustSplitTheExperts) {

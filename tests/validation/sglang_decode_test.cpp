@@ -19,12 +19,15 @@ namespace {
 
 // Mean decode-step time of the scenario's decode pool with every rank holding `seqs` sequences
 // at KV length `kv`, each feeding 1 + the pool's speculative draft tokens (its verification
-// step; the draft passes are not part of it). `routing_override`, when given, replaces the scenario's routing.
+// step; the draft passes are not part of it). `routing_override`, when given, replaces the scenario's routing;
+// `counts`, when given, its count method. The mean is over `steps` steps.
 double decode_step_ms(const std::string& file, int seqs, std::int64_t kv,
-                      const workloads::RoutingConfig* routing_override = nullptr) {
+                      const workloads::RoutingConfig* routing_override = nullptr, const char* counts = nullptr,
+                      int steps = 4) {
   const auto s = scenarios::load_scenario_file(std::string(MOESIM_SOURCE_DIR) + "/scenarios/validation/" + file);
   auto c = scenarios::simulation_config(s);
   if (routing_override) c.routing = *routing_override;
+  if (counts) c.routing.counts = counts;
   const topology::Cluster cluster(c.cluster);
   const sim::Deployment deployment(c.deployment, c.model, c.hardware, cluster);
   const auto& pool = deployment.pools().back();
@@ -43,7 +46,7 @@ double decode_step_ms(const std::string& file, int seqs, std::int64_t kv,
   workloads::Rng rng(7);
   sim::LayerBreakdown lb;
   double total = 0;
-  constexpr int kSteps = 4;
+  const int kSteps = steps;
   for (int i = 0; i < kSteps; ++i) total += step.run(batches, i, rng, lb).millis();
   // Where the step goes (work per phase: slowest rank per layer, summed over layers and
   // micro-batches), for reading the error.
@@ -91,6 +94,25 @@ TEST(SglangDecode, SkewedRoutingUnderEplbMovesTheStepLittle) {
               "(%+.1f %%)\n",
               skewed_ms, uniform_ms, 100 * change);
   EXPECT_LT(std::abs(change), 0.10);
+}
+
+// The default count method (workloads/binomial.h: normal-approximated binomials above variance 10)
+// against exact binomials on the check's decode step, where every rank routes 256 tokens over 72
+// ranks: the step is a sum over 58 layers of the slowest rank, so a bias in the count tails would
+// show. Skewed, group-limited routing, so both the popularity path and the group path are drawn.
+TEST(SglangDecode, FastCountsGiveTheExactCountsStep) {
+  workloads::RoutingConfig skewed;
+  skewed.model = "zipf";
+  skewed.s = 0.9;
+  for (const bool grouped : {false, true}) {
+    skewed.group_limit = {grouped, 8, 4};
+    const double exact_ms = decode_step_ms("sglang-96xh100-decode.yaml", 256, 2000, &skewed, "exact", 8);
+    const double fast_ms = decode_step_ms("sglang-96xh100-decode.yaml", 256, 2000, &skewed, "fast", 8);
+    const double change = (fast_ms - exact_ms) / exact_ms;
+    std::printf("SGLang 96xH100 decode, zipf 0.9%s: %.2f ms/step with exact counts, %.2f with fast counts (%+.2f %%)\n",
+                grouped ? ", group-limited" : "", exact_ms, fast_ms, 100 * change);
+    EXPECT_LT(std::abs(change), 0.005);
+  }
 }
 
 TEST(SglangDecode, TwoBatchOverlapAblation) {

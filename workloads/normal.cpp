@@ -1,0 +1,68 @@
+#include "workloads/normal.h"
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <numbers>
+
+namespace moesim::workloads {
+namespace {
+
+constexpr int kLayers = 256;
+// The right edge of the base layer for 256 layers (Marsaglia & Tsang 2000, §3); each layer then
+// has the area v of the base layer (rectangle to r plus the tail), and the top layer closes at 0
+// (tested: NormalZiggurat.LayersCloseAtTheMode).
+constexpr double kR = 3.6541528853610088;
+
+double density(double x) { return std::exp(-0.5 * x * x); }  // unnormalised
+
+struct Ziggurat {
+  // x[i]: right edge of layer i (x[0]: the base layer's width, v / f(r), so that a uniform over it
+  // lands in the tail with the tail's share of the base area); x[256] = 0. f[i] = density(x[i]).
+  std::array<double, kLayers + 1> x{}, f{};
+  double v = 0;
+  Ziggurat() {
+    v = kR * density(kR) + std::sqrt(std::numbers::pi / 2) * std::erfc(kR / std::sqrt(2.0));
+    x[0] = v / density(kR);
+    x[1] = kR;
+    for (int i = 1; i < kLayers - 1; ++i) x[i + 1] = std::sqrt(-2 * std::log(density(x[i]) + v / x[i]));
+    x[kLayers] = 0;
+    for (int i = 0; i <= kLayers; ++i) f[i] = density(x[i]);
+    f[0] = 0;  // the base layer starts at the axis
+  }
+};
+
+const Ziggurat& ziggurat() {
+  static const Ziggurat z;
+  return z;
+}
+
+// (0, 1]: never 0, for a logarithm.
+double open_uniform(FastBits& bits) { return static_cast<double>((bits() >> 11) + 1) * 0x1.0p-53; }
+
+}  // namespace
+
+double standard_normal(FastBits& bits) {
+  const Ziggurat& z = ziggurat();
+  for (;;) {
+    const std::uint64_t b = bits();
+    const auto i = static_cast<std::size_t>(b & (kLayers - 1));
+    // The top 53 bits as a signed fraction in [-1, 1) (disjoint from the layer's 8 bits).
+    const double u = static_cast<double>(static_cast<std::int64_t>(b) >> 11) * 0x1.0p-52;
+    const double x = u * z.x[i];
+    if (std::fabs(x) < z.x[i + 1]) return x;  // inside the layer's rectangle under the curve
+    if (i == 0) {
+      // The tail beyond r: x = r + e1 / r with e1, e2 exponential, accepted when 2 e2 >= (e1 / r)^2.
+      for (;;) {
+        const double t = -std::log(open_uniform(bits)) / kR;
+        const double e = -std::log(open_uniform(bits));
+        if (e + e >= t * t) return u < 0 ? -(kR + t) : kR + t;
+      }
+    }
+    // The wedge between the rectangle and the curve: accept under the density.
+    const double y = z.f[i] + static_cast<double>(bits() >> 11) * 0x1.0p-53 * (z.f[i + 1] - z.f[i]);
+    if (y < density(x)) return x;
+  }
+}
+
+}  // namespace moesim::workloads
