@@ -112,7 +112,6 @@ double LayerRouting::traffic(topology::AggregatedTraffic& out, const std::string
   const bool pairs_view = algorithm == "low-latency", node_view = algorithm == "hierarchical";
   const bool rank_view = !pairs_view;
   const int R = m.ranks, N = m.nodes, k = model_.top_k;
-  if (out.ranks != R || out.nodes != N) out.assign(R, N);
   const auto NN = static_cast<std::size_t>(N);
   // Tokens per pair: per destination rank, per node (for senders outside it), and per node for
   // senders inside it (their own rank excluded).
@@ -125,54 +124,71 @@ double LayerRouting::traffic(topology::AggregatedTraffic& out, const std::string
     node_q_rho_[static_cast<std::size_t>(rank_domain_[static_cast<std::size_t>(d)])] += q * rank_rho_[static_cast<std::size_t>(d)];
   }
   for (std::size_t n = 0; n < NN && node_view; ++n) node_rho_[n] = tokens_per_pair(m.node_mass[n], k);
-  // Without per-source rows, a source's remote pairs go to the other nodes in the model's
-  // proportions (their expectation; only the cross-leaf split reads them).
-  block_share_.assign(NN * NN, 0.0);
-  if (!m.per_source())
-    for (std::size_t a = 0; a < NN; ++a) {
-      const double away = 1.0 - m.node_mass[a];
-      for (std::size_t b = 0; b < NN && away > 0; ++b)
-        if (b != a) block_share_[a * NN + b] = m.node_mass[b] / away;
-    }
   // Tokens per pair into node n from senders outside it (from inside, the sender's own rank is
   // taken out of the node's mass per source below).
   node_factor_.resize(NN);
   for (std::size_t n = 0; n < NN && rank_view; ++n) node_factor_[n] = m.node_mass[n] > 0 ? node_q_rho_[n] / m.node_mass[n] : 1.0;
-  row_.resize(NN);
-  double fabric = 0;  // the fabric's tokens, summed per source
-  for (int s = 0; s < R; ++s) {
-    const auto i = static_cast<std::size_t>(s);
+  // Tokens per pair from sender i into its own node's other ranks (rank view).
+  const auto own_factor = [&](std::size_t i) {
     const auto own = static_cast<std::size_t>(rank_domain_[i]);
-    // Pairs from s into each node, its self pairs (which stay local) taken out.
-    if (m.per_source()) {
+    const double qn = m.node_mass[own] - m.rank_mass[i];
+    const double qrho = node_q_rho_[own] - m.rank_mass[i] * rank_rho_[i];
+    return qn > 0 ? qrho / qn : 1.0;
+  };
+  double fabric = 0;  // the fabric's tokens, summed per source
+  if (m.per_source()) {
+    if (out.ranks != R || out.nodes != N || out.pairs.factored) out.assign(R, N);
+    row_.resize(NN);
+    for (int s = 0; s < R; ++s) {
+      const auto i = static_cast<std::size_t>(s);
+      const auto own = static_cast<std::size_t>(rank_domain_[i]);
+      // Pairs from s into each node, its self pairs (which stay local) taken out.
       for (std::size_t n = 0; n < NN; ++n) row_[n] = static_cast<double>(m.node_pairs[i * NN + n]);
-    } else {
-      const double remote = static_cast<double>(m.source_pairs[i] - m.own_node_pairs[i]);
-      const double* share = block_share_.data() + own * NN;
-      for (std::size_t n = 0; n < NN; ++n) row_[n] = remote * share[n];
-      row_[own] = static_cast<double>(m.own_node_pairs[i]);
+      row_[own] -= static_cast<double>(m.self_pairs[i]);
+      const std::size_t base = i * NN;
+      if (pairs_view) {
+        double* sent = out.pairs.sent_to_node.data() + base;
+        for (std::size_t n = 0; n < NN; ++n) sent[n] = row_[n];
+      }
+      if (node_view) {
+        double* sent = out.node_tokens.sent_to_node.data() + base;
+        for (std::size_t n = 0; n < NN; ++n) sent[n] = row_[n] * node_rho_[n];
+      }
+      if (rank_view) {
+        double* sent = out.rank_tokens.sent_to_node.data() + base;
+        for (std::size_t n = 0; n < NN; ++n) sent[n] = row_[n] * node_factor_[n];
+        sent[own] = row_[own] * own_factor(i);
+      }
+      const double* counted = (pairs_view ? out.pairs.sent_to_node : out.rank_tokens.sent_to_node).data() + base;
+      double row_total = 0;  // per source first: independent short chains instead of one long one
+      for (std::size_t n = 0; n < NN; ++n) row_total += counted[n];
+      fabric += row_total;
     }
-    row_[own] -= static_cast<double>(m.self_pairs[i]);
-    const std::size_t base = i * NN;
-    if (pairs_view) {
-      double* sent = out.pairs.sent_to_node.data() + base;
-      for (std::size_t n = 0; n < NN; ++n) sent[n] = row_[n];
+  } else {
+    // Without per-source rows a source's remote pairs go to the other nodes in the model's
+    // proportions (their expectation): factored margins, u_b = node mass (times tokens per pair
+    // into b for the rank view), d_a = 1 - node mass of a.
+    if (out.ranks != R || out.nodes != N || !out.pairs.factored) {
+      out.ranks = R;
+      out.nodes = N;
+      for (auto* v : {&out.pairs, &out.rank_tokens, &out.node_tokens}) v->assign_factored(R, N);
     }
-    if (node_view) {
-      double* sent = out.node_tokens.sent_to_node.data() + base;
-      for (std::size_t n = 0; n < NN; ++n) sent[n] = row_[n] * node_rho_[n];
+    topology::TrafficMargins& v = pairs_view ? out.pairs : out.rank_tokens;
+    double weight = 0;
+    for (std::size_t n = 0; n < NN; ++n) {
+      v.spread_weight[n] = pairs_view ? m.node_mass[n] : m.node_mass[n] * node_factor_[n];
+      v.spread_norm[n] = 1.0 - m.node_mass[n];
+      weight += v.spread_weight[n];
     }
-    if (rank_view) {
-      double* sent = out.rank_tokens.sent_to_node.data() + base;
-      for (std::size_t n = 0; n < NN; ++n) sent[n] = row_[n] * node_factor_[n];
-      const double qn = m.node_mass[own] - m.rank_mass[i];
-      const double qrho = node_q_rho_[own] - m.rank_mass[i] * rank_rho_[i];
-      sent[own] = row_[own] * (qn > 0 ? qrho / qn : 1.0);
+    for (int s = 0; s < R; ++s) {
+      const auto i = static_cast<std::size_t>(s);
+      const auto own = static_cast<std::size_t>(rank_domain_[i]);
+      const double inside = static_cast<double>(m.own_node_pairs[i] - m.self_pairs[i]);
+      v.sent_own[i] = pairs_view ? inside : inside * own_factor(i);
+      v.sent_remote[i] = static_cast<double>(m.source_pairs[i] - m.own_node_pairs[i]);
+      const double leaving = v.spread_norm[own] > 0 ? (weight - v.spread_weight[own]) / v.spread_norm[own] : 0.0;
+      fabric += v.sent_own[i] + v.sent_remote[i] * leaving;
     }
-    const double* counted = (pairs_view ? out.pairs.sent_to_node : out.rank_tokens.sent_to_node).data() + base;
-    double row_total = 0;  // per source first: independent short chains instead of one long one
-    for (std::size_t n = 0; n < NN; ++n) row_total += counted[n];
-    fabric += row_total;
   }
   for (int d = 0; d < R; ++d) {
     const auto i = static_cast<std::size_t>(d);

@@ -89,7 +89,7 @@ class LayerRouting {
   std::vector<int> rank_node_;  // [rank] cluster node of its device
   std::vector<int> rank_domain_;  // [rank] dense scale-up domain (topology::rank_domains)
   bool per_source_nodes_ = false;  // margins with each source's pairs per node (hierarchical)
-  mutable std::vector<double> rank_rho_, node_rho_, node_q_rho_, block_share_, node_factor_, row_;  // traffic() scratch
+  mutable std::vector<double> rank_rho_, node_rho_, node_q_rho_, node_factor_, row_;  // traffic() scratch
 };
 
 }  // namespace moesim::sim

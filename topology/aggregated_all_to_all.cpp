@@ -104,15 +104,20 @@ void AggregatedAllToAll::operator()(const AggregatedTraffic& t, const AllToAllOp
   if (o.fidelity != "analytic")
     throw TopologyError("aggregated all-to-all: fidelity '" + o.fidelity + "' needs the full traffic matrix");
   if (!(o.scale >= 0)) throw TopologyError("all-to-all: scale must be non-negative");
-  const auto cells = static_cast<std::size_t>(layout_.ranks) * static_cast<std::size_t>(nodes_);
-  for (const TrafficMargins* m : {&t.pairs, &t.rank_tokens, &t.node_tokens})
-    if (t.ranks != layout_.ranks || t.nodes != nodes_ || m->sent_to_node.size() != cells ||
-        m->received_intra.size() != static_cast<std::size_t>(layout_.ranks) ||
-        m->received_remote.size() != static_cast<std::size_t>(layout_.ranks))
+  const auto R = static_cast<std::size_t>(layout_.ranks), N = static_cast<std::size_t>(nodes_);
+  for (const TrafficMargins* m : {&t.pairs, &t.rank_tokens, &t.node_tokens}) {
+    const bool rows_ok = m->factored ? m->sent_own.size() == R && m->sent_remote.size() == R &&
+                                           m->spread_weight.size() == N && m->spread_norm.size() == N
+                                     : m->sent_to_node.size() == R * N;
+    if (t.ranks != layout_.ranks || t.nodes != nodes_ || !rows_ok || m->received_intra.size() != R ||
+        m->received_remote.size() != R)
       throw TopologyError("aggregated all-to-all: traffic margins and rank placement disagree on the shape");
+  }
   v.reset(layout_.ranks, std::max(static_cast<int>(cluster_.leaves().size()), 1));
   check_network_only(o);
   if (o.algorithm == "hierarchical") {
+    if (t.rank_tokens.factored || t.node_tokens.factored)
+      throw TopologyError("hierarchical all-to-all needs each sender's traffic per node, not factored margins");
     hierarchical(t, o.scale, v);
   } else if (o.algorithm == "low-latency") {
     direct(t.pairs, o.scale, t.message_bytes, o.network_only, v);
@@ -129,11 +134,28 @@ void AggregatedAllToAll::operator()(const AggregatedTraffic& t, const AllToAllOp
 void AggregatedAllToAll::direct(const TrafficMargins& m, double scale, double message_bytes, bool network_only,
                                 A2aVolumes& v) const {
   const int n = layout_.ranks;
+  // Factored margins: the share of a sender's remote traffic that leaves its node, per node.
+  std::vector<double>& leaving = v.work;
+  if (m.factored) {
+    double weight = 0;
+    for (const double w : m.spread_weight) weight += w;
+    leaving.resize(static_cast<std::size_t>(nodes_));
+    for (std::size_t a = 0; a < leaving.size(); ++a)
+      leaving[a] = m.spread_norm[a] > 0 ? (weight - m.spread_weight[a]) / m.spread_norm[a] : 0.0;
+  }
   for (int s = 0; s < n; ++s) {
     const auto i = static_cast<std::size_t>(s);
-    const double* row = m.sent_to_node.data() + i * static_cast<std::size_t>(nodes_);
-    const double own = network_only ? 0.0 : row[rank_node_[i]];
-    const double up = own * scale, out = std::max(0.0, sum(row, nodes_) - own) * scale;
+    double own_sent, total;
+    if (m.factored) {
+      own_sent = m.sent_own[i];
+      total = own_sent + m.sent_remote[i] * leaving[static_cast<std::size_t>(rank_node_[i])];
+    } else {
+      const double* row = m.sent_to_node.data() + i * static_cast<std::size_t>(nodes_);
+      own_sent = row[rank_node_[i]];
+      total = sum(row, nodes_);
+    }
+    const double own = network_only ? 0.0 : own_sent;
+    const double up = own * scale, out = std::max(0.0, total - own) * scale;
     v.up_send[i] = up;
     v.out_send[i] = out;
     if (message_bytes > 0) v.messages[i] = out / message_bytes;
@@ -168,7 +190,7 @@ void AggregatedAllToAll::own_node_leaves(const TrafficMargins& m, double scale, 
   double* sent_total = recv_total + N;
   double* ranks_total = sent_total + N;
   const auto own_sent = [&](std::size_t i) {
-    return m.sent_to_node[i * N + static_cast<std::size_t>(rank_node_[i])];
+    return m.factored ? m.sent_own[i] : m.sent_to_node[i * N + static_cast<std::size_t>(rank_node_[i])];
   };
   for (int r = 0; r < layout_.ranks; ++r) {
     const auto i = static_cast<std::size_t>(r);
@@ -204,6 +226,10 @@ void AggregatedAllToAll::own_node_leaves(const TrafficMargins& m, double scale, 
 // Cross-leaf volumes at their conditional expectation given the margins (see the header).
 void AggregatedAllToAll::leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const {
   if (leaf_count_ == 0) return;
+  if (m.factored) {
+    factored_leaves(m, scale, v);
+    return;
+  }
   const auto L = static_cast<std::size_t>(leaf_count_), N = static_cast<std::size_t>(nodes_);
   // One buffer: per (node, leaf) receipts and ranks; per (leaf, node) what the leaf's ranks send
   // into the node (rows by leaf, so that each rank adds its row in one contiguous pass); per
@@ -252,6 +278,66 @@ void AggregatedAllToAll::leaves(const TrafficMargins& m, double scale, A2aVolume
     for (; b < N; ++b) lanes[0] += row[b] * off_leaf[b];
     double up = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
     up -= row[n] * off_leaf[n];  // the sender's own node is not crossed
+    const double same_in = sent_total[n] > 0 ? sent[li * N + n] / sent_total[n] : 0.0;
+    const double down = m.received_remote[i] * (1.0 - same_in);
+    v.leaf_up[li] += up * scale;
+    v.leaf_down[li] += down * scale;
+    v.any_cross_leaf = v.any_cross_leaf || up > 0 || down > 0;
+  }
+}
+
+// The same expectations for factored margins, where a sender s on node a sends
+// remote_s · u_b / d_a into each other node b (traffic.h), without forming the rows: with
+// R_al = Σ_{s on (a, l)} remote_s, what leaf l's ranks send into node b is
+// u_b (Σ_a R_al / d_a − R_bl / d_b), and a sender's off-leaf share is
+// D_al = (Σ_b u_b c_lb − u_a c_la) / d_a, c_lb being the part of node b's receipts off leaf l.
+// O(ranks + nodes x leaves) instead of O(ranks x nodes).
+void AggregatedAllToAll::factored_leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const {
+  const auto L = static_cast<std::size_t>(leaf_count_), N = static_cast<std::size_t>(nodes_);
+  v.work.assign(6 * N * L + 2 * N + L, 0.0);
+  double* recv = v.work.data();        // [n * L + l] remote receipts of node n's ranks on leaf l
+  double* ranks_on = recv + N * L;     // [n * L + l]
+  double* remote_on = ranks_on + N * L;  // [a * L + l] R_al
+  double* sent = remote_on + N * L;    // [l * N + b]
+  double* cross = sent + N * L;        // [l * N + b]
+  double* off_leaf = cross + N * L;    // [a * L + l] D_al
+  double* recv_total = off_leaf + N * L;
+  double* sent_total = recv_total + N;
+  double* per_norm = sent_total + N;   // [l]: Σ_a R_al / d_a
+  for (int r = 0; r < layout_.ranks; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    const int l = layout_.leaf[i];
+    if (l < 0) continue;
+    const std::size_t k = static_cast<std::size_t>(rank_node_[i]) * L + static_cast<std::size_t>(l);
+    recv[k] += m.received_remote[i];
+    recv_total[static_cast<std::size_t>(rank_node_[i])] += m.received_remote[i];
+    ranks_on[k] += 1;
+    remote_on[k] += m.sent_remote[i];
+  }
+  const auto inv_norm = [&](std::size_t a) { return m.spread_norm[a] > 0 ? 1.0 / m.spread_norm[a] : 0.0; };
+  for (std::size_t a = 0; a < N; ++a)
+    for (std::size_t l = 0; l < L; ++l) per_norm[l] += remote_on[a * L + l] * inv_norm(a);
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t b = 0; b < N; ++b) {
+      const double into = m.spread_weight[b] * std::max(0.0, per_norm[l] - remote_on[b * L + l] * inv_norm(b));
+      sent[l * N + b] = into;
+      sent_total[b] += into;
+      const std::size_t i = b * L + l;
+      cross[l * N + b] = 1.0 - (recv_total[b] > 0 ? recv[i] / recv_total[b]
+                                                  : ranks_on[i] / static_cast<double>(node_ranks_[b].size()));
+    }
+  for (std::size_t l = 0; l < L; ++l) {
+    double weighted = 0;  // Σ_b u_b c_lb
+    for (std::size_t b = 0; b < N; ++b) weighted += m.spread_weight[b] * cross[l * N + b];
+    for (std::size_t a = 0; a < N; ++a)
+      off_leaf[a * L + l] = std::max(0.0, weighted - m.spread_weight[a] * cross[l * N + a]) * inv_norm(a);
+  }
+  for (int r = 0; r < layout_.ranks; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    const int l = layout_.leaf[i];
+    if (l < 0) continue;
+    const auto li = static_cast<std::size_t>(l), n = static_cast<std::size_t>(rank_node_[i]);
+    const double up = m.sent_remote[i] * off_leaf[n * L + li];
     const double same_in = sent_total[n] > 0 ? sent[li * N + n] / sent_total[n] : 0.0;
     const double down = m.received_remote[i] * (1.0 - same_in);
     v.leaf_up[li] += up * scale;

@@ -64,6 +64,7 @@ class AggregatedAllToAll {
   void direct(const TrafficMargins& m, double scale, double message_bytes, bool network_only, A2aVolumes& v) const;
   void hierarchical(const AggregatedTraffic& t, double scale, A2aVolumes& v) const;
   void leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const;
+  void factored_leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const;
   void own_node_leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const;
 
   const Cluster& cluster_;

@@ -76,13 +76,39 @@ struct TrafficView {
 // densely in order of first appearance in rank order (topology::rank_domains). Entries are tokens
 // (or token-expert pairs), scaled by AllToAllOptions::scale; orientation is dispatch's.
 struct TrafficMargins {
-  std::vector<double> sent_to_node;     // [src * nodes + node]; the sender's own node: to its other ranks
+  // What each rank sends into each node, in one of two forms.
+  //  - Rows: sent_to_node[src * nodes + node] (the sender's own node: to its other ranks).
+  //  - Factored (`factored`, for routing margins drawn without per-source node rows): a sender s on
+  //    node a sends sent_own[s] to the other ranks of node a and, to every other node b,
+  //    sent_remote[s] · spread_weight[b] / spread_norm[a] (spread_norm[a] <= 0: nothing leaves a).
+  //    The rows are never formed, so the analytic cost reads them in O(ranks + nodes x leaves).
+  bool factored = false;
+  std::vector<double> sent_to_node;                // rows form
+  std::vector<double> sent_own, sent_remote;       // [src], factored form
+  std::vector<double> spread_weight, spread_norm;  // [node], factored form
   std::vector<double> received_intra;   // [dst]: from the other ranks of its node
   std::vector<double> received_remote;  // [dst]: from ranks on other nodes
   void assign(int ranks, int nodes) {
+    factored = false;
     sent_to_node.assign(static_cast<std::size_t>(ranks) * static_cast<std::size_t>(nodes), 0.0);
     received_intra.assign(static_cast<std::size_t>(ranks), 0.0);
     received_remote.assign(static_cast<std::size_t>(ranks), 0.0);
+  }
+  void assign_factored(int ranks, int nodes) {
+    factored = true;
+    sent_to_node.clear();
+    for (auto* v : {&sent_own, &sent_remote, &received_intra, &received_remote})
+      v->assign(static_cast<std::size_t>(ranks), 0.0);
+    spread_weight.assign(static_cast<std::size_t>(nodes), 0.0);
+    spread_norm.assign(static_cast<std::size_t>(nodes), 0.0);
+  }
+  // What src (on node `own`, of `nodes`) sends into `node`, in either form.
+  double sent(int src, int own, int node, int nodes) const {
+    const auto s = static_cast<std::size_t>(src);
+    if (!factored) return sent_to_node[s * static_cast<std::size_t>(nodes) + static_cast<std::size_t>(node)];
+    if (node == own) return sent_own[s];
+    const double norm = spread_norm[static_cast<std::size_t>(own)];
+    return norm > 0 ? sent_remote[s] * spread_weight[static_cast<std::size_t>(node)] / norm : 0.0;
   }
 };
 

@@ -167,6 +167,75 @@ TEST(AggregatedAllToAll, SupernodesAndPartialNodes) {
   }
 }
 
+// Factored margins (traffic.h: a sender's remote traffic spread over the other nodes by weights)
+// cost exactly as the rows they stand for, leaves included: on a rail fabric whose oversubscribed
+// leaf uplinks bind, and on the default one, for every algorithm that reads them, both directions,
+// with and without every pair on the network.
+TEST(AggregatedAllToAll, FactoredMarginsCostAsTheirRows) {
+  ClusterConfig oversubscribed = cluster_preset_defaults("generic");
+  oversubscribed.nodes = 8;
+  oversubscribed.devices_per_node = 4;
+  oversubscribed.rails = 4;
+  oversubscribed.oversubscription = 4.0;
+  ClusterConfig hgx;
+  hgx.nodes = 6;
+  int leaf_bound = 0;  // cases whose bottleneck is a leaf uplink or downlink
+  for (const ClusterConfig& cfg : {oversubscribed, hgx}) {
+    const Cluster c(cfg);
+    const int ranks = cfg.nodes * cfg.devices_per_node, nodes = cfg.nodes;
+    const auto devices = identity(ranks);
+    const AggregatedAllToAll agg(c, devices);
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    AggregatedTraffic factored, rows;
+    factored.assign(ranks, nodes);
+    for (auto* m : {&factored.pairs, &factored.rank_tokens, &factored.node_tokens}) {
+      m->assign_factored(ranks, nodes);
+      for (int n = 0; n < nodes; ++n) {
+        m->spread_weight[static_cast<std::size_t>(n)] = 0.5 + u(rng);
+        m->spread_norm[static_cast<std::size_t>(n)] = n == 2 ? 0.0 : 1.0 + 2 * u(rng);  // node 2 keeps its traffic
+      }
+      for (int s = 0; s < ranks; ++s) {
+        const auto i = static_cast<std::size_t>(s);
+        m->sent_own[i] = 30 * u(rng);
+        m->sent_remote[i] = s % 5 == 1 ? 0.0 : 200 * u(rng);
+        m->received_intra[i] = 40 * u(rng);
+        m->received_remote[i] = 250 * u(rng) * (s % 7 == 3 ? 3 : 1);
+      }
+    }
+    rows.assign(ranks, nodes);
+    const auto domain = rank_domains(c, devices);
+    for (auto [f, r] : {std::pair{&factored.pairs, &rows.pairs}, std::pair{&factored.rank_tokens, &rows.rank_tokens}}) {
+      r->received_intra = f->received_intra;
+      r->received_remote = f->received_remote;
+      for (int s = 0; s < ranks; ++s)
+        for (int n = 0; n < nodes; ++n)
+          r->sent_to_node[static_cast<std::size_t>(s * nodes + n)] = f->sent(s, domain[static_cast<std::size_t>(s)], n, nodes);
+    }
+    factored.message_bytes = rows.message_bytes = 7456;
+    for (const char* algo : {"direct", "low-latency"})
+      for (const Direction dir : {Direction::kDispatch, Direction::kCombine})
+        for (const bool network_only : {false, true}) {
+          auto o = options(algo, 7456, dir);
+          o.network_only = network_only;
+          const CommResult a = agg(factored, o), b = agg(rows, o);
+          ASSERT_EQ(a.link_bytes.size(), b.link_bytes.size());
+          for (std::size_t l = 0; l < a.link_bytes.size(); ++l)
+            EXPECT_NEAR(a.link_bytes[l], b.link_bytes[l], 1e-9 * std::max(1.0, b.link_bytes[l])) << c.link_name(static_cast<int>(l));
+          EXPECT_NEAR(a.duration_ns, b.duration_ns, 1e-9 * b.duration_ns) << algo;
+          EXPECT_EQ(a.bottleneck_link, b.bottleneck_link) << algo;
+          leaf_bound += c.link_props(b.bottleneck_link).cls == LinkClass::kFabric ? 1 : 0;
+        }
+    try {
+      agg(factored, options("hierarchical", 7456));
+      FAIL() << "expected TopologyError";
+    } catch (const TopologyError& e) {
+      EXPECT_STREQ(e.what(), "hierarchical all-to-all needs each sender's traffic per node, not factored margins");
+    }
+  }
+  EXPECT_GT(leaf_bound, 0);
+}
+
 TEST(AggregatedAllToAll, RefusesFlowFidelityAndWrongShapes) {
   const Cluster c(ClusterConfig{});
   const auto devices = identity(8);
