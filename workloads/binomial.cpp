@@ -167,10 +167,12 @@ std::int64_t binomial_fast(std::int64_t n, double p, FastBits& bits) {
   if (p > 0.5) return n - binomial_fast(n, 1.0 - p, bits);
   const double nd = static_cast<double>(n), q = 1.0 - p, mean = nd * p, var = mean * q;
   if (var < kNormalMinVariance) return mean < kInversionMaxMean ? inversion(n, p, bits) : btrs(n, p, bits);
-  const double sd = std::sqrt(var), g1 = (q - p) / sd, g2 = (1.0 - 6.0 * p * q) / var;
+  // sd w = sd z + (q - p) (z^2 - 1) / 6 + sd (z / var) [(1 - 6pq) (z^2 - 3) / 24 - (q - p)^2 (2 z^2 - 5) / 36]:
+  // the square root and the one division depend on the parameters only, so they run while z is drawn.
+  const double sd = std::sqrt(var), inv_var = 1.0 / var, skew = q - p, kurt = 1.0 - 6.0 * p * q;
   const double z = standard_normal(bits), z2 = z * z;
-  const double w = z + g1 * (z2 - 1.0) / 6.0 + g2 * z * (z2 - 3.0) / 24.0 - g1 * g1 * z * (2.0 * z2 - 5.0) / 36.0;
-  const double x = mean + sd * w + 0.5;
+  const double second = kurt * (1.0 / 24.0) * (z2 - 3.0) - skew * skew * (1.0 / 36.0) * (2.0 * z2 - 5.0);
+  const double x = mean + sd * (z + z * inv_var * second) + skew * (1.0 / 6.0) * (z2 - 1.0) + 0.5;
   if (!(x >= 1.0)) return 0;
   return x >= nd ? n : static_cast<std::int64_t>(x);
 }
