@@ -59,11 +59,18 @@ class RooflineCostModel final : public BoundedCostModel {
 }  // namespace
 
 void CostModel::grouped_gemm_times(std::span<const std::int64_t> tokens, std::size_t groups_per_device,
-                                   std::int64_t n, std::int64_t k, models::DType dtype,
+                                   std::span<const GemmShape> shapes, models::DType dtype,
                                    std::span<double> time_ns) const {
   if (groups_per_device == 0) return;
-  for (std::size_t d = 0; d < time_ns.size() && (d + 1) * groups_per_device <= tokens.size(); ++d)
-    time_ns[d] = grouped_gemm(tokens.subspan(d * groups_per_device, groups_per_device), n, k, dtype).time_ns;
+  for (std::size_t d = 0; d < time_ns.size() && (d + 1) * groups_per_device <= tokens.size(); ++d) {
+    const auto groups = tokens.subspan(d * groups_per_device, groups_per_device);
+    double t = 0;
+    for (std::size_t s = 0; s < shapes.size(); ++s) {
+      const double one = grouped_gemm(groups, shapes[s].n, shapes[s].k, dtype).time_ns;
+      t = s == 0 ? one : t + one;
+    }
+    time_ns[d] = t;
+  }
 }
 
 std::vector<CostModelInfo> cost_models() {

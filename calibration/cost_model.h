@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "calibration/gemm_shape.h"
 #include "calibration/hardware_profile.h"
 #include "models/dtype.h"
 #include "models/model_spec.h"
@@ -43,12 +44,14 @@ class CostModel {
   // weights.
   virtual KernelCost grouped_gemm(std::span<const std::int64_t> tokens, std::int64_t n, std::int64_t k,
                                   models::DType dtype) const = 0;
-  // The grouped GEMMs of many devices at once (one layer over an EP group): device d's groups
-  // are tokens[d·g, (d+1)·g) for g = groups_per_device; time_ns[d] gets exactly
-  // grouped_gemm(that slice).time_ns. The default asks grouped_gemm per device; models may share
-  // work across devices.
+  // The grouped GEMMs of many devices at once (one layer over an EP group), one per shape over the
+  // same groups (an expert MLP's projections): device d's groups are tokens[d·g, (d+1)·g) for
+  // g = groups_per_device; time_ns[d] gets exactly the sum in order of grouped_gemm(that slice,
+  // shape).time_ns over the shapes. The default asks grouped_gemm per device and shape; models
+  // may share work across devices and shapes.
   virtual void grouped_gemm_times(std::span<const std::int64_t> tokens, std::size_t groups_per_device,
-                                  std::int64_t n, std::int64_t k, models::DType dtype, std::span<double> time_ns) const;
+                                  std::span<const GemmShape> shapes, models::DType dtype,
+                                  std::span<double> time_ns) const;
   // Attention core of one decode step for requests with the given KV lengths.
   virtual KernelCost attention_decode(const models::ModelSpec& model,
                                       std::span<const std::int64_t> kv_lengths) const = 0;

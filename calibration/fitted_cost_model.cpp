@@ -27,9 +27,10 @@ class FittedCostModel final : public BoundedCostModel {
                                          device(dtype), params(dtype), memo(dtype)));
   }
 
-  void grouped_gemm_times(std::span<const std::int64_t> tokens, std::size_t groups_per_device, std::int64_t n,
-                          std::int64_t k, models::DType dtype, std::span<double> time_ns) const override {
-    estimate_grouped_gemm_times(tokens, groups_per_device, n, k, models::bytes_per_element(dtype),
+  void grouped_gemm_times(std::span<const std::int64_t> tokens, std::size_t groups_per_device,
+                          std::span<const GemmShape> shapes, models::DType dtype,
+                          std::span<double> time_ns) const override {
+    estimate_grouped_gemm_times(tokens, groups_per_device, shapes, models::bytes_per_element(dtype),
                                 GroupedLayout::kMasked, device(dtype), params(dtype), memo(dtype), time_ns);
   }
 

@@ -170,29 +170,37 @@ GemmEstimate estimate_grouped_gemm(std::span<const std::int64_t> tokens, std::in
   return estimate(tokens, n, k, bytes_per_element, layout, dev, p, /*grouped=*/true, memo);
 }
 
-void estimate_grouped_gemm_times(std::span<const std::int64_t> tokens, std::size_t groups_per_device, std::int64_t n,
-                                 std::int64_t k, double bytes_per_element, GroupedLayout layout, const GemmDevice& dev,
-                                 const GemmFitParams& p, TilingMemo* memo, std::span<double> time_ns) {
+void estimate_grouped_gemm_times(std::span<const std::int64_t> tokens, std::size_t groups_per_device,
+                                 std::span<const GemmShape> shapes, double bytes_per_element, GroupedLayout layout,
+                                 const GemmDevice& dev, const GemmFitParams& p, TilingMemo* memo,
+                                 std::span<double> time_ns) {
   const std::size_t devices = groups_per_device == 0 ? 0 : tokens.size() / groups_per_device;
-  if (p.block_m.size() > TilingMemo::kMaxBlockM || groups_per_device == 0) {
-    for (std::size_t d = 0; d < devices && d < time_ns.size(); ++d)
-      time_ns[d] = estimate(tokens.subspan(d * groups_per_device, groups_per_device), n, k, bytes_per_element, layout,
-                            dev, p, /*grouped=*/true, memo)
-                       .time_ns;
+  constexpr std::size_t kMaxShapes = 4;  // tile choices kept per shape below; more shapes go one by one
+  if (p.block_m.size() > TilingMemo::kMaxBlockM || groups_per_device == 0 || shapes.size() > kMaxShapes) {
+    for (std::size_t d = 0; d < devices && d < time_ns.size(); ++d) {
+      const auto group = tokens.subspan(d * groups_per_device, groups_per_device);
+      double t = 0;
+      for (std::size_t s = 0; s < shapes.size(); ++s) {
+        const double one =
+            estimate(group, shapes[s].n, shapes[s].k, bytes_per_element, layout, dev, p, /*grouped=*/true, memo).time_ns;
+        t = s == 0 ? one : t + one;
+      }
+      time_ns[d] = t;
+    }
     return;
   }
   // Devices of one layer mostly share a handful of tile-count tuples: remember the last few here
   // (no lock, no hashing) before asking the shared memo.
   constexpr std::size_t kLocal = 8;
   std::array<std::array<std::int64_t, TilingMemo::kMaxBlockM>, kLocal> seen{};
-  std::array<Tiling, kLocal> seen_tiling{};
+  std::array<std::array<Tiling, kMaxShapes>, kLocal> seen_tiling{};
   std::size_t seen_count = 0, next = 0;
   const std::size_t bms = p.block_m.size();
   for (std::size_t d = 0; d < devices && d < time_ns.size(); ++d) {
     const auto group = tokens.subspan(d * groups_per_device, groups_per_device);
     GemmEstimate r;
     const double rows = count_rows(group, r);
-    if (r.active_groups == 0 || n <= 0 || k <= 0) {
+    if (r.active_groups == 0) {
       time_ns[d] = 0;
       continue;
     }
@@ -209,10 +217,22 @@ void estimate_grouped_gemm_times(std::span<const std::int64_t> tokens, std::size
       next = (next + 1) % kLocal;
       seen_count = std::max(seen_count, hit + 1);
       seen[hit] = m_tiles;
-      seen_tiling[hit] = choose_tiling(group, n, k, layout, dev, p, memo);
+      for (std::size_t s = 0; s < shapes.size(); ++s)
+        if (shapes[s].n > 0 && shapes[s].k > 0)
+          seen_tiling[hit][s] = choose_tiling(group, shapes[s].n, shapes[s].k, layout, dev, p, memo);
     }
-    finish(r, rows, seen_tiling[hit], n, k, bytes_per_element, dev, p, /*grouped=*/true);
-    time_ns[d] = r.time_ns;
+    double t = 0;
+    for (std::size_t s = 0; s < shapes.size(); ++s) {
+      double one = 0;
+      if (shapes[s].n > 0 && shapes[s].k > 0) {
+        GemmEstimate e;
+        e.active_groups = r.active_groups;
+        finish(e, rows, seen_tiling[hit][s], shapes[s].n, shapes[s].k, bytes_per_element, dev, p, /*grouped=*/true);
+        one = e.time_ns;
+      }
+      t = s == 0 ? one : t + one;
+    }
+    time_ns[d] = t;
   }
 }
 

@@ -31,6 +31,8 @@
 #include <span>
 #include <vector>
 
+#include "calibration/gemm_shape.h"
+
 namespace moesim::calibration {
 
 // Tile heights and widths the kernel may pick from (DeepGEMM-style defaults).
@@ -112,13 +114,16 @@ GemmEstimate estimate_grouped_gemm(std::span<const std::int64_t> tokens, std::in
                                    double bytes_per_element, GroupedLayout layout, const GemmDevice& dev,
                                    const GemmFitParams& p, TilingMemo* memo = nullptr);
 
-// The grouped GEMMs of many devices at once (one layer's expert GEMMs over an EP group): device
-// d's groups are tokens[d·g, (d+1)·g) for g = groups_per_device, and time_ns[d] gets exactly the
-// time_ns estimate_grouped_gemm gives for that slice. Devices with the same per-BLOCK_M tile
-// counts share one tile choice.
-void estimate_grouped_gemm_times(std::span<const std::int64_t> tokens, std::size_t groups_per_device, std::int64_t n,
-                                 std::int64_t k, double bytes_per_element, GroupedLayout layout, const GemmDevice& dev,
-                                 const GemmFitParams& p, TilingMemo* memo, std::span<double> time_ns);
+// The grouped GEMMs of many devices at once (one layer's expert GEMMs over an EP group), one per
+// shape over the same groups: device d's groups are tokens[d·g, (d+1)·g) for g =
+// groups_per_device, and time_ns[d] gets exactly the sum, in order, of the time_ns
+// estimate_grouped_gemm gives for that slice and each shape. A device's rows, non-empty groups
+// and per-BLOCK_M tile counts are counted once for every shape, and devices with the same tile
+// counts share one tile choice per shape.
+void estimate_grouped_gemm_times(std::span<const std::int64_t> tokens, std::size_t groups_per_device,
+                                 std::span<const GemmShape> shapes, double bytes_per_element, GroupedLayout layout,
+                                 const GemmDevice& dev, const GemmFitParams& p, TilingMemo* memo,
+                                 std::span<double> time_ns);
 
 // Plain GEMM: one group of m rows, per-kernel overhead only (no per-group term).
 GemmEstimate estimate_gemm(std::int64_t m, std::int64_t n, std::int64_t k, double bytes_per_element,

@@ -52,6 +52,7 @@ LayerRouting::LayerRouting(const models::ModelSpec& model, const InstanceLayout&
   for (const auto& p : placement_) {
     targets_.push_back(p.routing_targets(config_.replica_split));
     targets_.back().rank_node = rank_domain_;
+    targets_.back().revision = ++revisions_;
   }
   observed_.assign(static_cast<std::size_t>(layers), std::vector<double>(static_cast<std::size_t>(model.routed_experts)));
 }
@@ -224,6 +225,7 @@ std::vector<std::int64_t> LayerRouting::rebalance() {
   for (std::size_t l = 0; l < placement_.size(); ++l) {
     targets_[l] = placement_[l].routing_targets(config_.replica_split);
     targets_[l].rank_node = rank_domain_;
+    targets_[l].revision = ++revisions_;
   }
   for (auto& seen : observed_) std::fill(seen.begin(), seen.end(), 0.0);
   return r.moved_per_rank;

@@ -78,7 +78,8 @@ class LayerRouting {
   PlacementShape shape_;
   PlacementConfig config_;
   std::vector<ExpertPlacement> placement_;          // per MoE layer
-  std::vector<workloads::RoutingTargets> targets_;  // per MoE layer
+  std::vector<workloads::RoutingTargets> targets_;  // per MoE layer, each with its own revision
+  std::uint64_t revisions_ = 0;                     // the last revision given to targets_
   std::vector<std::vector<double>> observed_;       // per MoE layer, per expert, since last rebalance
   workloads::RoutingSampler sampler_;
   workloads::LayerCounts counts_;

@@ -108,19 +108,17 @@ double expert_gemm_ns(const models::ModelSpec& m, const calibration::CostModel& 
 
 void expert_gemm_times(const models::ModelSpec& m, const calibration::CostModel& cost,
                        std::span<const std::int64_t> slot_counts, std::size_t per_rank, std::span<double> out,
-                       std::span<double> scratch, int tp) {
+                       int tp) {
   const std::int64_t inter = m.moe_intermediate / std::max(1, tp);
   const auto gu = models::mlp_gate_up(m, inter);
   const auto dn = models::mlp_down(m, inter);
   const double act_bytes = models::bytes_per_element(m.activation_dtype);
-  cost.grouped_gemm_times(slot_counts, per_rank, gu.n, gu.k, m.expert_dtype(), out);
-  cost.grouped_gemm_times(slot_counts, per_rank, dn.n, dn.k, m.expert_dtype(), scratch);
+  const calibration::GemmShape shapes[] = {{gu.n, gu.k}, {dn.n, dn.k}};
+  cost.grouped_gemm_times(slot_counts, per_rank, shapes, m.expert_dtype(), out);
   for (std::size_t r = 0; r < out.size(); ++r) {
     std::int64_t rows = 0;
     for (std::size_t j = r * per_rank; j < (r + 1) * per_rank && j < slot_counts.size(); ++j) rows += slot_counts[j];
-    out[r] = rows == 0 ? 0.0
-                       : out[r] + scratch[r] +
-                             cost.memory_op(3.0 * static_cast<double>(rows) * inter * act_bytes).time_ns;  // SiLU(gate)*up
+    out[r] = rows == 0 ? 0.0 : out[r] + cost.memory_op(3.0 * static_cast<double>(rows) * inter * act_bytes).time_ns;  // SiLU(gate)*up
   }
 }
 

@@ -56,10 +56,10 @@ double expert_gemm_ns(const models::ModelSpec& model, const calibration::CostMod
 
 // expert_gemm_ns for every rank of a layer at once (the cost model shares the tile choice across
 // ranks): rank r's counts are slot_counts[r·per_rank, (r+1)·per_rank) and out[r] gets exactly
-// expert_gemm_ns of them. `scratch` is working space, one double per rank.
+// expert_gemm_ns of them.
 void expert_gemm_times(const models::ModelSpec& model, const calibration::CostModel& cost,
                        std::span<const std::int64_t> slot_counts, std::size_t per_rank, std::span<double> out,
-                       std::span<double> scratch, int tp = 1);
+                       int tp = 1);
 
 // DeepEP low-latency kernels occupy every SM while they pack and send and while they receive
 // and unpack, and none while the data is in flight (LMSYS, "Deploying DeepSeek with PD

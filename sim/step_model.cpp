@@ -60,7 +60,6 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
     mb.ready.resize(ranks);
     mb.scratch.resize(ranks);
     mb.gemm_ns.resize(ranks);
-    mb.gemm_scratch.resize(ranks);
     if (low_latency_)
       for (auto* v : {&mb.dispatch_send, &mb.dispatch_recv, &mb.combine_send, &mb.combine_recv}) v->assign(ranks, 0.0);
   }
@@ -198,8 +197,7 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
     if (load_) load_->add_links(combine);
   }
   if (load_) load_->add_links(dispatch);
-  expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()), mb.gemm_ns,
-                    mb.gemm_scratch);
+  expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()), mb.gemm_ns);
   if (low_latency_) {
     // The phases over the ranks' own tokens were costed with the step (token_phases).
     LowLatencyPhases p;

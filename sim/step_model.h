@@ -114,7 +114,6 @@ class StepModel {
     std::vector<double> ready;          // per rank: end of this micro-batch's last op
     std::vector<double> scratch;        // per rank
     std::vector<double> gemm_ns;        // per rank: this layer's expert GEMM (drawn in front)
-    std::vector<double> gemm_scratch;   // per rank: working space of expert_gemm_times
     double dispatch_ns = 0, combine_ns = 0;  // this layer's all-to-alls (drawn in front)
     double dispatch_end = 0;                 // when this layer's dispatch lands (decode schedule)
     // Low-latency kernels only, per rank: their SM phases (sim/rank_costs.h), this layer's.

@@ -20,7 +20,8 @@ double small_power(double q, std::int64_t n) {
   if (n > (std::int64_t{1} << 20)) return std::exp(static_cast<double>(n) * std::log1p(q - 1.0));
   double result = 1.0, base = q;
   for (std::int64_t e = n; e > 0; e >>= 1) {
-    if (e & 1) result *= base;
+    const double factor[2] = {1.0, base};  // by the exponent's bit, not a branch on it (x * 1 == x)
+    result *= factor[e & 1];
     base *= base;
   }
   return result;
@@ -53,17 +54,18 @@ std::int64_t inversion(std::int64_t n, double p, G& rng) {
   double pmf = small_power(q, n);  // q^n
   double cdf = pmf;                // F(x)
   const double u = uniform01(rng);
-  std::int64_t x = 0, below = 0;   // below: the x' <= x walked so far with F(x') < u
-  while (u > cdf && x < n) {
+  std::int64_t x = 0, below = 0;   // below: the x' < x walked so far with F(x') < u
+  do {  // the first pass unconditionally: most small-mean draws end in it
     const double p1 = pmf * ratio(x + 1), c1 = cdf + p1;
     const double p2 = p1 * ratio(x + 2), c2 = c1 + p2;
     const double p3 = p2 * ratio(x + 3), c3 = c2 + p3;
     const double p4 = p3 * ratio(x + 4), c4 = c3 + p4;
-    below += 1 + static_cast<std::int64_t>(u > c1) + static_cast<std::int64_t>(u > c2) + static_cast<std::int64_t>(u > c3);
+    below += static_cast<std::int64_t>(u > cdf) + static_cast<std::int64_t>(u > c1) + static_cast<std::int64_t>(u > c2) +
+             static_cast<std::int64_t>(u > c3);
     pmf = p4;
     cdf = c4;
     x += 4;
-  }
+  } while (u > cdf && x < n);
   return std::min(below, n);
 }
 

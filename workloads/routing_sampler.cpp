@@ -15,7 +15,7 @@ std::int64_t LayerCounts::rank_load(int dst) const {
 }
 
 RoutingSampler::RoutingSampler(const RoutingModel& model, int experts, int top_k)
-    : model_(model), experts_(experts), top_k_(top_k), probs_(static_cast<std::size_t>(experts)) {
+    : model_(model), experts_(experts), top_k_(top_k), own_probs_(static_cast<std::size_t>(experts)) {
   if (experts < 1 || top_k < 1 || top_k > experts)
     throw std::invalid_argument("routing sampler needs 1 <= top_k <= experts");
 }
@@ -55,12 +55,13 @@ void RoutingSampler::load_probs(int moe_layer, std::int64_t step) {
   if (model_.is_step_invariant()) {
     if (key >= cached_.size()) cached_.resize(key + 1);
     if (cached_[key].empty()) {
-      cached_[key].resize(probs_.size());
+      cached_[key].resize(own_probs_.size());
       model_.expert_distribution(moe_layer, step, cached_[key]);
     }
-    probs_ = cached_[key];
+    probs_ = cached_[key];  // a view: no copy per draw
   } else {
-    model_.expert_distribution(moe_layer, step, probs_);
+    model_.expert_distribution(moe_layer, step, own_probs_);
+    probs_ = own_probs_;
   }
 }
 

@@ -43,6 +43,10 @@ struct RoutingTargets {
   std::vector<double> slot_share;  // [class * slots + slot] share of the expert's pairs sent to this
                                    // slot by a source of the class; sums to 1 over the replicas
   std::vector<int> rank_node;      // [rank] scale-up domain, dense from 0; empty: one node
+  // Names this content for the sampler's kept per-layer setup: a caller that keeps a
+  // RoutingTargets and changes it gives it a new revision (a sampler then rebuilds without
+  // comparing); 0, the default, has every draw compare the content in full.
+  std::uint64_t revision = 0;
   int slots() const { return static_cast<int>(slot_rank.size()); }
   int nodes() const;
   int node_of(int rank) const;
@@ -122,7 +126,8 @@ class RoutingSampler {
 
   const RoutingModel& model_;
   int experts_, top_k_;
-  std::vector<double> probs_;
+  std::span<const double> probs_;            // the layer's popularity (load_probs): own_probs_ or cached_
+  std::vector<double> own_probs_;
   std::vector<std::vector<double>> cached_;  // per-layer probs of step-invariant models
   // Scratch reused across draws.
   std::vector<double> w_;     // [class * slots + slot] pair probability of a slot

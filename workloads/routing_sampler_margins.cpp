@@ -14,10 +14,14 @@ namespace {
 constexpr std::size_t kExactIntraRanks = 6;
 constexpr std::size_t kNoGroup = ~std::size_t{0};
 
-// Whether two vectors hold the same bytes (stricter than ==, which is all a kept setup needs).
+// Whether two arrays hold the same bytes (stricter than ==, which is all a kept setup needs).
+template <class T>
+bool same_bits(std::span<const T> a, std::span<const T> b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
 template <class T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+  return same_bits(std::span<const T>(a), std::span<const T>(b));
 }
 
 }  // namespace
@@ -172,15 +176,19 @@ RoutingSampler::MarginSetup& RoutingSampler::margin_setup(int moe_layer, const R
   if (key >= setups_.size()) setups_.resize(key + 1);
   MarginSetup& S = setups_[key];
   const RoutingTargets& k = S.targets;
-  // A step-invariant model gives a layer the same popularity at every step (load_probs).
-  const bool same = S.valid && (model_.is_step_invariant() || same_bits(S.probs, probs_)) && k.ranks == t.ranks &&
-                    k.experts == t.experts && k.classes == t.classes && same_bits(k.slot_rank, t.slot_rank) &&
-                    same_bits(k.slot_expert, t.slot_expert) && same_bits(k.source_class, t.source_class) &&
-                    same_bits(k.slot_share, t.slot_share) && same_bits(k.rank_node, t.rank_node);
-  if (!same) {
+  // A step-invariant model gives a layer the same popularity at every step (load_probs); targets
+  // of the same nonzero revision are the same targets.
+  const bool same_probs = model_.is_step_invariant() || same_bits(std::span<const double>(S.probs), probs_);
+  const bool same_targets =
+      t.revision != 0 ? k.revision == t.revision
+                      : k.revision == 0 && k.ranks == t.ranks && k.experts == t.experts && k.classes == t.classes &&
+                            same_bits(k.slot_rank, t.slot_rank) && same_bits(k.slot_expert, t.slot_expert) &&
+                            same_bits(k.source_class, t.source_class) && same_bits(k.slot_share, t.slot_share) &&
+                            same_bits(k.rank_node, t.rank_node);
+  if (!(S.valid && same_probs && same_targets)) {
     S.valid = false;  // until built (a throw leaves it rebuilt next time)
     build_setup(t, S);
-    S.probs = probs_;
+    S.probs.assign(probs_.begin(), probs_.end());
     S.targets = t;
     S.mass_shares.clear();  // model_masses recomputes
     S.valid = true;

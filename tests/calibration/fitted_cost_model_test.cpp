@@ -315,8 +315,9 @@ TEST(FittedCostModel, MemoryOpsUseFittedBandwidth) {
 }
 
 // The many-device path (one layer's expert GEMMs over an EP group) gives every device exactly
-// the time of its own grouped_gemm, for both registered models, with empty devices, ragged tile
-// counts and more distinct tile-count tuples than the path remembers locally.
+// the time of its own grouped_gemm (summed over the shapes asked for), for both registered models,
+// with empty devices, ragged tile counts and more distinct tile-count tuples than the path
+// remembers locally.
 TEST(FittedCostModel, ManyDeviceGroupedGemmMatchesEachDeviceBitForBit) {
   const auto hw = *find_hardware_preset("h800");
   std::vector<std::int64_t> tokens;
@@ -325,11 +326,16 @@ TEST(FittedCostModel, ManyDeviceGroupedGemmMatchesEachDeviceBitForBit) {
   for (const char* name : {"fitted", "roofline"}) {
     const auto model = make_cost_model(name, hw);
     std::vector<double> many(150, -1.0);
-    model->grouped_gemm_times(tokens, 3, 4096, 7168, models::DType::kFp8, many);
+    const GemmShape mlp[] = {{4096, 7168}, {7168, 2048}};  // gate-up and down of an expert
+    model->grouped_gemm_times(tokens, 3, std::span(mlp, 1), models::DType::kFp8, many);
+    std::vector<double> both(150, -1.0);
+    model->grouped_gemm_times(tokens, 3, mlp, models::DType::kFp8, both);
     for (std::size_t d = 0; d < many.size(); ++d) {
-      const auto one = model->grouped_gemm(std::span<const std::int64_t>(tokens).subspan(d * 3, 3), 4096, 7168,
-                                           models::DType::kFp8);
+      const auto group = std::span<const std::int64_t>(tokens).subspan(d * 3, 3);
+      const auto one = model->grouped_gemm(group, 4096, 7168, models::DType::kFp8);
+      const auto down = model->grouped_gemm(group, 7168, 2048, models::DType::kFp8);
       EXPECT_EQ(many[d], one.time_ns) << name << " device " << d;
+      EXPECT_EQ(both[d], one.time_ns + down.time_ns) << name << " device " << d;
     }
     EXPECT_EQ(many[0], 0.0) << name << ": a device with no rows costs nothing";
     EXPECT_GT(many[1], 0.0);

@@ -267,17 +267,22 @@ TEST(RoutingMargins, KeptSetupsDrawAsAFreshSampler) {
   RoutingTargets shares = targets_with_replicas(experts, ranks, 4);  // only the replica shares differ
   shares.slot_share[0] = 0.25, shares.slot_share[static_cast<std::size_t>(experts)] = 0.75;
   shares.validate();
-  const std::vector<RoutingTargets> targets = {targets_with_replicas(experts, ranks, 4), shares,
-                                               targets_with_local_split(experts, ranks, 4),
-                                               targets_with_replicas(experts, ranks, 2),
-                                               RoutingTargets::contiguous(experts, ranks)};
+  std::vector<RoutingTargets> targets = {targets_with_replicas(experts, ranks, 4), shares,
+                                         targets_with_local_split(experts, ranks, 4),
+                                         targets_with_replicas(experts, ranks, 2),
+                                         RoutingTargets::contiguous(experts, ranks)};
+  // Compared in full (revision 0), then named by revisions (one each, as LayerRouting gives them).
+  const std::vector<RoutingTargets> unnamed = targets;
+  for (std::size_t i = 0; i < targets.size(); ++i) targets[i].revision = i + 1;
+  const std::vector<RoutingTargets>& named = targets;
+  for (const std::vector<RoutingTargets>* set : {&unnamed, &named})
   for (const RoutingConfig& rc : {zipf, drift}) {
     const auto model = make_routing_model(rc, RoutingShape{experts, 2, k, 1, 1}, 3);
     RoutingSampler kept(*model, experts, k);
     Rng rng = make_stream(1, "kept");
     std::int64_t step = 0;
     for (int round = 0; round < 2; ++round)
-      for (const RoutingTargets& t : targets) {
+      for (const RoutingTargets& t : *set) {
         RoutingSampler fresh(*model, experts, k);
         for (int again = 0; again < 3; ++again, ++step)  // each layer thrice on the same targets
           for (int layer = 0; layer < 2; ++layer) {
