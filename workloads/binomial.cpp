@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "workloads/cornish_fisher.h"
 #include "workloads/normal.h"
 
 namespace moesim::workloads {
@@ -156,27 +157,16 @@ std::int64_t binomial(std::int64_t n, double p, G& rng) {
   return btrs(n, p, rng);
 }
 
-// CountMethod::kFast: Binomial(n, p) for n p q >= kNormalMinVariance as the Cornish-Fisher
-// expansion of its quantile to second order (mean, variance, skewness g1 = (q - p) / sd and excess
-// kurtosis g2 = (1 - 6 p q) / var) applied to one standard normal, rounded to the nearest count
-// (continuity correction) and kept within [0, n]:
-//   w = z + g1 (z^2 - 1) / 6 + g2 (z^3 - 3 z) / 24 - g1^2 (2 z^3 - 5 z) / 36.
-// Total variation from the binomial law < 2.5e-3 at variance 10 and falling as 1 / variance;
-// tail probabilities down to 1e-4 within a few per cent (docs/workloads.md; tested).
+// CountMethod::kFast: Binomial(n, p) for n p q >= kNormalMinVariance from one standard normal
+// through the Cornish-Fisher quantile map (workloads/cornish_fisher.h); its bounds are in
+// binomial.h.
 std::int64_t binomial_fast(std::int64_t n, double p, FastBits& bits) {
   if (n <= 0 || p <= 0) return 0;
   if (p >= 1) return n;
   if (p > 0.5) return n - binomial_fast(n, 1.0 - p, bits);
-  const double nd = static_cast<double>(n), q = 1.0 - p, mean = nd * p, var = mean * q;
+  const double nd = static_cast<double>(n), mean = nd * p, var = mean * (1.0 - p);
   if (var < kNormalMinVariance) return mean < kInversionMaxMean ? inversion(n, p, bits) : btrs(n, p, bits);
-  // sd w = sd z + (q - p) (z^2 - 1) / 6 + sd (z / var) [(1 - 6pq) (z^2 - 3) / 24 - (q - p)^2 (2 z^2 - 5) / 36]:
-  // the square root and the one division depend on the parameters only, so they run while z is drawn.
-  const double sd = std::sqrt(var), inv_var = 1.0 / var, skew = q - p, kurt = 1.0 - 6.0 * p * q;
-  const double z = standard_normal(bits), z2 = z * z;
-  const double second = kurt * (1.0 / 24.0) * (z2 - 3.0) - skew * skew * (1.0 / 36.0) * (2.0 * z2 - 5.0);
-  const double x = mean + sd * (z + z * inv_var * second) + skew * (1.0 / 6.0) * (z2 - 1.0) + 0.5;
-  if (!(x >= 1.0)) return 0;
-  return x >= nd ? n : static_cast<std::int64_t>(x);
+  return normal_count(n, cornish_fisher_point(nd, p, standard_normal(bits), [](double v) { return std::sqrt(v); }));
 }
 
 std::int64_t draw(std::int64_t n, double p, FastBits& bits, CountMethod method) {
@@ -186,7 +176,7 @@ std::int64_t draw(std::int64_t n, double p, FastBits& bits, CountMethod method) 
 }  // namespace
 
 std::vector<RegistryEntry> count_methods() {
-  return {{"fast", "binomial counts exactly below variance 10, as a Cornish-Fisher normal above (TV < 2.5e-3)"},
+  return {{"fast", "binomial counts exactly below variance 6, from a Cornish-Fisher normal above (TV < 7e-4)"},
           {"exact", "every binomial count from its exact law (inversion, BTRS): slower, for checking"}};
 }
 

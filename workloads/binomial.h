@@ -7,12 +7,13 @@
 //
 // CountMethod::kFast (the simulator's default) draws the same way below variance
 // kNormalMinVariance and, above it, maps one ziggurat normal (workloads/normal.h) through the
-// Cornish-Fisher expansion of the binomial quantile (skewness and kurtosis terms), rounded to the
-// nearest count: ~6 ns instead of ~35. Its law is within 2.5e-3 of the binomial in total
-// variation at variance 10 (less above: the error falls as 1 / variance), its tails within a few
-// per cent down to 1e-4 (docs/workloads.md). That is well inside the error of the pair model the
-// counts come from: drawing a token's k experts as independent pairs already overstates each
-// expert's count variance by 3 % (workloads/routing_model.h).
+// Cornish-Fisher expansion of the quantile of a continuous law that, rounded to the nearest count,
+// has the binomial's first four cumulants (workloads/cornish_fisher.h): ~6 ns instead of ~35. Its
+// law is within 7e-4 of the binomial in total variation from variance 6 and 3e-4 from 10, falling
+// further above; its upper tail between 1e-2 and 1e-3 within 3.5 % from variance 6, 1.5 % from 10
+// (docs/workloads.md; tested). That is well inside the error of the pair model the counts come
+// from: drawing a token's k experts as independent pairs already overstates each expert's count
+// variance by 3 % (workloads/routing_model.h).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +27,7 @@
 namespace moesim::workloads {
 
 inline constexpr double kInversionMaxMean = 12.0;
-inline constexpr double kNormalMinVariance = 10.0;
+inline constexpr double kNormalMinVariance = 6.0;
 
 enum class CountMethod { kExact, kFast };
 std::vector<RegistryEntry> count_methods();
@@ -35,6 +36,18 @@ CountMethod count_method_named(std::string_view name);
 std::string_view count_method_name(CountMethod method);
 
 std::int64_t sample_binomial(std::int64_t n, double p, Rng& rng);  // exact
+
+// Whether CountMethod::kFast draws Binomial(n, p), p <= 1/2, from a normal (n p q >= kNormalMinVariance).
+inline bool normal_path(std::int64_t n, double p) {
+  const double mean = static_cast<double>(n) * p;
+  return mean * (1.0 - p) >= kNormalMinVariance;
+}
+// The count at a point of the fast method's quantile map (workloads/cornish_fisher.h): its integer
+// part, within [0, n].
+inline std::int64_t normal_count(std::int64_t n, double point) {
+  if (!(point >= 1.0)) return 0;
+  return point >= static_cast<double>(n) ? n : static_cast<std::int64_t>(point);
+}
 std::int64_t sample_binomial(std::int64_t n, double p, FastBits& bits, CountMethod method = CountMethod::kExact);
 
 // Adds to out[i] a Multinomial(n, probs) draw by conditional binomials; probs need not be

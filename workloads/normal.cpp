@@ -1,6 +1,5 @@
 #include "workloads/normal.h"
 
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <numbers>
@@ -8,32 +7,23 @@
 namespace moesim::workloads {
 namespace {
 
-constexpr int kLayers = 256;
+constexpr int kLayers = ZigguratTable::kLayers;
 // The right edge of the base layer for 256 layers (Marsaglia & Tsang 2000, §3); each layer then
 // has the area v of the base layer (rectangle to r plus the tail), and the top layer closes at 0
-// (tested: NormalZiggurat.LayersCloseAtTheMode).
+// (NormalZiggurat.FrequenciesMatchPhi would see it otherwise).
 constexpr double kR = 3.6541528853610088;
 
 double density(double x) { return std::exp(-0.5 * x * x); }  // unnormalised
 
-struct Ziggurat {
-  // x[i]: right edge of layer i (x[0]: the base layer's width, v / f(r), so that a uniform over it
-  // lands in the tail with the tail's share of the base area); x[256] = 0. f[i] = density(x[i]).
-  std::array<double, kLayers + 1> x{}, f{};
-  double v = 0;
-  Ziggurat() {
-    v = kR * density(kR) + std::sqrt(std::numbers::pi / 2) * std::erfc(kR / std::sqrt(2.0));
-    x[0] = v / density(kR);
-    x[1] = kR;
-    for (int i = 1; i < kLayers - 1; ++i) x[i + 1] = std::sqrt(-2 * std::log(density(x[i]) + v / x[i]));
-    x[kLayers] = 0;
-    for (int i = 0; i <= kLayers; ++i) f[i] = density(x[i]);
-    f[0] = 0;  // the base layer starts at the axis
-  }
-};
-
-const Ziggurat& ziggurat() {
-  static const Ziggurat z;
+ZigguratTable build() {
+  ZigguratTable z;
+  const double v = kR * density(kR) + std::sqrt(std::numbers::pi / 2) * std::erfc(kR / std::sqrt(2.0));
+  z.x[0] = v / density(kR);  // a uniform over it lands in the tail with the tail's share of the base area
+  z.x[1] = kR;
+  for (int i = 1; i < kLayers - 1; ++i) z.x[i + 1] = std::sqrt(-2 * std::log(density(z.x[i]) + v / z.x[i]));
+  z.x[kLayers] = 0;
+  for (int i = 0; i <= kLayers; ++i) z.f[static_cast<std::size_t>(i)] = density(z.x[static_cast<std::size_t>(i)]);
+  z.f[0] = 0;  // the base layer starts at the axis
   return z;
 }
 
@@ -42,12 +32,15 @@ double open_uniform(FastBits& bits) { return static_cast<double>((bits() >> 11) 
 
 }  // namespace
 
-double standard_normal(FastBits& bits) {
-  const Ziggurat& z = ziggurat();
+const ZigguratTable& ziggurat_table() {
+  static const ZigguratTable z = build();
+  return z;
+}
+
+double standard_normal_after(FastBits& bits, std::uint64_t b) {
+  const ZigguratTable& z = ziggurat_table();
   for (;;) {
-    const std::uint64_t b = bits();
     const auto i = static_cast<std::size_t>(b & (kLayers - 1));
-    // The top 53 bits as a signed fraction in [-1, 1) (disjoint from the layer's 8 bits).
     const double u = static_cast<double>(static_cast<std::int64_t>(b) >> 11) * 0x1.0p-52;
     const double x = u * z.x[i];
     if (std::fabs(x) < z.x[i + 1]) return x;  // inside the layer's rectangle under the curve
@@ -62,6 +55,7 @@ double standard_normal(FastBits& bits) {
     // The wedge between the rectangle and the curve: accept under the density.
     const double y = z.f[i] + static_cast<double>(bits() >> 11) * 0x1.0p-53 * (z.f[i + 1] - z.f[i]);
     if (y < density(x)) return x;
+    b = bits();  // a fresh draw
   }
 }
 

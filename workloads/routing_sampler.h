@@ -26,7 +26,7 @@
 #include <span>
 #include <vector>
 
-#include "workloads/binomial_table.h"
+#include "workloads/binomial_batch.h"
 #include "workloads/multinomial_rows.h"
 #include "workloads/routing_margins.h"
 #include "workloads/routing_model.h"
@@ -99,10 +99,6 @@ class RoutingSampler {
     std::vector<double> rank_cond, slot_cond;
     // The model's masses (model_masses) for the classes' shares of the tokens they were computed for.
     std::vector<double> mass_shares, rank_mass, node_mass;
-    // Each row's own-node pairs are Binomial(pairs, node_q) with the same parameters for every
-    // row of a (virtual class, node) and the same batch size, step after step in a steady
-    // batch: one repeated-parameter site per (class, node), its tables kept with the setup.
-    std::vector<RepeatedBinomial> own_draws;  // [v * nodes + node]; empty for group-limited rows
   };
 
   void load_probs(int moe_layer, std::int64_t step);
@@ -145,6 +141,9 @@ class RoutingSampler {
   std::vector<std::int64_t> row_pairs_, row_own_, row_nodes_, selections_;
   std::vector<std::int64_t> rest_, remote_, inside_, block_rem_;
   std::vector<std::int64_t> group_total_;
+  BinomialBatch batch_;  // the margins' independent draws, together
+  std::vector<std::int64_t> draw_n_, row_self_, split_n_, split_out_, split_row_;
+  std::vector<double> draw_p_, split_cond_;
 };
 
 }  // namespace moesim::workloads

@@ -235,8 +235,6 @@ void RoutingSampler::build_setup(const RoutingTargets& t, MarginSetup& S) {
   for (std::size_t n = 0; n < N; ++n)
     for (std::size_t k = S.node_first[n]; k < S.node_first[n + 1]; ++k) S.rank_pos[S.node_ranks[k]] = k - S.node_first[n];
   pattern_groups(t, V, N, S);
-  // Group-limited rows are sized by each source's random group selections: no repeats to keep.
-  S.own_draws.assign(model_.group_limit() ? 0 : V * N, {});
 
   // Conditionals of the splits whose weights are fixed by the setup: each node's ranks, each
   // rank's slots, per virtual class.
@@ -290,9 +288,10 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
   for (std::size_t s = 0; s < D; ++s) out.source_pairs[s] = tokens[s] * top_k_;
 
 
-  // Each row's own-node pairs, and what each class sends into every node from elsewhere.
+  // Each row's own-node pairs, and what each class sends into every node from elsewhere. Draws
+  // that do not depend on each other go to the batch sampler together (binomial_batch.h).
   FastBits bits{rng()};
-  const CountMethod method = model_.count_method();
+  batch_.set_method(model_.count_method());
   remote_.assign(V * N, 0);
   group_total_.assign(S.group_first.back(), 0);  // pairs of each pattern group reaching each of its node's ranks
   row_own_.resize(R);
@@ -323,16 +322,12 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
     out.node_pairs.clear();
     out.block_pairs.clear();
     block_rem_.assign(V * N, 0);
-    for (std::size_t i = 0; i < R; ++i) {
-      const std::size_t s = row_src_[i], v = static_cast<std::size_t>(row_class_[i]);
-      const auto own = S.rank_node[s];
-      const double Q = std::min(1.0, S.node_q[v * N + own]);
-      const std::int64_t y = S.own_draws.empty() || method == CountMethod::kFast
-                                 ? sample_binomial(row_pairs_[i], Q, bits, method)
-                                 : S.own_draws[v * N + own](row_pairs_[i], Q, bits);
-      row_own_[i] = y;
-      block_rem_[v * N + own] += row_pairs_[i] - y;
-    }
+    draw_p_.resize(R);
+    for (std::size_t i = 0; i < R; ++i)
+      draw_p_[i] = std::min(1.0, S.node_q[static_cast<std::size_t>(row_class_[i]) * N + S.rank_node[row_src_[i]]]);
+    batch_.draw(row_pairs_, draw_p_, bits, row_own_);
+    for (std::size_t i = 0; i < R; ++i)
+      block_rem_[static_cast<std::size_t>(row_class_[i]) * N + S.rank_node[row_src_[i]]] += row_pairs_[i] - row_own_[i];
     node_w_.resize(N);
     sub_.resize(N);
     tmp_.resize(N);
@@ -349,16 +344,29 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
       for (std::size_t n = 0; n < N; ++n) sub_[n] = S.node_q[v * N + n] * std::max(0.0, weight - node_w_[n]);
       std::fill(tmp_.begin(), tmp_.end(), 0);
       sample_multinomial(pairs, std::span<const double>(sub_.data(), N), bits, std::span<std::int64_t>(tmp_.data(), N),
-                         method);
+                         batch_.method());
       for (std::size_t n = 0; n < N; ++n) remote_[v * N + n] = tmp_[n];
     }
   }
   for (std::size_t i = 0; i < R; ++i) out.own_node_pairs[row_src_[i]] += row_own_[i];
 
-  // Self pairs and internal pairs: exactly per row on small nodes, else per node.
+  // Self pairs and internal pairs: exactly per row on small nodes, else per node. On large nodes a
+  // row's self pairs are Binomial(own-node pairs, q_s / Q), all rows in one batch.
   rest_.assign(V * D, 0);  // [v * D + s]: row (s, v)'s own-node pairs bound for its node's other ranks
   inside_.assign(V * N, 0);
   inside_weight_.assign(V * N, 0.0);
+  draw_n_.assign(R, 0);
+  draw_p_.assign(R, 0.0);
+  for (std::size_t i = 0; i < R; ++i) {
+    const std::size_t s = row_src_[i], v = static_cast<std::size_t>(row_class_[i]);
+    const auto own = S.rank_node[s];
+    if (S.node_first[own + 1] - S.node_first[own] <= kExactIntraRanks) continue;
+    const double Q = S.node_q[v * N + own], q = S.vq[v * D + s];
+    draw_n_[i] = row_own_[i];
+    draw_p_[i] = q <= 0 ? 0.0 : q >= Q ? 1.0 : q / Q;
+  }
+  row_self_.resize(R);
+  batch_.draw(draw_n_, draw_p_, bits, row_self_);
   for (std::size_t i = 0; i < R; ++i) {
     const std::size_t s = row_src_[i], v = static_cast<std::size_t>(row_class_[i]);
     const auto own = S.rank_node[s];
@@ -370,7 +378,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
     if (m <= kExactIntraRanks) {
       // The row's own-node pairs over the node's ranks, its source included (self pairs).
       tmp_.assign(m, 0);
-      sample_conditional(y, std::span<const double>(S.rank_cond.data() + v * D + first, m), bits, tmp_, method);
+      sample_conditional(y, std::span<const double>(S.rank_cond.data() + v * D + first, m), bits, tmp_, batch_.method());
       for (std::size_t k = 0; k < m; ++k) {
         const std::size_t d = S.node_ranks[first + k];
         (d == s ? out.self_pairs[s] : out.received_intra[d]) += tmp_[k];
@@ -378,7 +386,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
       }
       continue;
     }
-    const std::int64_t self = q <= 0 ? 0 : q >= Q ? y : sample_binomial(y, q / Q, bits, method);
+    const std::int64_t self = row_self_[i];
     out.self_pairs[s] += self;
     group[S.rank_pos[s]] += self;
     const std::int64_t rest = y - self;
@@ -387,8 +395,14 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
     if (rest > 0) inside_weight_[v * N + own] += static_cast<double>(rest) / (Q - q);
   }
 
-  // Each node's receipts split over its ranks: internal ones per class (the split depends on the
-  // senders), remote ones per pattern group (the classes with the same weights there).
+  // Each node's receipts split over its ranks, all nodes' splits in lockstep: remote ones per
+  // pattern group (the classes with the same weights there), internal ones per class (the split
+  // depends on the senders). Rows are padded to the largest node with empty categories.
+  std::size_t width = 0;
+  for (std::size_t n = 0; n < N; ++n) width = std::max(width, S.node_first[n + 1] - S.node_first[n]);
+  split_n_.clear();
+  split_cond_.clear();
+  split_row_.clear();  // the group (remote) or ~(v * N + n) (internal) each row belongs to
   for (std::size_t g = 0; g + 1 < S.group_first.size(); ++g) {
     const std::size_t n = S.group_node[g], v = S.group_class[g];
     const std::size_t first = S.node_first[n], m = S.node_first[n + 1] - first;
@@ -396,13 +410,11 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
     for (std::size_t u = 0; u < V; ++u)
       if (S.pattern[u * N + n] == g) pairs += remote_[u * N + n];
     if (pairs == 0) continue;
-    tmp_.assign(m, 0);
-    sample_conditional(pairs, std::span<const double>(S.rank_cond.data() + v * D + first, m), bits, tmp_, method);
-    std::int64_t* group = group_total_.data() + S.group_first[g];
-    for (std::size_t k = 0; k < m; ++k) {
-      out.received_remote[S.node_ranks[first + k]] += tmp_[k];
-      group[k] += tmp_[k];
-    }
+    split_n_.push_back(pairs);
+    split_row_.push_back(static_cast<std::int64_t>(g));
+    const double* cond = S.rank_cond.data() + v * D + first;
+    split_cond_.insert(split_cond_.end(), cond, cond + m);
+    split_cond_.resize(split_cond_.size() + width - m, 0.0);
   }
   for (std::size_t v = 0; v < V; ++v)
     for (std::size_t n = 0; n < N; ++n) {
@@ -411,7 +423,6 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
       const std::size_t first = S.node_first[n], m = S.node_first[n + 1] - first;
       const double Q = S.node_q[v * N + n];
       sub_.resize(m);
-      tmp_.assign(m, 0);
       for (std::size_t k = 0; k < m; ++k) {
         const std::size_t d = S.node_ranks[first + k];
         const double q = S.vq[v * D + d];
@@ -420,15 +431,35 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
         sub_[k] = q * std::max(0.0, inside_weight_[v * N + n] -
                                         (rest_[v * D + d] > 0 ? static_cast<double>(rest_[v * D + d]) / (Q - q) : 0.0));
       }
-      sample_multinomial(pairs, sub_, bits, tmp_, method);
-      std::int64_t* group = group_total_.data() + S.group_first[S.pattern[v * N + n]];
-      for (std::size_t k = 0; k < m; ++k) {
-        out.received_intra[S.node_ranks[first + k]] += tmp_[k];
-        group[k] += tmp_[k];
-      }
+      split_n_.push_back(pairs);
+      split_row_.push_back(~static_cast<std::int64_t>(v * N + n));
+      split_cond_.resize(split_cond_.size() + width, 0.0);
+      multinomial_conditionals(sub_, std::span<double>(split_cond_.data() + split_cond_.size() - width, m));
     }
+  split_out_.assign(split_n_.size() * width, 0);
+  batch_.conditional_rows(split_n_, split_cond_, width, bits, split_out_);
+  for (std::size_t r = 0; r < split_n_.size(); ++r) {
+    const std::int64_t* got = split_out_.data() + r * width;
+    const std::int64_t id = split_row_[r];
+    const bool remote = id >= 0;
+    const std::size_t vn = remote ? 0 : static_cast<std::size_t>(~id);
+    const std::size_t g = remote ? static_cast<std::size_t>(id) : S.pattern[vn];
+    const std::size_t n = remote ? S.group_node[g] : vn % N;
+    const std::size_t first = S.node_first[n];
+    std::int64_t* group = group_total_.data() + S.group_first[g];
+    auto& into = remote ? out.received_remote : out.received_intra;
+    for (std::size_t k = 0; k < S.node_first[n + 1] - first; ++k) {
+      into[S.node_ranks[first + k]] += got[k];
+      group[k] += got[k];
+    }
+  }
 
-  // Each rank's pairs split over its slots, per pattern group.
+  // Each rank's pairs split over its slots, per pattern group, all ranks in lockstep.
+  std::size_t slot_width = 0;
+  for (std::size_t d = 0; d < D; ++d) slot_width = std::max(slot_width, S.slot_first[d + 1] - S.slot_first[d]);
+  split_n_.clear();
+  split_cond_.clear();
+  split_row_.clear();  // the rank
   for (std::size_t g = 0; g + 1 < S.group_first.size(); ++g) {
     const std::size_t n = S.group_node[g], v = S.group_class[g];
     const std::size_t first = S.node_first[n];
@@ -437,10 +468,19 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
       if (pairs == 0) continue;
       const std::size_t d = S.node_ranks[first + k];
       const std::size_t sf = S.slot_first[d], m = S.slot_first[d + 1] - sf;
-      tmp_.assign(m, 0);
-      sample_conditional(pairs, std::span<const double>(S.slot_cond.data() + v * slots + sf, m), bits, tmp_, method);
-      for (std::size_t i = 0; i < m; ++i) out.slot_counts[S.order[sf + i]] += tmp_[i];
+      split_n_.push_back(pairs);
+      split_row_.push_back(static_cast<std::int64_t>(d));
+      const double* cond = S.slot_cond.data() + v * slots + sf;
+      split_cond_.insert(split_cond_.end(), cond, cond + m);
+      split_cond_.resize(split_cond_.size() + slot_width - m, 0.0);
     }
+  }
+  split_out_.assign(split_n_.size() * slot_width, 0);
+  batch_.conditional_rows(split_n_, split_cond_, slot_width, bits, split_out_);
+  for (std::size_t r = 0; r < split_n_.size(); ++r) {
+    const auto d = static_cast<std::size_t>(split_row_[r]);
+    const std::size_t sf = S.slot_first[d];
+    for (std::size_t i = 0; i < S.slot_first[d + 1] - sf; ++i) out.slot_counts[S.order[sf + i]] += split_out_[r * slot_width + i];
   }
   for (std::size_t j = 0; j < slots; ++j)
     out.expert_counts[static_cast<std::size_t>(t.slot_expert[j])] += out.slot_counts[j];

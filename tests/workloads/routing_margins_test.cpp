@@ -2,6 +2,7 @@
 // distribution of every margin (means and variances over many draws), the same conservation.
 #include <gtest/gtest.h>
 
+
 #include <cmath>
 #include <cstdio>
 #include <algorithm>
@@ -138,9 +139,11 @@ void check_conservation(const RoutingMargins& m, const RoutingTargets& t, const 
 void compare(const char* model_name, int ranks, int per_node, const std::vector<std::int64_t>& tokens, int draws,
              double var_tol, bool per_source, double intra_inflation = 1.0, int groups = 0, int top_groups = 0,
              bool local_split = false) {
-  // Without per-source rows remote receipts are split once over all ranks (routing_margins.h).
+  // Without per-source rows remote receipts are split once over all ranks (routing_margins.h). The
+  // bound is for one class of rows; group-limited rows split per (class, group), whose masses sit on
+  // the group's ranks, and show no inflation (1.002 over 40,000 draws of this case).
   const int nodes = ranks / per_node;
-  const double remote_inflation = per_source ? 1.0 : 1.0 + 1.0 / (nodes * (nodes - 1) * per_node);
+  const double remote_inflation = per_source || groups > 0 ? 1.0 : 1.0 + 1.0 / (nodes * (nodes - 1) * per_node);
   const int experts = 2 * ranks, k = 4;
   RoutingConfig rc;
   rc.model = model_name;
@@ -255,8 +258,7 @@ TEST(RoutingMargins, ModelMassesFollowTheExpertDistribution) {
 
 // The sampler keeps each layer's setup between draws: drawing a layer on new targets (or after
 // the popularity moved) gives exactly what a fresh sampler gives from the same random state,
-// and so do the draws after it on the same targets (a setup's repeated-parameter tables,
-// binomial_table.h, depend on the calls since it was built, which both samplers then share).
+// and so do the draws after it on the same targets.
 TEST(RoutingMargins, KeptSetupsDrawAsAFreshSampler) {
   const int experts = 32, ranks = 8, k = 4;
   RoutingConfig zipf;

@@ -1,0 +1,112 @@
+#include "workloads/binomial_batch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "workloads/cornish_fisher.h"
+#include "workloads/normal.h"
+
+namespace moesim::workloads {
+namespace {
+
+using V2 = double __attribute__((vector_size(16)));  // two lanes: one SSE2 register
+
+V2 sqrt2(V2 v) {
+#if defined(__SSE2__)
+  return _mm_sqrt_pd(v);  // correctly rounded, as std::sqrt
+#else
+  for (int l = 0; l < 2; ++l) v[l] = std::sqrt(v[l]);
+  return v;
+#endif
+}
+
+}  // namespace
+
+void BinomialBatch::draw(std::span<const std::int64_t> n, std::span<const double> p, FastBits& bits,
+                         std::span<std::int64_t> out) {
+  if (p.size() != n.size() || out.size() != n.size())
+    throw std::invalid_argument("binomial batch: n, p and out must have one entry per draw");
+  const std::size_t size = n.size();
+  if (size < 4) {  // too few to gain from the vector pass: one by one (the same draws)
+    for (std::size_t i = 0; i < size; ++i) out[i] = sample_binomial(n[i], p[i], bits, method_);
+    return;
+  }
+  // In index order, every variate's own bits: an exact draw, or a fast variate's normal (its map,
+  // which draws nothing, waits for the vector pass below).
+  fast_index_.resize(size);
+  fast_n_.resize(size);
+  fast_p_.resize(size);
+  fast_z_.resize(size);
+  const ZigguratTable& zig = ziggurat_table();
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < size; ++i) {
+    const std::int64_t ni = n[i];
+    double pi = p[i];
+    if (ni <= 0 || pi <= 0) {
+      out[i] = 0;
+      continue;
+    }
+    if (pi >= 1) {
+      out[i] = ni;
+      continue;
+    }
+    const bool reflect = pi > 0.5;
+    if (reflect) pi = 1.0 - pi;
+    if (method_ == CountMethod::kFast && normal_path(ni, pi)) {
+      fast_index_[count] = reflect ? ~static_cast<std::int64_t>(i) : static_cast<std::int64_t>(i);
+      fast_n_[count] = static_cast<double>(ni);
+      fast_p_[count] = pi;
+      fast_z_[count] = standard_normal(bits, zig);
+      ++count;
+      continue;
+    }
+    const std::int64_t x = sample_binomial(ni, pi, bits, CountMethod::kExact);
+    out[i] = reflect ? ni - x : x;
+  }
+  // The fast variates' maps, two at a time (the same operations as one at a time).
+  std::size_t k = 0;
+  const auto finish = [&](std::size_t j, double point) {
+    const std::int64_t e = fast_index_[j];
+    const auto i = static_cast<std::size_t>(e < 0 ? ~e : e);
+    const std::int64_t x = normal_count(n[i], point);
+    out[i] = e < 0 ? n[i] - x : x;
+  };
+  for (; k + 2 <= count; k += 2) {
+    const V2 nd = {fast_n_[k], fast_n_[k + 1]}, pp = {fast_p_[k], fast_p_[k + 1]}, z = {fast_z_[k], fast_z_[k + 1]};
+    const V2 point = cornish_fisher_point(nd, pp, z, sqrt2);
+    finish(k, point[0]);
+    finish(k + 1, point[1]);
+  }
+  for (; k < count; ++k)
+    finish(k, cornish_fisher_point(fast_n_[k], fast_p_[k], fast_z_[k], [](double v) { return std::sqrt(v); }));
+}
+
+void BinomialBatch::conditional_rows(std::span<const std::int64_t> n, std::span<const double> cond, std::size_t m,
+                                     FastBits& bits, std::span<std::int64_t> out) {
+  const std::size_t rows = n.size();
+  if (cond.size() != rows * m || out.size() != rows * m)
+    throw std::invalid_argument("binomial batch: conditionals and counts must have m entries per row");
+  if (rows == 1) {  // column by column is along the row: the chain as sample_conditional draws it
+    sample_conditional(n[0], cond, bits, out, method_);
+    return;
+  }
+  rest_.assign(n.begin(), n.end());
+  column_.resize(rows);
+  column_p_.resize(rows);
+  for (std::size_t j = 0; j < m; ++j) {
+    if (std::all_of(rest_.begin(), rest_.end(), [](std::int64_t x) { return x <= 0; })) break;
+    for (std::size_t r = 0; r < rows; ++r) column_p_[r] = cond[r * m + j];
+    draw(rest_, column_p_, bits, column_);
+    for (std::size_t r = 0; r < rows; ++r) {
+      out[r * m + j] += column_[r];
+      rest_[r] -= column_[r];
+    }
+  }
+}
+
+}  // namespace moesim::workloads
