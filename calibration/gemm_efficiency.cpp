@@ -4,6 +4,7 @@
 #include <bit>
 #include <array>
 #include <limits>
+#include <optional>
 #include <vector>
 
 namespace moesim::calibration {
@@ -124,6 +125,21 @@ Tiling choose_tiling(std::span<const std::int64_t> tokens, std::int64_t n, std::
   return t;
 }
 
+// choose_tiling for tile counts already known, with the memo already held (the many-device path).
+Tiling choose_tiling(const std::array<std::int64_t, TilingMemo::kMaxBlockM>& m_tiles, std::int64_t n, std::int64_t k,
+                     GroupedLayout layout, const GemmDevice& dev, const GemmFitParams& p, TilingMemo::Held* memo) {
+  TilingMemo::Key key;
+  key.n = n;
+  key.k = k;
+  key.layout = static_cast<int>(layout);
+  key.m_tiles = m_tiles;
+  Tiling t;
+  if (memo && memo->find(key, t)) return t;
+  t = best_tiling(std::span<const std::int64_t>(m_tiles.data(), p.block_m.size()), n, k, dev, p);
+  if (memo) memo->put(key, t);
+  return t;
+}
+
 // Everything after the tile choice, shared by the one-shape and the many-device paths so both
 // give bit-identical times.
 void finish(GemmEstimate& r, double rows, const Tiling& tl, std::int64_t n, std::int64_t k, double e,
@@ -190,7 +206,9 @@ void estimate_grouped_gemm_times(std::span<const std::int64_t> tokens, std::size
     return;
   }
   // Devices of one layer mostly share a handful of tile-count tuples: remember the last few here
-  // (no lock, no hashing) before asking the shared memo.
+  // (no hashing) before asking the shared memo, which is held once for the whole layer.
+  std::optional<TilingMemo::Held> held;
+  if (memo) held.emplace(*memo);
   constexpr std::size_t kLocal = 8;
   std::array<std::array<std::int64_t, TilingMemo::kMaxBlockM>, kLocal> seen{};
   std::array<std::array<Tiling, kMaxShapes>, kLocal> seen_tiling{};
@@ -219,7 +237,7 @@ void estimate_grouped_gemm_times(std::span<const std::int64_t> tokens, std::size
       seen[hit] = m_tiles;
       for (std::size_t s = 0; s < shapes.size(); ++s)
         if (shapes[s].n > 0 && shapes[s].k > 0)
-          seen_tiling[hit][s] = choose_tiling(group, shapes[s].n, shapes[s].k, layout, dev, p, memo);
+          seen_tiling[hit][s] = choose_tiling(m_tiles, shapes[s].n, shapes[s].k, layout, dev, p, held ? &*held : nullptr);
     }
     double t = 0;
     for (std::size_t s = 0; s < shapes.size(); ++s) {
@@ -250,19 +268,30 @@ std::size_t TilingMemo::slot(const Key& key) {
   return static_cast<std::size_t>(h % kEntries);
 }
 
-bool TilingMemo::find(const Key& key, Choice& out) const {
+bool TilingMemo::find_unlocked(const Key& key, Choice& out) const {
   const std::size_t i = slot(key);
-  const std::lock_guard lock(mutex_);
   if (!(keys_[i] == key)) return false;
   out = choices_[i];
   return true;
 }
 
-void TilingMemo::put(const Key& key, const Choice& choice) {
+void TilingMemo::put_unlocked(const Key& key, const Choice& choice) {
   const std::size_t i = slot(key);
-  const std::lock_guard lock(mutex_);
   keys_[i] = key;
   choices_[i] = choice;
 }
+
+bool TilingMemo::find(const Key& key, Choice& out) const {
+  const std::lock_guard lock(mutex_);
+  return find_unlocked(key, out);
+}
+
+void TilingMemo::put(const Key& key, const Choice& choice) {
+  const std::lock_guard lock(mutex_);
+  put_unlocked(key, choice);
+}
+
+bool TilingMemo::Held::find(const Key& key, Choice& out) const { return memo_.find_unlocked(key, out); }
+void TilingMemo::Held::put(const Key& key, const Choice& choice) { memo_.put_unlocked(key, choice); }
 
 }  // namespace moesim::calibration

@@ -98,8 +98,23 @@ class TilingMemo {
   };
   bool find(const Key& key, Choice& out) const;
   void put(const Key& key, const Choice& choice);
+  // The memo held for many look-ups (one lock for a whole batch of devices).
+  class Held {
+   public:
+    explicit Held(TilingMemo& memo) : memo_(memo), lock_(memo.mutex_) {}
+    bool find(const Key& key, Choice& out) const;
+    void put(const Key& key, const Choice& choice);
+    Held(const Held&) = delete;
+    Held& operator=(const Held&) = delete;
+
+   private:
+    TilingMemo& memo_;
+    std::lock_guard<std::mutex> lock_;
+  };
 
  private:
+  bool find_unlocked(const Key& key, Choice& out) const;
+  void put_unlocked(const Key& key, const Choice& choice);
   static constexpr std::size_t kEntries = 1024;
   static std::size_t slot(const Key& key);
   mutable std::mutex mutex_;

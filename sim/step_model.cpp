@@ -186,7 +186,7 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
     // link carries the same tokens in the other direction; only the bytes per token differ.
     mb.combine_ns = dispatch.transfer_ns * (combine_options_.scale / dispatch_options_.scale) + dispatch.latency_ns +
                     dispatch.message_ns;
-    if (load_) load_->add_links_reversed(dispatch, reverse_links_, combine_options_.scale / dispatch_options_.scale);
+    // Its link loads are the dispatch's, reversed and scaled: booked once per step (book_links).
   } else {
     topology::CommResult& combine = combine_result_;
     if (aggregated_)
@@ -196,7 +196,12 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
     mb.combine_ns = combine.duration_ns;
     if (load_) load_->add_links(combine);
   }
-  if (load_) load_->add_links(dispatch);
+  if (load_) {
+    if (combine_mirrors_dispatch_)
+      step_links_.add(dispatch);
+    else
+      load_->add_links(dispatch);
+  }
   expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()), mb.gemm_ns);
   if (low_latency_) {
     // The phases over the ranks' own tokens were costed with the step (token_phases).
@@ -267,6 +272,33 @@ void StepModel::expert_half(MicroBatch& mb, double dispatch_end, PhaseTimes& pha
   phases[static_cast<int>(Phase::kExpertGemm)] += max_of(mb.gemm_ns);
   phases[static_cast<int>(Phase::kDispatch)] += max_of(mb.dispatch_recv);
   phases[static_cast<int>(Phase::kCombine)] += max_of(mb.combine_send) + mb.combine_ns + max_of(mb.combine_recv);
+}
+
+void StepModel::book_links() {
+  if (!load_ || step_links_.listed.empty()) return;
+  load_->add_links(step_links_.bytes, 1.0, &step_links_.listed);
+  load_->add_links_reversed(step_links_.bytes, reverse_links_, combine_options_.scale / dispatch_options_.scale,
+                            &step_links_.listed);
+  step_links_.clear();
+}
+
+void StepModel::LinkBytes::add(const topology::CommResult& r) {
+  if (bytes.size() < r.link_bytes.size()) bytes.resize(r.link_bytes.size(), 0.0);
+  const auto book = [&](std::size_t l) {
+    if (r.link_bytes[l] == 0) return;
+    if (bytes[l] == 0) listed.push_back(static_cast<int>(l));
+    bytes[l] += r.link_bytes[l];
+  };
+  if (r.links_listed) {
+    for (const int l : r.loaded_links) book(static_cast<std::size_t>(l));
+  } else {
+    for (std::size_t l = 0; l < r.link_bytes.size(); ++l) book(l);
+  }
+}
+
+void StepModel::LinkBytes::clear() {
+  for (const int l : listed) bytes[static_cast<std::size_t>(l)] = 0.0;
+  listed.clear();
 }
 
 void StepModel::set_load_stats(LoadStats* stats, int instance) {
@@ -366,6 +398,7 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
     timeline_.compute(mb.ready, mb.scratch, mb.ready, {"lm_head", -1, static_cast<int>(&mb - micro_.data())});
   }
   breakdown.lm_head_ns += lm;
+  book_links();
   return Duration::from_ns_rounded(timeline_.finish());
 }
 

@@ -208,6 +208,16 @@ class StepModel {
   std::vector<double> unit_gemm_ns_;     // per EP group (MoE TP)
   LoadStats* load_ = nullptr;
   int load_instance_ = 0;
+  // A step's dispatch link loads, summed over its layers and booked (with the combine's, their
+  // reverse) once when the step ends, instead of twice per layer.
+  struct LinkBytes {
+    std::vector<double> bytes;  // [link]
+    std::vector<int> listed;    // links with bytes, each once
+    void add(const topology::CommResult& r);
+    void clear();
+  };
+  LinkBytes step_links_;
+  void book_links();
   std::int64_t step_start_ns_ = 0;
   std::vector<int> reverse_links_;  // for a combine booked as the dispatch reversed
 };

@@ -139,6 +139,8 @@ class RoutingSampler {
   std::vector<std::size_t> row_src_;
   std::vector<int> row_class_, zero_class_;
   std::vector<std::int64_t> row_pairs_, row_own_, row_nodes_, selections_;
+  std::vector<std::int64_t> rows_tokens_;  // the tokens the popularity rows were made from (virtual_rows)
+  std::vector<int> rows_classes_;          // ... and the source classes
   std::vector<std::int64_t> rest_, remote_, inside_, block_rem_;
   std::vector<std::int64_t> group_total_;
   BinomialBatch batch_;  // the margins' independent draws, together

@@ -126,6 +126,17 @@ void RoutingSampler::virtual_rows(std::span<const std::int64_t> tokens, const Ro
   const auto g = model_.group_limit();
   const std::size_t G = g ? static_cast<std::size_t>(g->groups) : 1;
   const int group_size = g ? experts_ / g->groups : experts_;
+  if (!g) {
+    // One row per source, from the tokens and the classes alone: the same for every layer of a
+    // (micro-)batch, so kept while they are.
+    if (rows_tokens_.size() == D && std::equal(tokens.begin(), tokens.end(), rows_tokens_.begin()) &&
+        rows_classes_ == t.source_class && row_src_.size() == D)
+      return;
+    rows_tokens_.assign(tokens.begin(), tokens.end());
+    rows_classes_ = t.source_class;
+  } else {
+    rows_tokens_.clear();
+  }
   row_src_.clear();
   row_class_.clear();
   row_pairs_.clear();
