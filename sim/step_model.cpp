@@ -175,7 +175,14 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
     fabric_tokens_ = routing_.traffic(margins_traffic_, dispatch_options_.algorithm);
     // One low-latency message per token-expert pair (DeepEP LL sends each pair on its own).
     margins_traffic_.message_bytes = low_latency_ ? dispatch_options_.scale : 0.0;
-    (*aggregated_)(margins_traffic_, dispatch_options_, a2a_volumes_, dispatch);
+    if (combine_mirrors_dispatch_) {
+      // Only the timing now; the link loads are linear in the volumes, so a step's are costed
+      // once from its summed volumes (book_links).
+      aggregated_->timing(margins_traffic_, dispatch_options_, a2a_volumes_, dispatch);
+      if (load_) step_volumes_.add(a2a_volumes_);
+    } else {
+      (*aggregated_)(margins_traffic_, dispatch_options_, a2a_volumes_, dispatch);
+    }
   } else {
     routing_.traffic(traffic_, low_latency_);
     dispatch = topology::all_to_all(cluster_, deployment_.rank_devices(), traffic_, dispatch_options_);
@@ -197,10 +204,10 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
     if (load_) load_->add_links(combine);
   }
   if (load_) {
-    if (combine_mirrors_dispatch_)
-      step_links_.add(dispatch);
-    else
+    if (!combine_mirrors_dispatch_)
       load_->add_links(dispatch);
+    else if (!aggregated_)
+      step_links_.add(dispatch);
   }
   expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()), mb.gemm_ns);
   if (low_latency_) {
@@ -275,7 +282,14 @@ void StepModel::expert_half(MicroBatch& mb, double dispatch_end, PhaseTimes& pha
 }
 
 void StepModel::book_links() {
-  if (!load_ || step_links_.listed.empty()) return;
+  if (!load_) return;
+  if (aggregated_ && !step_volumes_.up_send.empty()) {
+    aggregated_->links(step_volumes_, dispatch_options_, step_result_);
+    step_links_.add(step_result_);
+    step_volumes_.reset(static_cast<int>(step_volumes_.up_send.size()), static_cast<int>(step_volumes_.leaf_up.size()));
+    step_volumes_.up_send.clear();  // empty until the next layer adds to it
+  }
+  if (step_links_.listed.empty()) return;
   load_->add_links(step_links_.bytes, 1.0, &step_links_.listed);
   load_->add_links_reversed(step_links_.bytes, reverse_links_, combine_options_.scale / dispatch_options_.scale,
                             &step_links_.listed);

@@ -209,7 +209,8 @@ class StepModel {
   LoadStats* load_ = nullptr;
   int load_instance_ = 0;
   // A step's dispatch link loads, summed over its layers and booked (with the combine's, their
-  // reverse) once when the step ends, instead of twice per layer.
+  // reverse) once when the step ends, instead of twice per layer; on the margins path, costed
+  // once from the step's summed volumes.
   struct LinkBytes {
     std::vector<double> bytes;  // [link]
     std::vector<int> listed;    // links with bytes, each once
@@ -217,6 +218,8 @@ class StepModel {
     void clear();
   };
   LinkBytes step_links_;
+  topology::A2aVolumes step_volumes_;  // margins path: the step's dispatch volumes, summed over layers
+  topology::CommResult step_result_;   // their link loads
   void book_links();
   std::int64_t step_start_ns_ = 0;
   std::vector<int> reverse_links_;  // for a combine booked as the dispatch reversed

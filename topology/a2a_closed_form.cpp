@@ -500,6 +500,21 @@ CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, T
   return closed_form_result(cluster, L, v, o);
 }
 
+void A2aVolumes::add(const A2aVolumes& o) {
+  const auto sum = [](std::vector<double>& a, const std::vector<double>& b) {
+    if (a.size() < b.size()) a.resize(b.size(), 0.0);
+    for (std::size_t i = 0; i < b.size(); ++i) a[i] += b[i];
+  };
+  for (auto [a, b] : {std::pair{&up_send, &o.up_send}, std::pair{&up_recv, &o.up_recv}, std::pair{&out_send, &o.out_send},
+                      std::pair{&out_recv, &o.out_recv}, std::pair{&messages, &o.messages},
+                      std::pair{&messages_in, &o.messages_in}, std::pair{&leaf_up, &o.leaf_up},
+                      std::pair{&leaf_down, &o.leaf_down}})
+    sum(*a, *b);
+  any_up = any_up || o.any_up;
+  any_out = any_out || o.any_out;
+  any_cross_leaf = any_cross_leaf || o.any_cross_leaf;
+}
+
 void A2aVolumes::reset(int ranks, int leaves) {
   const auto n = static_cast<std::size_t>(ranks), l = static_cast<std::size_t>(leaves);
   for (auto* x : {&up_send, &up_recv, &out_send, &out_recv, &messages, &messages_in}) x->assign(n, 0.0);
@@ -507,6 +522,31 @@ void A2aVolumes::reset(int ranks, int leaves) {
   leaf_down.assign(l, 0.0);
   any_up = any_out = any_cross_leaf = false;
 }
+
+namespace {
+
+// The terms after the worst link's utilisation: the longest route latency of the traffic's kinds
+// and the busiest sender's (combine: receiver's) messages.
+void finish_timing(const Cluster& cluster, const RankLayout& L, const A2aVolumes& v, bool combine, double worst,
+                   CommResult& r) {
+  r.transfer_ns = worst * 1e9;
+  r.latency_ns = 0;
+  const DeviceLinks& rep = cluster.device_links(L.device.empty() ? 0 : L.device[0]);
+  auto lat = [&](int id) { return id >= 0 ? cluster.link_props(id).latency_ns : 0.0; };
+  if (v.any_up) r.latency_ns = lat(rep.scaleup_out) + lat(rep.scaleup_in);
+  if (v.any_out) {
+    double out = lat(rep.host_out) + lat(rep.nic_out) + lat(rep.nic_in) + lat(rep.host_in);
+    if (v.any_cross_leaf && !cluster.leaves().empty() && !cluster.leaves()[0].up.empty())
+      out += lat(cluster.leaves()[0].up[0]) + lat(cluster.leaves()[0].down[0]);
+    r.latency_ns = std::max(r.latency_ns, out);
+  }
+  double msgs = 0;
+  for (const double m : combine ? v.messages_in : v.messages) msgs = std::max(msgs, m);
+  r.message_ns = msgs * 1e9 / cluster.config().nic_messages_per_s;
+  r.duration_ns = r.transfer_ns + r.latency_ns + r.message_ns;
+}
+
+}  // namespace
 
 CommResult closed_form_result(const Cluster& cluster, const RankLayout& L, const A2aVolumes& v,
                               const AllToAllOptions& o) {
@@ -574,21 +614,52 @@ void closed_form_result(const Cluster& cluster, const RankLayout& L, const A2aVo
       add(ll[s], ll[s + 1], v.leaf_up[static_cast<std::size_t>(l)] / spines,
           v.leaf_down[static_cast<std::size_t>(l)] / spines);
   }
-  r.transfer_ns = worst * 1e9;
-  const DeviceLinks& rep = cluster.device_links(L.device.empty() ? 0 : L.device[0]);
-  auto lat = [&](int id) { return id >= 0 ? cluster.link_props(id).latency_ns : 0.0; };
-  if (v.any_up) r.latency_ns = lat(rep.scaleup_out) + lat(rep.scaleup_in);
-  if (v.any_out) {
-    double out = lat(rep.host_out) + lat(rep.nic_out) + lat(rep.nic_in) + lat(rep.host_in);
-    if (v.any_cross_leaf && !cluster.leaves().empty() && !cluster.leaves()[0].up.empty())
-      out += lat(cluster.leaves()[0].up[0]) + lat(cluster.leaves()[0].down[0]);
-    r.latency_ns = std::max(r.latency_ns, out);
-  }
-  double msgs = 0;
-  for (const double m : combine ? v.messages_in : v.messages) msgs = std::max(msgs, m);
-  r.message_ns = msgs * 1e9 / cluster.config().nic_messages_per_s;
-  r.duration_ns = r.transfer_ns + r.latency_ns + r.message_ns;
+  finish_timing(cluster, L, v, combine, worst, r);
   bottleneck_device(cluster, r);
+}
+
+void closed_form_timing(const Cluster& cluster, const RankLayout& L, const A2aVolumes& v, const AllToAllOptions& o,
+                        CommResult& r) {
+  if (!L.exclusive_links()) {
+    closed_form_result(cluster, L, v, o, r);
+    return;
+  }
+  const bool combine = o.direction == Direction::kCombine;
+  r.link_bytes.clear();
+  r.loaded_links.clear();
+  r.links_listed = false;
+  r.bottleneck_link = r.bottleneck_device = -1;
+  r.max_scaleup_bytes = r.max_scaleout_bytes = 0;
+  // Every link carries one volume: the worst utilisation is the largest of volume / capacity (the
+  // same quotients closed_form_result divides, so the same maximum).
+  double worst = 0;
+  const auto load = [&](const RankLayout::BoundingLink& link, double bytes) {
+    if (link.id < 0 || !(bytes > 0)) return;
+    if (!(bytes < worst * link.capacity * (1 - 1e-9))) worst = std::max(worst, bytes / link.capacity);
+  };
+  for (int k = 0; k < L.ranks; ++k) {
+    const auto i = static_cast<std::size_t>(k);
+    const std::span<const RankLayout::BoundingLink> dl = L.rank_links(k);  // DeviceLinks order
+    const double up_out = combine ? v.up_recv[i] : v.up_send[i], up_in = combine ? v.up_send[i] : v.up_recv[i];
+    const double out = combine ? v.out_recv[i] : v.out_send[i], in = combine ? v.out_send[i] : v.out_recv[i];
+    load(dl[0], up_out);
+    load(dl[1], up_in);
+    load(dl[2], out);
+    load(dl[3], in);
+    load(dl[4], out);
+    load(dl[5], in);
+  }
+  const int leaves = static_cast<int>(cluster.leaves().size());
+  for (int l = 0; l < leaves; ++l) {
+    const std::span<const RankLayout::BoundingLink> ll = L.leaf_links(l);  // up, down per spine
+    const double spines = static_cast<double>(ll.size() / 2);
+    const double up = v.leaf_up[static_cast<std::size_t>(l)] / spines, down = v.leaf_down[static_cast<std::size_t>(l)] / spines;
+    for (std::size_t s = 0; s + 1 < ll.size(); s += 2) {
+      load(ll[s], combine ? down : up);
+      load(ll[s + 1], combine ? up : down);
+    }
+  }
+  finish_timing(cluster, L, v, combine, worst, r);
 }
 
 }  // namespace moesim::topology

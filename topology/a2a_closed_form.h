@@ -24,6 +24,9 @@ struct A2aVolumes {
   std::vector<double> up_send, up_recv, out_send, out_recv, messages, messages_in, leaf_up, leaf_down;
   bool any_up = false, any_out = false, any_cross_leaf = false;
   std::vector<double> work;  // scratch of the functions that fill the volumes (its contents are theirs)
+  // Adds `other`'s volumes (of the same shape), e.g. to cost the link loads of many collectives
+  // at once: a link's load is linear in the volumes.
+  void add(const A2aVolumes& other);
 };
 
 // The result of an all-to-all whose volumes are `v`: every bounding link's load / capacity, the
@@ -34,6 +37,13 @@ CommResult closed_form_result(const Cluster& cluster, const RankLayout& layout, 
 // The same into `out`, reusing its storage: a result this function filled before is cleared
 // through its loaded links alone instead of over every link of the fabric.
 void closed_form_result(const Cluster& cluster, const RankLayout& layout, const A2aVolumes& v,
+                        const AllToAllOptions& options, CommResult& out);
+
+// closed_form_result's timing alone (duration, transfer, latency and message terms, equal to its)
+// without its per-link bookkeeping: link_bytes and loaded_links are left empty and the bottleneck
+// unset. Where bounding links are shared between ranks (RankLayout::exclusive_links false) it is
+// closed_form_result.
+void closed_form_timing(const Cluster& cluster, const RankLayout& layout, const A2aVolumes& v,
                         const AllToAllOptions& options, CommResult& out);
 
 CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& layout, TrafficView traffic,

@@ -101,6 +101,21 @@ CommResult AggregatedAllToAll::operator()(const AggregatedTraffic& t, const AllT
 
 void AggregatedAllToAll::operator()(const AggregatedTraffic& t, const AllToAllOptions& o, A2aVolumes& v,
                                     CommResult& out) const {
+  fill_volumes(t, o, v);
+  closed_form_result(cluster_, layout_, v, o, out);
+}
+
+void AggregatedAllToAll::timing(const AggregatedTraffic& t, const AllToAllOptions& o, A2aVolumes& v,
+                                CommResult& out) const {
+  fill_volumes(t, o, v);
+  closed_form_timing(cluster_, layout_, v, o, out);
+}
+
+void AggregatedAllToAll::links(const A2aVolumes& v, const AllToAllOptions& o, CommResult& out) const {
+  closed_form_result(cluster_, layout_, v, o, out);
+}
+
+void AggregatedAllToAll::fill_volumes(const AggregatedTraffic& t, const AllToAllOptions& o, A2aVolumes& v) const {
   if (o.fidelity != "analytic")
     throw TopologyError("aggregated all-to-all: fidelity '" + o.fidelity + "' needs the full traffic matrix");
   if (!(o.scale >= 0)) throw TopologyError("all-to-all: scale must be non-negative");
@@ -128,7 +143,6 @@ void AggregatedAllToAll::operator()(const AggregatedTraffic& t, const AllToAllOp
     for (const auto& a : all_to_all_algorithms()) names += (names.empty() ? "" : ", ") + std::string(a.name);
     throw TopologyError("unknown all-to-all algorithm '" + o.algorithm + "' (valid: " + names + ")");
   }
-  closed_form_result(cluster_, layout_, v, o, out);
 }
 
 void AggregatedAllToAll::direct(const TrafficMargins& m, double scale, double message_bytes, bool network_only,
@@ -294,7 +308,7 @@ void AggregatedAllToAll::leaves(const TrafficMargins& m, double scale, A2aVolume
 // O(ranks + nodes x leaves) instead of O(ranks x nodes).
 void AggregatedAllToAll::factored_leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const {
   const auto L = static_cast<std::size_t>(leaf_count_), N = static_cast<std::size_t>(nodes_);
-  v.work.assign(6 * N * L + 2 * N + L, 0.0);
+  v.work.assign(6 * N * L + 3 * N + L, 0.0);
   double* recv = v.work.data();        // [n * L + l] remote receipts of node n's ranks on leaf l
   double* ranks_on = recv + N * L;     // [n * L + l]
   double* remote_on = ranks_on + N * L;  // [a * L + l] R_al
@@ -304,6 +318,8 @@ void AggregatedAllToAll::factored_leaves(const TrafficMargins& m, double scale, 
   double* recv_total = off_leaf + N * L;
   double* sent_total = recv_total + N;
   double* per_norm = sent_total + N;   // [l]: Σ_a R_al / d_a
+  double* inv_norm = per_norm + L;     // [a]: 1 / d_a, 0 for a node nothing leaves
+  for (std::size_t a = 0; a < N; ++a) inv_norm[a] = m.spread_norm[a] > 0 ? 1.0 / m.spread_norm[a] : 0.0;
   for (int r = 0; r < layout_.ranks; ++r) {
     const auto i = static_cast<std::size_t>(r);
     const int l = layout_.leaf[i];
@@ -314,12 +330,11 @@ void AggregatedAllToAll::factored_leaves(const TrafficMargins& m, double scale, 
     ranks_on[k] += 1;
     remote_on[k] += m.sent_remote[i];
   }
-  const auto inv_norm = [&](std::size_t a) { return m.spread_norm[a] > 0 ? 1.0 / m.spread_norm[a] : 0.0; };
   for (std::size_t a = 0; a < N; ++a)
-    for (std::size_t l = 0; l < L; ++l) per_norm[l] += remote_on[a * L + l] * inv_norm(a);
+    for (std::size_t l = 0; l < L; ++l) per_norm[l] += remote_on[a * L + l] * inv_norm[a];
   for (std::size_t l = 0; l < L; ++l)
     for (std::size_t b = 0; b < N; ++b) {
-      const double into = m.spread_weight[b] * std::max(0.0, per_norm[l] - remote_on[b * L + l] * inv_norm(b));
+      const double into = m.spread_weight[b] * std::max(0.0, per_norm[l] - remote_on[b * L + l] * inv_norm[b]);
       sent[l * N + b] = into;
       sent_total[b] += into;
       const std::size_t i = b * L + l;
@@ -330,7 +345,7 @@ void AggregatedAllToAll::factored_leaves(const TrafficMargins& m, double scale, 
     double weighted = 0;  // Σ_b u_b c_lb
     for (std::size_t b = 0; b < N; ++b) weighted += m.spread_weight[b] * cross[l * N + b];
     for (std::size_t a = 0; a < N; ++a)
-      off_leaf[a * L + l] = std::max(0.0, weighted - m.spread_weight[a] * cross[l * N + a]) * inv_norm(a);
+      off_leaf[a * L + l] = std::max(0.0, weighted - m.spread_weight[a] * cross[l * N + a]) * inv_norm[a];
   }
   for (int r = 0; r < layout_.ranks; ++r) {
     const auto i = static_cast<std::size_t>(r);

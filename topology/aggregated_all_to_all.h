@@ -59,8 +59,16 @@ class AggregatedAllToAll {
   // (one pair per thread) allocates nothing per all-to-all.
   void operator()(const AggregatedTraffic& traffic, const AllToAllOptions& options, A2aVolumes& scratch,
                   CommResult& out) const;
+  // The same timing into `out` without the per-link loads (closed_form_timing: link_bytes empty),
+  // the volumes left in `volumes`: a caller that books link loads for many all-to-alls adds up
+  // their volumes and asks `links` once.
+  void timing(const AggregatedTraffic& traffic, const AllToAllOptions& options, A2aVolumes& volumes,
+              CommResult& out) const;
+  // The full result (link loads included) of an all-to-all with these volumes.
+  void links(const A2aVolumes& volumes, const AllToAllOptions& options, CommResult& out) const;
 
  private:
+  void fill_volumes(const AggregatedTraffic& traffic, const AllToAllOptions& options, A2aVolumes& v) const;
   void direct(const TrafficMargins& m, double scale, double message_bytes, bool network_only, A2aVolumes& v) const;
   void hierarchical(const AggregatedTraffic& t, double scale, A2aVolumes& v) const;
   void leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const;

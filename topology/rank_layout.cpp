@@ -80,6 +80,13 @@ void RankLayout::look_up_links(const Cluster& cluster) {
     for (const int id : {dl.scaleup_out, dl.scaleup_in, dl.host_out, dl.host_in, dl.nic_out, dl.nic_in})
       rank_links_.push_back(bounding(id));
   }
+  {
+    std::vector<int> ids;
+    for (const auto& b : rank_links_)
+      if (b.id >= 0) ids.push_back(b.id);
+    std::sort(ids.begin(), ids.end());
+    exclusive_links_ = std::adjacent_find(ids.begin(), ids.end()) == ids.end();
+  }
   leaf_link_begin_.push_back(0);
   for (const LeafLinks& ll : cluster.leaves()) {
     for (std::size_t s = 0; s < ll.up.size(); ++s) {

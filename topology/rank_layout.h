@@ -50,6 +50,9 @@ struct RankLayout {
     return {rank_links_.data() + static_cast<std::size_t>(rank) * 6, rank_links_.empty() ? 0u : 6u};
   }
   std::span<const BoundingLink> leaf_links(int l) const { return group(leaf_links_, leaf_link_begin_, l); }
+  // Whether no two ranks share a bounding link (a device's links are its own; a NIC shared by
+  // several devices is not).
+  bool exclusive_links() const { return exclusive_links_; }
 
   // Ranks per node when the placement is "railed": ranks numbered node by node, every node that
   // holds ranks holding the same local indices (so the same count). Then hierarchical forwarding
@@ -97,6 +100,7 @@ struct RankLayout {
   std::vector<int> leaf_begin_, leaf_ranks_;  // likewise per scale-out leaf
   int railed_block_ = 0;
   std::vector<int> active_nodes_;
+  bool exclusive_links_ = true;
   std::vector<int> rail_forwarder_;           // [local * active nodes + k], railed placements only
   std::vector<int> rail_slot_;                // [rank], railed placements only
   std::vector<char> rail_one_leaf_;           // [local], railed placements only

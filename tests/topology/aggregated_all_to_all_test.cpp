@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "topology/a2a_closed_form.h"
 #include "topology/all_to_all.h"
 #include "tests/topology/topology_test_util.h"
 
@@ -234,6 +235,47 @@ TEST(AggregatedAllToAll, FactoredMarginsCostAsTheirRows) {
     }
   }
   EXPECT_GT(leaf_bound, 0);
+}
+
+// timing() gives exactly the timing of the full result, without link loads; the link loads of
+// several all-to-alls' summed volumes are the sums of their link loads (what a step books once).
+TEST(AggregatedAllToAll, TimingAloneAndLinksOfSummedVolumes) {
+  ClusterConfig oversubscribed = cluster_preset_defaults("generic");
+  oversubscribed.nodes = 8;
+  oversubscribed.devices_per_node = 4;
+  oversubscribed.rails = 4;
+  oversubscribed.oversubscription = 4.0;
+  ClusterConfig hgx;
+  hgx.nodes = 4;
+  for (const ClusterConfig& cfg : {oversubscribed, hgx}) {
+    const Cluster c(cfg);
+    const int ranks = cfg.nodes * cfg.devices_per_node;
+    const auto devices = identity(ranks);
+    const AggregatedAllToAll agg(c, devices);
+    for (const char* algo : {"direct", "low-latency"})
+      for (const Direction dir : {Direction::kDispatch, Direction::kCombine}) {
+        const auto o = options(algo, 7456, dir);
+        A2aVolumes sum, v;
+        std::vector<double> summed_links(static_cast<std::size_t>(c.num_links()), 0.0);
+        for (unsigned seed = 1; seed <= 3; ++seed) {
+          const auto margins = aggregate_traffic(c, devices, moe_like(c, ranks, seed, 1.0 + seed));
+          CommResult full, timed;
+          agg(margins, o, v, full);
+          agg.timing(margins, o, v, timed);
+          EXPECT_EQ(timed.duration_ns, full.duration_ns) << algo;
+          EXPECT_EQ(timed.transfer_ns, full.transfer_ns) << algo;
+          EXPECT_EQ(timed.latency_ns, full.latency_ns) << algo;
+          EXPECT_EQ(timed.message_ns, full.message_ns) << algo;
+          EXPECT_TRUE(timed.link_bytes.empty());
+          sum.add(v);
+          for (std::size_t l = 0; l < summed_links.size(); ++l) summed_links[l] += full.link_bytes[l];
+        }
+        CommResult booked;
+        agg.links(sum, o, booked);
+        for (std::size_t l = 0; l < summed_links.size(); ++l)
+          EXPECT_NEAR(booked.link_bytes[l], summed_links[l], 1e-9 * std::max(1.0, summed_links[l])) << c.link_name(static_cast<int>(l));
+      }
+  }
 }
 
 TEST(AggregatedAllToAll, RefusesFlowFidelityAndWrongShapes) {
