@@ -29,13 +29,11 @@ RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& c
   return rank_costs(m, cost, b, RankCostShape{});
 }
 
-RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& cost, const RankBatch& b,
-                     const RankCostShape& shape) {
+RankCosts token_costs(const models::ModelSpec& m, const calibration::CostModel& cost, std::int64_t t,
+                      std::int64_t moe_t, std::int64_t sampled, const RankCostShape& shape) {
   RankCosts c;
-  const std::int64_t t = b.tokens();
-  const models::ModelSpec& a = shape.attention != nullptr ? *shape.attention : m;
-  const std::int64_t moe_t = shape.moe_tokens < 0 ? t : shape.moe_tokens;
   if (t == 0 && moe_t == 0) return c;
+  const models::ModelSpec& a = shape.attention != nullptr ? *shape.attention : m;
   const auto w = m.weight_dtype;
   const auto act = m.activation_dtype;
   const double act_bytes = models::bytes_per_element(act);
@@ -53,17 +51,7 @@ RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& c
       c.attention_prep += (1.0 - op.after_core) * ns;
     }
   }
-  c.attention = base + core_ns(a, cost, b.decode_kv_lengths, b.decode_queries, b.prefill_chunks);
-  const int local = first_local_layer(m);
-  if (local >= 0) {
-    // A local layer attends to at most its window (or the current chunk) of the context.
-    std::vector<std::int64_t> kv(b.decode_kv_lengths.size());
-    for (std::size_t i = 0; i < kv.size(); ++i) kv[i] = models::effective_kv_len(m, local, b.decode_kv_lengths[i]);
-    std::vector<calibration::PrefillChunk> chunks = b.prefill_chunks;
-    for (auto& ch : chunks)
-      ch.past = std::clamp<std::int64_t>(models::effective_kv_len(m, local, ch.past + ch.tokens) - ch.tokens, 0, ch.past);
-    c.attention_local = base + core_ns(a, cost, kv, b.decode_queries, chunks);
-  }
+  c.attention = c.attention_local = base;
 
   auto mlp = [&](std::int64_t rows, std::int64_t inter) {
     if (rows == 0 || inter == 0) return 0.0;
@@ -85,11 +73,63 @@ RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& c
     for (const auto& op : models::moe_stream_ops(m))
       c.router += cost.memory_op(static_cast<double>(moe_t) * op.bytes_per_token).time_ns;
   }
-  if (b.sampled_tokens > 0) {
+  if (sampled > 0) {
     const auto h = models::lm_head(m);
-    c.lm_head = cost.gemm(b.sampled_tokens, h.n, h.k, act).time_ns;
+    c.lm_head = cost.gemm(sampled, h.n, h.k, act).time_ns;
   }
   return c;
+}
+
+RankCosts with_attention_cores(RankCosts c, const models::ModelSpec& m, const calibration::CostModel& cost,
+                               const RankBatch& b, const RankCostShape& shape) {
+  if (b.tokens() == 0 && (shape.moe_tokens < 0 ? b.tokens() : shape.moe_tokens) == 0) return c;
+  const models::ModelSpec& a = shape.attention != nullptr ? *shape.attention : m;
+  c.attention = c.attention + core_ns(a, cost, b.decode_kv_lengths, b.decode_queries, b.prefill_chunks);
+  const int local = first_local_layer(m);
+  if (local >= 0) {
+    // A local layer attends to at most its window (or the current chunk) of the context.
+    std::vector<std::int64_t> kv(b.decode_kv_lengths.size());
+    for (std::size_t i = 0; i < kv.size(); ++i) kv[i] = models::effective_kv_len(m, local, b.decode_kv_lengths[i]);
+    std::vector<calibration::PrefillChunk> chunks = b.prefill_chunks;
+    for (auto& ch : chunks)
+      ch.past = std::clamp<std::int64_t>(models::effective_kv_len(m, local, ch.past + ch.tokens) - ch.tokens, 0, ch.past);
+    c.attention_local = c.attention_local + core_ns(a, cost, kv, b.decode_queries, chunks);
+  } else {
+    c.attention_local = 0;
+  }
+  return c;
+}
+
+RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& cost, const RankBatch& b,
+                     const RankCostShape& shape) {
+  const std::int64_t t = b.tokens();
+  const std::int64_t moe_t = shape.moe_tokens < 0 ? t : shape.moe_tokens;
+  return with_attention_cores(token_costs(m, cost, t, moe_t, b.sampled_tokens, shape), m, cost, b, shape);
+}
+
+RankCosts RankCostMemo::operator()(const models::ModelSpec& m, const calibration::CostModel& cost, const RankBatch& b,
+                                   const RankCostShape& shape) {
+  const std::int64_t t = b.tokens();
+  const std::int64_t moe_t = shape.moe_tokens < 0 ? t : shape.moe_tokens;
+  const Key key{t, moe_t, b.sampled_tokens, shape.attention, shape.shared_split};
+  Entry* hit = nullptr;
+  for (auto& e : entries_)
+    if (e.key == key) {
+      hit = &e;
+      break;
+    }
+  if (!hit) {
+    if (entries_.size() < kEntries) {
+      entries_.push_back({key, {}});
+      hit = &entries_.back();
+    } else {
+      hit = &entries_[next_];
+      next_ = (next_ + 1) % kEntries;
+    }
+    hit->key = key;
+    hit->costs = token_costs(m, cost, t, moe_t, b.sampled_tokens, shape);
+  }
+  return with_attention_cores(hit->costs, m, cost, b, shape);
 }
 
 double expert_gemm_ns(const models::ModelSpec& m, const calibration::CostModel& cost,

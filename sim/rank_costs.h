@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "calibration/cost_model.h"
 #include "models/model_spec.h"
@@ -47,6 +48,39 @@ struct RankCostShape {
 RankCosts rank_costs(const models::ModelSpec& model, const calibration::CostModel& cost, const RankBatch& batch);
 RankCosts rank_costs(const models::ModelSpec& model, const calibration::CostModel& cost, const RankBatch& batch,
                      const RankCostShape& shape);
+
+// rank_costs in two parts: what depends on a batch's token counts alone (every kernel but the
+// attention cores; `attention` and `attention_local` hold the per-layer part the cores add to),
+// and the batch's attention cores added to it.
+RankCosts token_costs(const models::ModelSpec& model, const calibration::CostModel& cost, std::int64_t tokens,
+                      std::int64_t moe_tokens, std::int64_t sampled_tokens, const RankCostShape& shape);
+RankCosts with_attention_cores(RankCosts token_part, const models::ModelSpec& model, const calibration::CostModel& cost,
+                               const RankBatch& batch, const RankCostShape& shape);
+
+// rank_costs for many batches of one model, cost model and shape: the token-count part is kept
+// for the last few distinct counts (a decode step's ranks hold nearly the same number of
+// requests, step after step), so only the attention cores are costed per batch. The same
+// results as rank_costs, bit for bit.
+class RankCostMemo {
+ public:
+  RankCosts operator()(const models::ModelSpec& model, const calibration::CostModel& cost, const RankBatch& batch,
+                       const RankCostShape& shape = {});
+
+ private:
+  struct Key {
+    std::int64_t tokens = -1, moe_tokens = -1, sampled = -1;
+    const models::ModelSpec* attention = nullptr;
+    int shared_split = 1;
+    bool operator==(const Key&) const = default;
+  };
+  struct Entry {
+    Key key;
+    RankCosts costs;
+  };
+  static constexpr std::size_t kEntries = 16;
+  std::vector<Entry> entries_;
+  std::size_t next_ = 0;
+};
 
 // Grouped GEMM of a rank's local experts (gate/up, activation, down) for the given counts; under
 // MoE TP (`tp` > 1) each expert's intermediate is split tp ways and the rank computes its slice

@@ -184,6 +184,7 @@ class StepModel {
   LayerRouting routing_;
   StreamTimeline timeline_;
   std::vector<MicroBatch> micro_;
+  RankCostMemo rank_cost_memo_;  // the token-count part of every rank's costs, kept across steps
   std::vector<RankBatch> halves_;
   topology::AllToAllTraffic traffic_;                        // full-matrix path
   std::optional<topology::AggregatedAllToAll> aggregated_;   // margins path (analytic, preset fabric)

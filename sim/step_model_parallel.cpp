@@ -43,7 +43,7 @@ void StepModel::cost_micro_batch(MicroBatch& mb, std::span<const RankBatch> grou
   const std::size_t n = groups.size();
   if (attention_tp_ == 1 && !gathered_moe_) {
     for (std::size_t r = 0; r < n; ++r) {
-      mb.costs[r] = rank_costs(model_, cost_, groups[r]);
+      mb.costs[r] = rank_cost_memo_(model_, cost_, groups[r]);
       mb.tokens[r] = groups[r].tokens();
     }
     return;
@@ -75,7 +75,7 @@ void StepModel::cost_micro_batch(MicroBatch& mb, std::span<const RankBatch> grou
       if (j > 0 && (gathered_moe_ || mb.tokens[r] == mb.tokens[r - 1])) {
         mb.costs[r] = mb.costs[r - 1];
       } else {
-        mb.costs[r] = rank_costs(model_, cost_, groups[g], shape);
+        mb.costs[r] = rank_cost_memo_(model_, cost_, groups[g], shape);
       }
     }
 

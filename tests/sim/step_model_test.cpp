@@ -9,6 +9,7 @@
 #include "models/layer_ops.h"
 #include "topology/all_to_all.h"
 #include "topology/traffic.h"
+#include "models/parallel_shard.h"
 #include "models/presets.h"
 #include "sim/rank_costs.h"
 #include "sim/trace.h"
@@ -322,6 +323,38 @@ TEST(RankCosts, AttentionBeforeItsCoreDoesNotDependOnTheCache) {
   EXPECT_LT(a.attention_prep, a.attention);
   EXPECT_DOUBLE_EQ(a.attention_prep, b.attention_prep);
   EXPECT_GT(b.attention - b.attention_prep, a.attention - a.attention_prep);
+}
+
+// The memo keeps the token-count part of the costs: every batch gets exactly rank_costs', for a
+// model with local (windowed) attention too, with prefill chunks, and for an attention shard.
+TEST(RankCosts, MemoGivesRankCostsBitForBit) {
+  const auto hw = *calibration::find_hardware_preset("h800");
+  const auto cost = calibration::make_cost_model("fitted", hw);
+  for (const char* name : {"deepseek-v3", "gpt-oss-120b"}) {
+    const models::ModelSpec model = *models::find_model_preset(name);
+    const models::ModelSpec shard = models::attention_shard(model, 2);
+    RankCostMemo memo;
+    for (int i = 0; i < 60; ++i) {
+      RankBatch b;
+      b.decode_kv_lengths.assign(static_cast<std::size_t>(i % 7 == 0 ? 0 : 20 + i % 3), 1000 + 97 * i);
+      if (i % 5 == 1) b.prefill_chunks.push_back({static_cast<std::int64_t>(100 * i), 512});
+      b.sampled_tokens = b.decode_tokens();
+      RankCostShape shape;
+      if (i % 4 == 3) {
+        shape.attention = &shard;
+        shape.moe_tokens = b.tokens() / 2;
+        shape.shared_split = 2;
+      }
+      const RankCosts a = memo(model, *cost, b, shape), r = rank_costs(model, *cost, b, shape);
+      EXPECT_EQ(a.attention, r.attention) << name << " " << i;
+      EXPECT_EQ(a.attention_local, r.attention_local) << name << " " << i;
+      EXPECT_EQ(a.attention_prep, r.attention_prep) << name << " " << i;
+      EXPECT_EQ(a.dense_mlp, r.dense_mlp) << name << " " << i;
+      EXPECT_EQ(a.shared, r.shared) << name << " " << i;
+      EXPECT_EQ(a.router, r.router) << name << " " << i;
+      EXPECT_EQ(a.lm_head, r.lm_head) << name << " " << i;
+    }
+  }
 }
 
 TEST(StepModel, DecodeCostGrowsWithKvOnlyThroughAttention) {
