@@ -58,6 +58,10 @@ class RooflineCostModel final : public BoundedCostModel {
 
 }  // namespace
 
+void CostModel::memory_op_times(std::span<const double> bytes, std::span<double> time_ns) const {
+  for (std::size_t i = 0; i < bytes.size() && i < time_ns.size(); ++i) time_ns[i] = memory_op(bytes[i]).time_ns;
+}
+
 void CostModel::grouped_gemm_times(std::span<const std::int64_t> tokens, std::size_t groups_per_device,
                                    std::span<const GemmShape> shapes, models::DType dtype,
                                    std::span<double> time_ns) const {

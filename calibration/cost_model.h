@@ -63,6 +63,9 @@ class CostModel {
                                        std::span<const PrefillChunk> chunks) const = 0;
   // Elementwise / reduction kernels that stream `bytes` through HBM.
   virtual KernelCost memory_op(double bytes) const = 0;
+  // memory_op for many kernels at once: time_ns[i] gets exactly memory_op(bytes[i]).time_ns. The
+  // default asks memory_op per kernel.
+  virtual void memory_op_times(std::span<const double> bytes, std::span<double> time_ns) const;
   virtual double launch_overhead_ns() const = 0;
 };
 

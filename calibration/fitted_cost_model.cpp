@@ -36,6 +36,14 @@ class FittedCostModel final : public BoundedCostModel {
 
   double launch_overhead_ns() const override { return p_.fixed_overhead_ns; }
 
+  // bound(0, bytes, ·) per kernel, without a call each: the same operations.
+  void memory_op_times(std::span<const double> bytes, std::span<double> time_ns) const override {
+    const double compute_ns = 0 / (p_.mma_fraction * hw().peak_bf16_flops) * 1e9;
+    const double bandwidth = p_.hbm_fraction * hw().hbm_bytes_per_s;
+    for (std::size_t i = 0; i < bytes.size() && i < time_ns.size(); ++i)
+      time_ns[i] = std::max(compute_ns, bytes[i] / bandwidth * 1e9) + p_.fixed_overhead_ns;
+  }
+
  private:
   const GemmFitParams& params(models::DType dtype) const {
     if (forced_) return p_;

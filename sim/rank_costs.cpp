@@ -148,18 +148,25 @@ double expert_gemm_ns(const models::ModelSpec& m, const calibration::CostModel& 
 
 void expert_gemm_times(const models::ModelSpec& m, const calibration::CostModel& cost,
                        std::span<const std::int64_t> slot_counts, std::size_t per_rank, std::span<double> out,
-                       int tp) {
+                       std::vector<double>& scratch, int tp) {
   const std::int64_t inter = m.moe_intermediate / std::max(1, tp);
   const auto gu = models::mlp_gate_up(m, inter);
   const auto dn = models::mlp_down(m, inter);
   const double act_bytes = models::bytes_per_element(m.activation_dtype);
   const calibration::GemmShape shapes[] = {{gu.n, gu.k}, {dn.n, dn.k}};
   cost.grouped_gemm_times(slot_counts, per_rank, shapes, m.expert_dtype(), out);
-  for (std::size_t r = 0; r < out.size(); ++r) {
+  // SiLU(gate) * up, one memory-bound kernel per rank over its rows.
+  const std::size_t n = out.size();
+  scratch.resize(2 * n);
+  const std::span<double> bytes(scratch.data(), n), silu(scratch.data() + n, n);
+  const auto rows_of = [&](std::size_t r) {
     std::int64_t rows = 0;
     for (std::size_t j = r * per_rank; j < (r + 1) * per_rank && j < slot_counts.size(); ++j) rows += slot_counts[j];
-    out[r] = rows == 0 ? 0.0 : out[r] + cost.memory_op(3.0 * static_cast<double>(rows) * inter * act_bytes).time_ns;  // SiLU(gate)*up
-  }
+    return rows;
+  };
+  for (std::size_t r = 0; r < n; ++r) bytes[r] = 3.0 * static_cast<double>(rows_of(r)) * inter * act_bytes;
+  cost.memory_op_times(bytes, silu);
+  for (std::size_t r = 0; r < n; ++r) out[r] = rows_of(r) == 0 ? 0.0 : out[r] + silu[r];
 }
 
 LowLatencyPhases low_latency_phases(const models::ModelSpec& m, const calibration::CostModel& cost,
@@ -179,6 +186,20 @@ void low_latency_token_phases(const models::ModelSpec& m, const calibration::Cos
   const auto t = static_cast<double>(tokens), pairs = static_cast<double>(tokens) * m.top_k;
   p.dispatch_send = cost.memory_op(t * (act + dispatch_bytes_per_token)).time_ns;
   p.combine_recv = cost.memory_op(pairs * combine_bytes_per_token + t * act).time_ns;
+}
+
+void low_latency_pair_phase_times(const calibration::CostModel& cost, std::span<const std::int64_t> received_pairs,
+                                  double dispatch_bytes_per_token, double combine_bytes_per_token,
+                                  std::span<double> dispatch_recv, std::span<double> combine_send,
+                                  std::vector<double>& scratch) {
+  const std::size_t n = received_pairs.size();
+  scratch.resize(n);
+  for (std::size_t r = 0; r < n; ++r) scratch[r] = 2.0 * static_cast<double>(received_pairs[r]) * dispatch_bytes_per_token;
+  cost.memory_op_times(scratch, dispatch_recv);
+  for (std::size_t r = 0; r < n; ++r) scratch[r] = 2.0 * static_cast<double>(received_pairs[r]) * combine_bytes_per_token;
+  cost.memory_op_times(scratch, combine_send);
+  for (std::size_t r = 0; r < n; ++r)
+    if (received_pairs[r] <= 0) dispatch_recv[r] = combine_send[r] = 0;
 }
 
 void low_latency_pair_phases(const calibration::CostModel& cost, std::int64_t received_pairs,

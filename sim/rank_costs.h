@@ -90,10 +90,10 @@ double expert_gemm_ns(const models::ModelSpec& model, const calibration::CostMod
 
 // expert_gemm_ns for every rank of a layer at once (the cost model shares the tile choice across
 // ranks): rank r's counts are slot_counts[r·per_rank, (r+1)·per_rank) and out[r] gets exactly
-// expert_gemm_ns of them.
+// expert_gemm_ns of them. `scratch` is working space.
 void expert_gemm_times(const models::ModelSpec& model, const calibration::CostModel& cost,
                        std::span<const std::int64_t> slot_counts, std::size_t per_rank, std::span<double> out,
-                       int tp = 1);
+                       std::vector<double>& scratch, int tp = 1);
 
 // DeepEP low-latency kernels occupy every SM while they pack and send and while they receive
 // and unpack, and none while the data is in flight (LMSYS, "Deploying DeepSeek with PD
@@ -122,6 +122,12 @@ LowLatencyPhases low_latency_phases(const models::ModelSpec& model, const calibr
 // in every layer of a step) and those over the pairs it receives (dispatch receive, combine send).
 void low_latency_token_phases(const models::ModelSpec& model, const calibration::CostModel& cost, std::int64_t tokens,
                               double dispatch_bytes_per_token, double combine_bytes_per_token, LowLatencyPhases& p);
+// low_latency_pair_phases for every rank of a layer at once: dispatch_recv[r] and combine_send[r]
+// get exactly its values for received_pairs[r]; `scratch` is working space.
+void low_latency_pair_phase_times(const calibration::CostModel& cost, std::span<const std::int64_t> received_pairs,
+                                  double dispatch_bytes_per_token, double combine_bytes_per_token,
+                                  std::span<double> dispatch_recv, std::span<double> combine_send,
+                                  std::vector<double>& scratch);
 void low_latency_pair_phases(const calibration::CostModel& cost, std::int64_t received_pairs,
                              double dispatch_bytes_per_token, double combine_bytes_per_token, LowLatencyPhases& p);
 

@@ -209,17 +209,17 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
     else if (!aggregated_)
       step_links_.add(dispatch);
   }
-  expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()), mb.gemm_ns);
+  expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()), mb.gemm_ns,
+                    cost_scratch_);
   if (low_latency_) {
     // The phases over the ranks' own tokens were costed with the step (token_phases).
-    LowLatencyPhases p;
-    for (std::size_t r = 0; r < mb.dispatch_send.size(); ++r) {
+    received_.resize(mb.dispatch_send.size());
+    for (std::size_t r = 0; r < received_.size(); ++r) {
       const auto local = routing_.local_counts(static_cast<int>(r));
-      const std::int64_t received = std::accumulate(local.begin(), local.end(), std::int64_t{0});
-      low_latency_pair_phases(cost_, received, dispatch_bytes_per_token_, combine_bytes_per_token_, p);
-      mb.dispatch_recv[r] = p.dispatch_recv;
-      mb.combine_send[r] = p.combine_send;
+      received_[r] = std::accumulate(local.begin(), local.end(), std::int64_t{0});
     }
+    low_latency_pair_phase_times(cost_, received_, dispatch_bytes_per_token_, combine_bytes_per_token_, mb.dispatch_recv,
+                                 mb.combine_send, cost_scratch_);
   }
   phases[static_cast<int>(Phase::kDispatch)] += max_of(mb.dispatch_send) + mb.dispatch_ns;
   const double fabric_tokens = fabric_token_count();

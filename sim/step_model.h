@@ -185,6 +185,8 @@ class StepModel {
   StreamTimeline timeline_;
   std::vector<MicroBatch> micro_;
   RankCostMemo rank_cost_memo_;  // the token-count part of every rank's costs, kept across steps
+  std::vector<std::int64_t> received_;  // per rank: pairs received in the layer (low-latency phases)
+  std::vector<double> cost_scratch_;     // working space of the per-layer cost batches
   std::vector<RankBatch> halves_;
   topology::AllToAllTraffic traffic_;                        // full-matrix path
   std::optional<topology::AggregatedAllToAll> aggregated_;   // margins path (analytic, preset fabric)

@@ -342,5 +342,18 @@ TEST(FittedCostModel, ManyDeviceGroupedGemmMatchesEachDeviceBitForBit) {
   }
 }
 
+// memory_op_times gives every kernel exactly memory_op's time, for both registered models.
+TEST(FittedCostModel, ManyMemoryOpsMatchEachBitForBit) {
+  const auto hw = *find_hardware_preset("h800");
+  std::vector<double> bytes;
+  for (int i = 0; i < 300; ++i) bytes.push_back(i % 11 == 0 ? 0.0 : 1.0e3 * i * i + 7.0 * i);
+  for (const char* name : {"fitted", "roofline"}) {
+    const auto model = make_cost_model(name, hw);
+    std::vector<double> many(bytes.size(), -1.0);
+    model->memory_op_times(bytes, many);
+    for (std::size_t i = 0; i < bytes.size(); ++i) EXPECT_EQ(many[i], model->memory_op(bytes[i]).time_ns) << name << " " << i;
+  }
+}
+
 }  // namespace
 }  // namespace moesim::calibration

@@ -357,6 +357,20 @@ TEST(RankCosts, MemoGivesRankCostsBitForBit) {
   }
 }
 
+TEST(LowLatencyPhases, ALayersRanksAtOnceAsOneByOne) {
+  Fixture f(2);
+  std::vector<std::int64_t> received;
+  for (int r = 0; r < 40; ++r) received.push_back(r % 9 == 0 ? 0 : 37 * r);
+  std::vector<double> recv(received.size()), send(received.size()), scratch;
+  low_latency_pair_phase_times(*f.cost, received, 7456, 14336, recv, send, scratch);
+  for (std::size_t r = 0; r < received.size(); ++r) {
+    LowLatencyPhases p;
+    low_latency_pair_phases(*f.cost, received[r], 7456, 14336, p);
+    EXPECT_EQ(recv[r], p.dispatch_recv) << r;
+    EXPECT_EQ(send[r], p.combine_send) << r;
+  }
+}
+
 TEST(StepModel, DecodeCostGrowsWithKvOnlyThroughAttention) {
   Fixture f(4);
   LayerBreakdown a, b;
