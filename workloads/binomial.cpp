@@ -18,7 +18,7 @@ double uniform01(G& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; 
 // q^n by squaring (about 2 log2 n multiplications, relative error ~ log2(n) · 2^-53 on top of the
 // rounding of q itself, which the logarithm would carry too); through the logarithm for huge n.
 double small_power(double q, std::int64_t n) {
-  if (n > (std::int64_t{1} << 20)) return std::exp(static_cast<double>(n) * std::log1p(q - 1.0));
+  if (n > kInversionMaxN) return std::exp(static_cast<double>(n) * std::log1p(q - 1.0));
   double result = 1.0, base = q;
   for (std::int64_t e = n; e > 0; e >>= 1) {
     const double factor[2] = {1.0, base};  // by the exponent's bit, not a branch on it (x * 1 == x)
@@ -42,9 +42,8 @@ const std::array<double, kReciprocals>& reciprocals() {
 // Inversion for p <= 0.5: X is the least x with u <= F(x), the cdf walked up from 0 by the pmf ratio
 // P(x+1)/P(x) = (n-x)/(x+1) * p/q. Four steps per pass, their comparisons summed rather than
 // branched on: a short walk (the usual one) costs one well-predicted branch instead of a
-// mispredicted exit per variate.
-template <class G>
-std::int64_t inversion(std::int64_t n, double p, G& rng) {
+// mispredicted exit per variate. binomial_batch's four-lane version does the same operations.
+std::int64_t invert(std::int64_t n, double p, double u) {
   const double q = 1.0 - p;
   const double s = p / q;
   const double a = static_cast<double>(n + 1) * s;
@@ -54,7 +53,6 @@ std::int64_t inversion(std::int64_t n, double p, G& rng) {
   };
   double pmf = small_power(q, n);  // q^n
   double cdf = pmf;                // F(x)
-  const double u = uniform01(rng);
   std::int64_t x = 0, below = 0;   // below: the x' < x walked so far with F(x') < u
   do {  // the first pass unconditionally: most small-mean draws end in it
     const double p1 = pmf * ratio(x + 1), c1 = cdf + p1;
@@ -68,6 +66,11 @@ std::int64_t inversion(std::int64_t n, double p, G& rng) {
     x += 4;
   } while (u > cdf && x < n);
   return std::min(below, n);
+}
+
+template <class G>
+std::int64_t inversion(std::int64_t n, double p, G& rng) {
+  return invert(n, p, uniform01(rng));
 }
 
 // ln k! : a table for small k, else Stirling's series to 1/k^5 (absolute error < 1e-14 there).
@@ -190,6 +193,7 @@ CountMethod count_method_named(std::string_view name) {
 std::string_view count_method_name(CountMethod method) { return method == CountMethod::kFast ? "fast" : "exact"; }
 
 std::int64_t sample_binomial(std::int64_t n, double p, Rng& rng) { return binomial(n, p, rng); }
+std::int64_t binomial_inversion(std::int64_t n, double p, double u) { return invert(n, p, u); }
 std::int64_t sample_binomial(std::int64_t n, double p, FastBits& bits, CountMethod method) {
   return draw(n, p, bits, method);
 }

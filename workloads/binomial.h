@@ -27,6 +27,7 @@
 namespace moesim::workloads {
 
 inline constexpr double kInversionMaxMean = 12.0;
+inline constexpr std::int64_t kInversionMaxN = std::int64_t{1} << 20;  // inversion's q^n by squaring up to here
 inline constexpr double kNormalMinVariance = 6.0;
 
 enum class CountMethod { kExact, kFast };
@@ -36,6 +37,10 @@ CountMethod count_method_named(std::string_view name);
 std::string_view count_method_name(CountMethod method);
 
 std::int64_t sample_binomial(std::int64_t n, double p, Rng& rng);  // exact
+
+// Binomial(n, p), 0 < p <= 1/2, n p < kInversionMaxMean, is drawn by sequential inversion of one
+// uniform: the count it gives for the uniform u.
+std::int64_t binomial_inversion(std::int64_t n, double p, double u);
 
 // Whether CountMethod::kFast draws Binomial(n, p), p <= 1/2, from a normal (n p q >= kNormalMinVariance).
 inline bool normal_path(std::int64_t n, double p) {

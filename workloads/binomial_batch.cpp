@@ -8,6 +8,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "workloads/binomial_lanes.h"
 #include "workloads/cornish_fisher.h"
 #include "workloads/normal.h"
 
@@ -42,8 +43,12 @@ void BinomialBatch::draw(std::span<const std::int64_t> n, std::span<const double
   fast_n_.resize(size);
   fast_p_.resize(size);
   fast_z_.resize(size);
+  slow_index_.resize(size);
+  slow_n_.resize(size);
+  slow_p_.resize(size);
+  slow_u_.resize(size);
   const ZigguratTable& zig = ziggurat_table();
-  std::size_t count = 0;
+  std::size_t count = 0, slow = 0;
   for (std::size_t i = 0; i < size; ++i) {
     const std::int64_t ni = n[i];
     double pi = p[i];
@@ -65,6 +70,15 @@ void BinomialBatch::draw(std::span<const std::int64_t> n, std::span<const double
       ++count;
       continue;
     }
+    if (ni <= kInversionMaxN && static_cast<double>(ni) * pi < kInversionMaxMean) {
+      // Inversion draws one uniform; its walk waits for the four-lane pass below.
+      slow_index_[slow] = reflect ? ~static_cast<std::int64_t>(i) : static_cast<std::int64_t>(i);
+      slow_n_[slow] = ni;
+      slow_p_[slow] = pi;
+      slow_u_[slow] = static_cast<double>(bits() >> 11) * 0x1.0p-53;
+      ++slow;
+      continue;
+    }
     const std::int64_t x = sample_binomial(ni, pi, bits, CountMethod::kExact);
     out[i] = reflect ? ni - x : x;
   }
@@ -84,6 +98,15 @@ void BinomialBatch::draw(std::span<const std::int64_t> n, std::span<const double
   }
   for (; k < count; ++k)
     finish(k, cornish_fisher_point(fast_n_[k], fast_p_[k], fast_z_[k], [](double v) { return std::sqrt(v); }));
+  // The inversions, four at a time (the same walks as one at a time).
+  slow_out_.resize(slow);
+  binomial_inversions(std::span<const std::int64_t>(slow_n_.data(), slow), std::span<const double>(slow_p_.data(), slow),
+                      std::span<const double>(slow_u_.data(), slow), slow_out_);
+  for (std::size_t j = 0; j < slow; ++j) {
+    const std::int64_t e = slow_index_[j];
+    const auto i = static_cast<std::size_t>(e < 0 ? ~e : e);
+    out[i] = e < 0 ? n[i] - slow_out_[j] : slow_out_[j];
+  }
 }
 
 void BinomialBatch::conditional_rows(std::span<const std::int64_t> n, std::span<const double> cond, std::size_t m,

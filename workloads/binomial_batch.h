@@ -5,9 +5,10 @@
 //
 // The law is sample_binomial's for the method (workloads/binomial.h). The bits are consumed in a
 // fixed order, the same in every build: each variate's own draws in index order (an exact
-// variate's, or a fast variate's normal), as one-by-one draws consume them, so a batch draws
-// exactly what one-by-one draws would; the fast variates' Cornish-Fisher maps (which draw nothing)
-// then run two at a time in vector registers, the same IEEE operations as one at a time.
+// variate's, or a fast variate's normal, or an inversion's uniform), as one-by-one draws consume
+// them, so a batch draws exactly what one-by-one draws would; the fast variates' Cornish-Fisher
+// maps and the inversions' walks (which draw nothing more) then run two or four at a time in
+// vector registers (workloads/binomial_lanes.h), the same IEEE operations as one at a time.
 #pragma once
 
 #include <cstddef>
@@ -40,6 +41,8 @@ class BinomialBatch {
   // Scratch kept between calls.
   std::vector<std::int64_t> rest_, column_, fast_index_;
   std::vector<double> column_p_, fast_n_, fast_p_, fast_z_;
+  std::vector<std::int64_t> slow_index_, slow_n_, slow_out_;  // the inversions, for the four-lane pass
+  std::vector<double> slow_p_, slow_u_;
 };
 
 }  // namespace moesim::workloads

@@ -1,9 +1,11 @@
 // BinomialBatch (workloads/binomial_batch.h): a batch draws exactly what one-by-one draws would,
 // bit for bit, whichever path each variate takes; rows in lockstep split every row's total.
 #include "workloads/binomial_batch.h"
+#include "workloads/binomial_lanes.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <vector>
 
@@ -43,6 +45,29 @@ TEST(BinomialBatch, DrawsWhatOneByOneDrawsDraw) {
       EXPECT_EQ(batch, one) << count_method_name(method) << " " << count;
       EXPECT_EQ(x.state, y.state) << count_method_name(method) << " " << count;
     }
+}
+
+// The four-lane inversions give every lane what one inversion gives, on the processor's best lanes
+// and on the baseline ones alike (so every machine draws the same counts): means from 0.01 to
+// 12, n from 1 to 2^20, uniforms over (0, 1) and at both ends.
+TEST(BinomialLanes, FourAtATimeAsOneAtATime) {
+  FastBits g{31};
+  const auto uniform = [&] { return static_cast<double>(g() >> 11) * 0x1.0p-53; };
+  const std::size_t count = 20'003;
+  std::vector<std::int64_t> n(count), best(count), base(count);
+  std::vector<double> p(count), u(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    n[i] = i % 97 == 0 ? kInversionMaxN : 1 + static_cast<std::int64_t>(g() % (i % 3 == 0 ? 40 : 2000));
+    const double mean = (i % 5 == 0 ? 0.01 : 12.0) * uniform();
+    p[i] = std::min(0.5, std::max(1e-12, mean / static_cast<double>(n[i])));
+    u[i] = i % 211 == 0 ? 0.0 : i % 223 == 0 ? 1.0 - 0x1.0p-53 : uniform();
+  }
+  binomial_inversions(n, p, u, best, Lanes::kBest);
+  binomial_inversions(n, p, u, base, Lanes::kBaseline);
+  for (std::size_t i = 0; i < count; ++i) {
+    ASSERT_EQ(best[i], binomial_inversion(n[i], p[i], u[i])) << i << " n=" << n[i] << " p=" << p[i] << " u=" << u[i];
+    ASSERT_EQ(base[i], best[i]) << i;
+  }
 }
 
 TEST(BinomialBatch, RowsInLockstepSplitEachRowsTotal) {
