@@ -41,12 +41,25 @@ void StreamTimeline::record(int rank, bool comm, OpLabel label, double start, do
 
 void StreamTimeline::compute(std::span<const double> ready, std::span<const double> duration, std::span<double> end,
                              OpLabel label) {
-  for (std::size_t r = 0; r < compute_free_.size(); ++r) {
-    const double start = std::max(compute_free_[r], ready[r]), d = duration[r];  // `end` may alias `duration`
-    compute_free_[r] = start + d;
-    busy_[r] += d;
-    end[r] = compute_free_[r];
-    if (recorder_) record(static_cast<int>(r), false, label, start, d);
+  const std::size_t n = compute_free_.size();
+  double* free = compute_free_.data();
+  double* busy = busy_.data();
+  if (recorder_) {
+    for (std::size_t r = 0; r < n; ++r) {
+      const double start = std::max(free[r], ready[r]), d = duration[r];  // `end` may alias `duration`
+      free[r] = start + d;
+      busy[r] += d;
+      end[r] = free[r];
+      record(static_cast<int>(r), false, label, start, d);
+    }
+    return;
+  }
+  for (std::size_t r = 0; r < n; ++r) {  // the same, without a recorder to ask per rank
+    const double start = std::max(free[r], ready[r]), d = duration[r];
+    const double finish = start + d;
+    free[r] = finish;
+    busy[r] += d;
+    end[r] = finish;
   }
 }
 

@@ -558,11 +558,16 @@ void RoutingSampler::model_masses(MarginSetup& S, const RoutingTargets& t,
   // 1), so they are kept with the setup and recomputed when those shares change.
   class_share_.assign(static_cast<std::size_t>(t.classes), 0.0);
   double total = 0;
-  for (std::size_t s = 0; s < D; ++s) {
-    class_share_[static_cast<std::size_t>(t.source_class[s])] += static_cast<double>(tokens[s]);
-    total += static_cast<double>(tokens[s]);
+  if (t.classes == 1) {  // one class holds every token there is
+    for (std::size_t s = 0; s < D && total == 0; ++s) total += static_cast<double>(tokens[s]);
+    class_share_[0] = total > 0 ? 1.0 : 0.0;
+  } else {
+    for (std::size_t s = 0; s < D; ++s) {
+      class_share_[static_cast<std::size_t>(t.source_class[s])] += static_cast<double>(tokens[s]);
+      total += static_cast<double>(tokens[s]);
+    }
+    for (double& w : class_share_) w = total > 0 ? w / total : 0.0;
   }
-  for (double& w : class_share_) w = total > 0 ? w / total : 0.0;
   if (!same_bits(S.mass_shares, class_share_)) {
     S.mass_shares = class_share_;
     S.rank_mass.assign(D, 0.0);
