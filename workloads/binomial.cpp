@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "workloads/binomial_lanes.h"
 #include "workloads/cornish_fisher.h"
 #include "workloads/normal.h"
 
@@ -28,16 +29,7 @@ double small_power(double q, std::int64_t n) {
   return result;
 }
 
-// 1 / x for the first steps of the inversion walk (a multiplication instead of a division).
-constexpr int kReciprocals = 64;
-const std::array<double, kReciprocals>& reciprocals() {
-  static const std::array<double, kReciprocals> table = [] {
-    std::array<double, kReciprocals> t{};
-    for (int i = 1; i < kReciprocals; ++i) t[static_cast<std::size_t>(i)] = 1.0 / i;
-    return t;
-  }();
-  return table;
-}
+constexpr int kReciprocals = kInversionReciprocals;
 
 // Inversion for p <= 0.5: X is the least x with u <= F(x), the cdf walked up from 0 by the pmf ratio
 // P(x+1)/P(x) = (n-x)/(x+1) * p/q. Four steps per pass, their comparisons summed rather than
@@ -47,7 +39,7 @@ std::int64_t invert(std::int64_t n, double p, double u) {
   const double q = 1.0 - p;
   const double s = p / q;
   const double a = static_cast<double>(n + 1) * s;
-  const auto& inv = reciprocals();
+  const auto& inv = inversion_reciprocals();
   const auto ratio = [&](std::int64_t x) {  // P(x) / P(x - 1), x >= 1
     return (x < kReciprocals ? a * inv[static_cast<std::size_t>(x)] : a / static_cast<double>(x)) - s;
   };
@@ -177,6 +169,15 @@ std::int64_t draw(std::int64_t n, double p, FastBits& bits, CountMethod method) 
 }
 
 }  // namespace
+
+const std::array<double, kInversionReciprocals>& inversion_reciprocals() {
+  static const std::array<double, kInversionReciprocals> table = [] {
+    std::array<double, kInversionReciprocals> t{};
+    for (int i = 1; i < kInversionReciprocals; ++i) t[static_cast<std::size_t>(i)] = 1.0 / i;
+    return t;
+  }();
+  return table;
+}
 
 std::vector<RegistryEntry> count_methods() {
   return {{"fast", "binomial counts exactly below variance 6, from a Cornish-Fisher normal above (TV < 7e-4)"},

@@ -11,16 +11,7 @@ namespace {
 using D4 = double __attribute__((vector_size(32)));
 using I4 = std::int64_t __attribute__((vector_size(32)));
 
-constexpr int kReciprocals = 64;  // 1 / x from a table for the walk's first steps, as binomial.cpp
-
-const std::array<double, kReciprocals>& reciprocals() {
-  static const std::array<double, kReciprocals> table = [] {
-    std::array<double, kReciprocals> t{};
-    for (int i = 1; i < kReciprocals; ++i) t[static_cast<std::size_t>(i)] = 1.0 / i;
-    return t;
-  }();
-  return table;
-}
+constexpr int kReciprocals = kInversionReciprocals;
 
 bool any(const I4& mask) { return (mask[0] | mask[1] | mask[2] | mask[3]) != 0; }
 
@@ -81,7 +72,7 @@ __attribute__((always_inline)) inline void four(const std::int64_t* n, const dou
 
 __attribute__((always_inline)) inline void all(std::span<const std::int64_t> n, std::span<const double> p,
                                                 std::span<const double> u, std::span<std::int64_t> out) {
-  const auto& inv = reciprocals();
+  const auto& inv = inversion_reciprocals();
   std::size_t i = 0;
   for (; i + 4 <= n.size(); i += 4) four(n.data() + i, p.data() + i, u.data() + i, out.data() + i, inv);
   for (; i < n.size(); ++i) out[i] = binomial_inversion(n[i], p[i], u[i]);

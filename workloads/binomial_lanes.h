@@ -8,10 +8,16 @@
 // Requires 0 < p[i] <= 1/2 and 1 <= n[i] <= kInversionMaxN.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 
 namespace moesim::workloads {
+
+// 1 / x for x < kInversionReciprocals (entry 0 unused): the inversion walk's first steps multiply
+// by them instead of dividing (binomial.cpp), and so must its lanes.
+inline constexpr int kInversionReciprocals = 64;
+const std::array<double, kInversionReciprocals>& inversion_reciprocals();
 
 // kBest: AVX2 where the processor has it; kBaseline: the build's baseline instruction set (for
 // checking that both give the same counts).

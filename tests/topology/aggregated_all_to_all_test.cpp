@@ -53,6 +53,16 @@ void expect_same_device_loads(const Cluster& c, const CommResult& full, const Co
   }
 }
 
+// 8 nodes of 4 devices on 4 rails whose leaf uplinks are oversubscribed 4:1, so they can bind.
+ClusterConfig oversubscribed_rails() {
+  ClusterConfig cfg = cluster_preset_defaults("generic");
+  cfg.nodes = 8;
+  cfg.devices_per_node = 4;
+  cfg.rails = 4;
+  cfg.oversubscription = 4.0;
+  return cfg;
+}
+
 AllToAllOptions options(const char* algorithm, double scale, Direction dir = Direction::kDispatch) {
   AllToAllOptions o;
   o.algorithm = algorithm;
@@ -98,11 +108,7 @@ TEST(AggregatedAllToAll, LowLatencyCountsOneMessagePerPair) {
 }
 
 TEST(AggregatedAllToAll, CrossLeafTrafficMatchesWhenOversubscriptionBinds) {
-  ClusterConfig cfg = cluster_preset_defaults("generic");
-  cfg.nodes = 8;
-  cfg.devices_per_node = 4;
-  cfg.rails = 4;
-  cfg.oversubscription = 4.0;
+  const ClusterConfig cfg = oversubscribed_rails();
   const Cluster c(cfg);
   const auto devices = identity(32);
   const auto t = moe_like(c, 32, 2);
@@ -173,11 +179,7 @@ TEST(AggregatedAllToAll, SupernodesAndPartialNodes) {
 // leaf uplinks bind, and on the default one, for every algorithm that reads them, both directions,
 // with and without every pair on the network.
 TEST(AggregatedAllToAll, FactoredMarginsCostAsTheirRows) {
-  ClusterConfig oversubscribed = cluster_preset_defaults("generic");
-  oversubscribed.nodes = 8;
-  oversubscribed.devices_per_node = 4;
-  oversubscribed.rails = 4;
-  oversubscribed.oversubscription = 4.0;
+  const ClusterConfig oversubscribed = oversubscribed_rails();
   ClusterConfig hgx;
   hgx.nodes = 6;
   int leaf_bound = 0;  // cases whose bottleneck is a leaf uplink or downlink
@@ -240,11 +242,7 @@ TEST(AggregatedAllToAll, FactoredMarginsCostAsTheirRows) {
 // timing() gives exactly the timing of the full result, without link loads; the link loads of
 // several all-to-alls' summed volumes are the sums of their link loads (what a step books once).
 TEST(AggregatedAllToAll, TimingAloneAndLinksOfSummedVolumes) {
-  ClusterConfig oversubscribed = cluster_preset_defaults("generic");
-  oversubscribed.nodes = 8;
-  oversubscribed.devices_per_node = 4;
-  oversubscribed.rails = 4;
-  oversubscribed.oversubscription = 4.0;
+  const ClusterConfig oversubscribed = oversubscribed_rails();
   ClusterConfig hgx;
   hgx.nodes = 4;
   for (const ClusterConfig& cfg : {oversubscribed, hgx}) {
