@@ -69,10 +69,7 @@ void CostModel::grouped_gemm_times(std::span<const std::int64_t> tokens, std::si
   for (std::size_t d = 0; d < time_ns.size() && (d + 1) * groups_per_device <= tokens.size(); ++d) {
     const auto groups = tokens.subspan(d * groups_per_device, groups_per_device);
     double t = 0;
-    for (std::size_t s = 0; s < shapes.size(); ++s) {
-      const double one = grouped_gemm(groups, shapes[s].n, shapes[s].k, dtype).time_ns;
-      t = s == 0 ? one : t + one;
-    }
+    for (const GemmShape& shape : shapes) t += grouped_gemm(groups, shape.n, shape.k, dtype).time_ns;
     time_ns[d] = t;
   }
 }

@@ -196,11 +196,8 @@ void estimate_grouped_gemm_times(std::span<const std::int64_t> tokens, std::size
     for (std::size_t d = 0; d < devices && d < time_ns.size(); ++d) {
       const auto group = tokens.subspan(d * groups_per_device, groups_per_device);
       double t = 0;
-      for (std::size_t s = 0; s < shapes.size(); ++s) {
-        const double one =
-            estimate(group, shapes[s].n, shapes[s].k, bytes_per_element, layout, dev, p, /*grouped=*/true, memo).time_ns;
-        t = s == 0 ? one : t + one;
-      }
+      for (const GemmShape& shape : shapes)
+        t += estimate(group, shape.n, shape.k, bytes_per_element, layout, dev, p, /*grouped=*/true, memo).time_ns;
       time_ns[d] = t;
     }
     return;
@@ -241,14 +238,11 @@ void estimate_grouped_gemm_times(std::span<const std::int64_t> tokens, std::size
     }
     double t = 0;
     for (std::size_t s = 0; s < shapes.size(); ++s) {
-      double one = 0;
-      if (shapes[s].n > 0 && shapes[s].k > 0) {
-        GemmEstimate e;
-        e.active_groups = r.active_groups;
-        finish(e, rows, seen_tiling[hit][s], shapes[s].n, shapes[s].k, bytes_per_element, dev, p, /*grouped=*/true);
-        one = e.time_ns;
-      }
-      t = s == 0 ? one : t + one;
+      if (shapes[s].n <= 0 || shapes[s].k <= 0) continue;  // an empty GEMM takes no time
+      GemmEstimate e;
+      e.active_groups = r.active_groups;
+      finish(e, rows, seen_tiling[hit][s], shapes[s].n, shapes[s].k, bytes_per_element, dev, p, /*grouped=*/true);
+      t += e.time_ns;
     }
     time_ns[d] = t;
   }
