@@ -175,20 +175,18 @@ double LayerRouting::traffic(topology::AggregatedTraffic& out, const std::string
       for (auto* v : {&out.pairs, &out.rank_tokens, &out.node_tokens}) v->assign_factored(R, N);
     }
     topology::TrafficMargins& v = pairs_view ? out.pairs : out.rank_tokens;
-    double weight = 0;
     for (std::size_t n = 0; n < NN; ++n) {
       v.spread_weight[n] = pairs_view ? m.node_mass[n] : m.node_mass[n] * node_factor_[n];
       v.spread_norm[n] = 1.0 - m.node_mass[n];
-      weight += v.spread_weight[n];
     }
+    const double weight = v.spread_total();
     for (int s = 0; s < R; ++s) {
       const auto i = static_cast<std::size_t>(s);
       const auto own = static_cast<std::size_t>(rank_domain_[i]);
       const double inside = static_cast<double>(m.own_node_pairs[i] - m.self_pairs[i]);
       v.sent_own[i] = pairs_view ? inside : inside * own_factor(i);
       v.sent_remote[i] = static_cast<double>(m.source_pairs[i] - m.own_node_pairs[i]);
-      const double leaving = v.spread_norm[own] > 0 ? (weight - v.spread_weight[own]) / v.spread_norm[own] : 0.0;
-      fabric += v.sent_own[i] + v.sent_remote[i] * leaving;
+      fabric += v.sent_own[i] + v.sent_remote[i] * v.leaving_share(static_cast<int>(own), weight);
     }
   }
   for (int d = 0; d < R; ++d) {

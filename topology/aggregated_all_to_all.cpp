@@ -151,11 +151,9 @@ void AggregatedAllToAll::direct(const TrafficMargins& m, double scale, double me
   // Factored margins: the share of a sender's remote traffic that leaves its node, per node.
   std::vector<double>& leaving = v.work;
   if (m.factored) {
-    double weight = 0;
-    for (const double w : m.spread_weight) weight += w;
+    const double total = m.spread_total();
     leaving.resize(static_cast<std::size_t>(nodes_));
-    for (std::size_t a = 0; a < leaving.size(); ++a)
-      leaving[a] = m.spread_norm[a] > 0 ? (weight - m.spread_weight[a]) / m.spread_norm[a] : 0.0;
+    for (std::size_t a = 0; a < leaving.size(); ++a) leaving[a] = m.leaving_share(static_cast<int>(a), total);
   }
   for (int s = 0; s < n; ++s) {
     const auto i = static_cast<std::size_t>(s);

@@ -102,6 +102,17 @@ struct TrafficMargins {
     spread_weight.assign(static_cast<std::size_t>(nodes), 0.0);
     spread_norm.assign(static_cast<std::size_t>(nodes), 0.0);
   }
+  // Factored form: Σ spread_weight, and the share of a sender's sent_remote that leaves its node
+  // `own` for all the other nodes together, Σ_{b≠own} spread_weight[b] / spread_norm[own].
+  double spread_total() const {
+    double total = 0;
+    for (const double w : spread_weight) total += w;
+    return total;
+  }
+  double leaving_share(int own, double spread_total) const {
+    const auto a = static_cast<std::size_t>(own);
+    return spread_norm[a] > 0 ? (spread_total - spread_weight[a]) / spread_norm[a] : 0.0;
+  }
   // What src (on node `own`, of `nodes`) sends into `node`, in either form.
   double sent(int src, int own, int node, int nodes) const {
     const auto s = static_cast<std::size_t>(src);
