@@ -32,7 +32,7 @@ double expected_emitted_tokens(const SpeculativeConfig& spec) {
 int draw_accepted(const SpeculativeConfig& spec, workloads::Rng& rng) {
   int accepted = 0;
   while (accepted < spec.tokens) {
-    const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;  // uniform in [0, 1)
+    const double u = workloads::unit_uniform(rng);
     if (u >= acceptance_at(spec, accepted)) break;
     ++accepted;
   }

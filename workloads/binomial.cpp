@@ -13,9 +13,6 @@
 namespace moesim::workloads {
 namespace {
 
-template <class G>
-double uniform01(G& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-
 // q^n by squaring (about 2 log2 n multiplications, relative error ~ log2(n) · 2^-53 on top of the
 // rounding of q itself, which the logarithm would carry too); through the logarithm for huge n.
 double small_power(double q, std::int64_t n) {
@@ -62,7 +59,7 @@ std::int64_t invert(std::int64_t n, double p, double u) {
 
 template <class G>
 std::int64_t inversion(std::int64_t n, double p, G& rng) {
-  return invert(n, p, uniform01(rng));
+  return invert(n, p, unit_uniform(rng));
 }
 
 // ln k! : a table for small k, else Stirling's series to 1/k^5 (absolute error < 1e-14 there).
@@ -120,8 +117,8 @@ std::int64_t btrs(std::int64_t n, double p, G& rng) {
   double lpq = 0, h = 0;
   bool logs_ready = false;
   for (;;) {
-    const double u = uniform01(rng) - 0.5;
-    double v = uniform01(rng);
+    const double u = unit_uniform(rng) - 0.5;
+    double v = unit_uniform(rng);
     const double us = 0.5 - std::fabs(u);
     // k = floor(x), for 0 <= k <= n, by truncation (no library floor): x in [0, n + 1).
     const double x = (two_a / us + b) * u + c;
@@ -148,7 +145,7 @@ std::int64_t binomial(std::int64_t n, double p, G& rng) {
   if (n <= 0 || p <= 0) return 0;
   if (p >= 1) return n;
   if (p > 0.5) return n - binomial(n, 1.0 - p, rng);
-  if (static_cast<double>(n) * p < kInversionMaxMean) return inversion(n, p, rng);
+  if (inversion_path(n, p)) return inversion(n, p, rng);
   return btrs(n, p, rng);
 }
 
@@ -159,9 +156,8 @@ std::int64_t binomial_fast(std::int64_t n, double p, FastBits& bits) {
   if (n <= 0 || p <= 0) return 0;
   if (p >= 1) return n;
   if (p > 0.5) return n - binomial_fast(n, 1.0 - p, bits);
-  const double nd = static_cast<double>(n), mean = nd * p, var = mean * (1.0 - p);
-  if (var < kNormalMinVariance) return mean < kInversionMaxMean ? inversion(n, p, bits) : btrs(n, p, bits);
-  return normal_count(n, cornish_fisher_point(nd, p, standard_normal(bits), [](double v) { return std::sqrt(v); }));
+  if (!normal_path(n, p)) return inversion_path(n, p) ? inversion(n, p, bits) : btrs(n, p, bits);
+  return normal_count(n, cornish_fisher_point(static_cast<double>(n), p, standard_normal(bits)));
 }
 
 std::int64_t draw(std::int64_t n, double p, FastBits& bits, CountMethod method) {

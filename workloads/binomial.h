@@ -42,6 +42,8 @@ std::int64_t sample_binomial(std::int64_t n, double p, Rng& rng);  // exact
 // uniform: the count it gives for the uniform u.
 std::int64_t binomial_inversion(std::int64_t n, double p, double u);
 
+// Whether the exact method draws Binomial(n, p), p <= 1/2, by inversion (else by BTRS).
+inline bool inversion_path(std::int64_t n, double p) { return static_cast<double>(n) * p < kInversionMaxMean; }
 // Whether CountMethod::kFast draws Binomial(n, p), p <= 1/2, from a normal (n p q >= kNormalMinVariance).
 inline bool normal_path(std::int64_t n, double p) {
   const double mean = static_cast<double>(n) * p;

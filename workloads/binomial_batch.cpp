@@ -26,6 +26,17 @@ V2 sqrt2(V2 v) {
 #endif
 }
 
+// A deferred variate's index, complemented where it is drawn for 1 - p (its count then n - x).
+std::int64_t tagged(std::size_t i, bool reflect) {
+  return reflect ? ~static_cast<std::int64_t>(i) : static_cast<std::int64_t>(i);
+}
+std::size_t index_of(std::int64_t tag) { return static_cast<std::size_t>(tag < 0 ? ~tag : tag); }
+// Writes the count x drawn for the variate with that tag.
+void put(std::int64_t tag, std::int64_t x, std::span<const std::int64_t> n, std::span<std::int64_t> out) {
+  const std::size_t i = index_of(tag);
+  out[i] = tag < 0 ? n[i] - x : x;
+}
+
 }  // namespace
 
 void BinomialBatch::draw(std::span<const std::int64_t> n, std::span<const double> p, FastBits& bits,
@@ -63,19 +74,19 @@ void BinomialBatch::draw(std::span<const std::int64_t> n, std::span<const double
     const bool reflect = pi > 0.5;
     if (reflect) pi = 1.0 - pi;
     if (method_ == CountMethod::kFast && normal_path(ni, pi)) {
-      fast_index_[count] = reflect ? ~static_cast<std::int64_t>(i) : static_cast<std::int64_t>(i);
+      fast_index_[count] = tagged(i, reflect);
       fast_n_[count] = static_cast<double>(ni);
       fast_p_[count] = pi;
       fast_z_[count] = standard_normal(bits, zig);
       ++count;
       continue;
     }
-    if (ni <= kInversionMaxN && static_cast<double>(ni) * pi < kInversionMaxMean) {
+    if (ni <= kInversionMaxN && inversion_path(ni, pi)) {
       // Inversion draws one uniform; its walk waits for the four-lane pass below.
-      slow_index_[slow] = reflect ? ~static_cast<std::int64_t>(i) : static_cast<std::int64_t>(i);
+      slow_index_[slow] = tagged(i, reflect);
       slow_n_[slow] = ni;
       slow_p_[slow] = pi;
-      slow_u_[slow] = static_cast<double>(bits() >> 11) * 0x1.0p-53;
+      slow_u_[slow] = unit_uniform(bits);
       ++slow;
       continue;
     }
@@ -85,10 +96,8 @@ void BinomialBatch::draw(std::span<const std::int64_t> n, std::span<const double
   // The fast variates' maps, two at a time (the same operations as one at a time).
   std::size_t k = 0;
   const auto finish = [&](std::size_t j, double point) {
-    const std::int64_t e = fast_index_[j];
-    const auto i = static_cast<std::size_t>(e < 0 ? ~e : e);
-    const std::int64_t x = normal_count(n[i], point);
-    out[i] = e < 0 ? n[i] - x : x;
+    const std::int64_t tag = fast_index_[j];
+    put(tag, normal_count(n[index_of(tag)], point), n, out);
   };
   for (; k + 2 <= count; k += 2) {
     const V2 nd = {fast_n_[k], fast_n_[k + 1]}, pp = {fast_p_[k], fast_p_[k + 1]}, z = {fast_z_[k], fast_z_[k + 1]};
@@ -97,16 +106,12 @@ void BinomialBatch::draw(std::span<const std::int64_t> n, std::span<const double
     finish(k + 1, point[1]);
   }
   for (; k < count; ++k)
-    finish(k, cornish_fisher_point(fast_n_[k], fast_p_[k], fast_z_[k], [](double v) { return std::sqrt(v); }));
+    finish(k, cornish_fisher_point(fast_n_[k], fast_p_[k], fast_z_[k]));
   // The inversions, four at a time (the same walks as one at a time).
   slow_out_.resize(slow);
   binomial_inversions(std::span<const std::int64_t>(slow_n_.data(), slow), std::span<const double>(slow_p_.data(), slow),
                       std::span<const double>(slow_u_.data(), slow), slow_out_);
-  for (std::size_t j = 0; j < slow; ++j) {
-    const std::int64_t e = slow_index_[j];
-    const auto i = static_cast<std::size_t>(e < 0 ? ~e : e);
-    out[i] = e < 0 ? n[i] - slow_out_[j] : slow_out_[j];
-  }
+  for (std::size_t j = 0; j < slow; ++j) put(slow_index_[j], slow_out_[j], n, out);
 }
 
 void BinomialBatch::conditional_rows(std::span<const std::int64_t> n, std::span<const double> cond, std::size_t m,

@@ -16,6 +16,8 @@
 // within [0, n] (normal_count, binomial.h).
 #pragma once
 
+#include <cmath>
+
 namespace moesim::workloads {
 
 template <class T, class Sqrt>
@@ -31,6 +33,10 @@ T cornish_fisher_point(T nd, T p, T z, Sqrt sqrt_of) {
   const T z2 = z * z;
   const T second = k4 * (1.0 / 24.0) * (z2 - 3.0) - k3 * k3 * r * (1.0 / 36.0) * (2.0 * z2 - 5.0);
   return mean + 0.5 + k3 * r * (1.0 / 6.0) * (z2 - 1.0) + sd * (z + z * r * r * second);
+}
+
+inline double cornish_fisher_point(double nd, double p, double z) {
+  return cornish_fisher_point(nd, p, z, [](double v) { return std::sqrt(v); });
 }
 
 }  // namespace moesim::workloads

@@ -53,7 +53,7 @@ double standard_normal_after(FastBits& bits, std::uint64_t b) {
       }
     }
     // The wedge between the rectangle and the curve: accept under the density.
-    const double y = z.f[i] + static_cast<double>(bits() >> 11) * 0x1.0p-53 * (z.f[i + 1] - z.f[i]);
+    const double y = z.f[i] + unit_uniform(bits) * (z.f[i + 1] - z.f[i]);
     if (y < density(x)) return x;
     b = bits();  // a fresh draw
   }

@@ -33,6 +33,12 @@ struct FastBits {
   }
 };
 
+// A uniform double in [0, 1) from the top 53 bits of one draw of any 64-bit generator.
+template <class G>
+double unit_uniform(G& g) {
+  return static_cast<double>(g() >> 11) * 0x1.0p-53;
+}
+
 // A stream named by a short label ("arrivals", "routing", ...), FNV-1a hashed.
 inline Rng make_stream(std::uint64_t seed, std::string_view label) {
   std::uint64_t h = 0xCBF29CE484222325ULL;

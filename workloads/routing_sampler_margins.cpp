@@ -409,6 +409,14 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
   // Each node's receipts split over its ranks, all nodes' splits in lockstep: remote ones per
   // pattern group (the classes with the same weights there), internal ones per class (the split
   // depends on the senders). Rows are padded to the largest node with empty categories.
+  // A row of a lockstep split: its pairs, what it belongs to, and `width` conditionals, zero past
+  // the row's own categories (returned for the caller to fill).
+  const auto add_split = [&](std::int64_t pairs, std::int64_t id, std::size_t width) {
+    split_n_.push_back(pairs);
+    split_row_.push_back(id);
+    split_cond_.resize(split_cond_.size() + width, 0.0);
+    return split_cond_.data() + split_cond_.size() - width;
+  };
   std::size_t width = 0;
   for (std::size_t n = 0; n < N; ++n) width = std::max(width, S.node_first[n + 1] - S.node_first[n]);
   split_n_.clear();
@@ -421,11 +429,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
     for (std::size_t u = 0; u < V; ++u)
       if (S.pattern[u * N + n] == g) pairs += remote_[u * N + n];
     if (pairs == 0) continue;
-    split_n_.push_back(pairs);
-    split_row_.push_back(static_cast<std::int64_t>(g));
-    const double* cond = S.rank_cond.data() + v * D + first;
-    split_cond_.insert(split_cond_.end(), cond, cond + m);
-    split_cond_.resize(split_cond_.size() + width - m, 0.0);
+    std::copy_n(S.rank_cond.data() + v * D + first, m, add_split(pairs, static_cast<std::int64_t>(g), width));
   }
   for (std::size_t v = 0; v < V; ++v)
     for (std::size_t n = 0; n < N; ++n) {
@@ -442,10 +446,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
         sub_[k] = q * std::max(0.0, inside_weight_[v * N + n] -
                                         (rest_[v * D + d] > 0 ? static_cast<double>(rest_[v * D + d]) / (Q - q) : 0.0));
       }
-      split_n_.push_back(pairs);
-      split_row_.push_back(~static_cast<std::int64_t>(v * N + n));
-      split_cond_.resize(split_cond_.size() + width, 0.0);
-      multinomial_conditionals(sub_, std::span<double>(split_cond_.data() + split_cond_.size() - width, m));
+      multinomial_conditionals(sub_, std::span<double>(add_split(pairs, ~static_cast<std::int64_t>(v * N + n), width), m));
     }
   split_out_.assign(split_n_.size() * width, 0);
   batch_.conditional_rows(split_n_, split_cond_, width, bits, split_out_);
@@ -479,11 +480,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
       if (pairs == 0) continue;
       const std::size_t d = S.node_ranks[first + k];
       const std::size_t sf = S.slot_first[d], m = S.slot_first[d + 1] - sf;
-      split_n_.push_back(pairs);
-      split_row_.push_back(static_cast<std::int64_t>(d));
-      const double* cond = S.slot_cond.data() + v * slots + sf;
-      split_cond_.insert(split_cond_.end(), cond, cond + m);
-      split_cond_.resize(split_cond_.size() + slot_width - m, 0.0);
+      std::copy_n(S.slot_cond.data() + v * slots + sf, m, add_split(pairs, static_cast<std::int64_t>(d), slot_width));
     }
   }
   split_out_.assign(split_n_.size() * slot_width, 0);

@@ -110,7 +110,7 @@ void RoutingSampler::replay(std::span<const std::int64_t> tokens, const RoutingT
         const auto& reps = replicas[trace.ids[tok * K + k]];
         std::size_t slot = reps.front();
         if (reps.size() > 1) {
-          double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+          double u = unit_uniform(rng);
           for (auto j : reps) {
             slot = j;
             u -= t.slot_share[c * slots + j];
