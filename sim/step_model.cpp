@@ -286,8 +286,7 @@ void StepModel::book_links() {
   if (aggregated_ && !step_volumes_.up_send.empty()) {
     aggregated_->links(step_volumes_, dispatch_options_, step_result_);
     step_links_.add(step_result_);
-    step_volumes_.reset(static_cast<int>(step_volumes_.up_send.size()), static_cast<int>(step_volumes_.leaf_up.size()));
-    step_volumes_.up_send.clear();  // empty until the next layer adds to it
+    step_volumes_.reset(0, 0);  // empty until the next layer adds to it
   }
   if (step_links_.listed.empty()) return;
   load_->add_links(step_links_.bytes, 1.0, &step_links_.listed);
