@@ -32,12 +32,34 @@ class BoundedCostModel : public CostModel {
     return bound(total.flops, total.bytes, hw_.peak_flops(model.activation_dtype));
   }
 
+  // Each chunk on the cheaper of its paths: the expanded (FlashAttention-style) kernel, or for
+  // MLA the absorbed one (engines take it for short extends after long cached prefixes, where
+  // expanding the whole prefix into per-head K/V would cost ~30 decode steps); one launch.
   KernelCost attention_prefill(const models::ModelSpec& model,
                                std::span<const PrefillChunk> chunks) const override {
     if (chunks.empty()) return {};
-    models::Work total;
-    for (const auto& c : chunks) add(total, models::attention_prefill_core(model, c.past, c.tokens));
-    return bound(total.flops, total.bytes, hw_.peak_flops(model.activation_dtype));
+    const double peak = hw_.peak_flops(model.activation_dtype);
+    KernelCost total;
+    double ns = 0;
+    for (const auto& c : chunks) {
+      const double span = static_cast<double>(c.past + c.tokens);
+      models::Work w = models::attention_prefill_core(model, c.past, c.tokens);
+      double t = prefill_work_ns(w, span, false, peak);
+      if (model.attention == models::AttentionKind::kMla) {
+        const models::Work a = models::attention_prefill_absorbed_core(model, c.past, c.tokens);
+        const double ta = prefill_work_ns(a, span, true, peak);
+        if (ta < t) {
+          t = ta;
+          w = a;
+        }
+      }
+      ns += t;
+      total.flops += w.flops;
+      total.bytes += w.bytes;
+    }
+    total.compute_bound = total.flops / peak >= total.bytes / hw_.hbm_bytes_per_s;
+    total.time_ns = ns + launch_overhead_ns();
+    return total;
   }
 
   KernelCost memory_op(double bytes) const override { return bound(0, bytes, hw_.peak_bf16_flops); }
@@ -45,6 +67,11 @@ class BoundedCostModel : public CostModel {
  protected:
   // Time of a kernel doing `flops` at up to `peak` FLOP/s and moving `bytes` through HBM.
   virtual KernelCost bound(double flops, double bytes, double peak) const = 0;
+  // One prefill chunk's attention work, without the launch overhead: its queries attend over
+  // `span` positions, on the absorbed MLA path or the expanded one. By default the model's bound.
+  virtual double prefill_work_ns(const models::Work& w, double /*span*/, bool /*absorbed*/, double peak) const {
+    return bound(w.flops, w.bytes, peak).time_ns - launch_overhead_ns();
+  }
   const HardwareProfile& hw() const { return hw_; }
 
  private:

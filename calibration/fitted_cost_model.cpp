@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "calibration/attention_efficiency.h"
 #include "calibration/bounded_cost_model.h"
 #include "models/layer_ops.h"
 
@@ -62,6 +63,15 @@ class FittedCostModel final : public BoundedCostModel {
     return c;
   }
 
+  // Attention prefill at the kernels' measured efficiency by sequence length
+  // (calibration/attention_efficiency.h); memory at the fitted HBM fraction.
+  double prefill_work_ns(const models::Work& w, double span, bool absorbed, double peak) const override {
+    const double fraction = absorbed ? attention_.absorbed_fraction : prefill_attention_fraction(attention_, span);
+    const double compute_ns = w.flops / (fraction * peak) * 1e9;
+    const double memory_ns = w.bytes / (p_.hbm_fraction * hw().hbm_bytes_per_s) * 1e9;
+    return std::max(compute_ns, memory_ns);
+  }
+
   // Roofline at the fitted achievable fractions, plus the fitted per-kernel overhead.
   KernelCost bound(double flops, double bytes, double peak) const override {
     KernelCost c;
@@ -81,6 +91,7 @@ class FittedCostModel final : public BoundedCostModel {
   }
 
   GemmFitParams p_;  // forced, or the profile's first fit, or the DeepGEMM H800 fit
+  AttentionFitParams attention_ = flash_attention_fit();
   bool forced_;
   mutable std::array<TilingMemo, 8> memos_;
 };

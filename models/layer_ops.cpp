@@ -150,6 +150,22 @@ Work prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk, int
   return w;
 }
 
+// MLA's absorbed path for a prefill chunk: every new token attends as a decode token does (scores
+// over the [latent | rope] cache, values from the latent; W_UK and W_UV folded into its query and
+// output), reading the prefix's latent once; no expansion of the prefix into per-head K/V.
+Work prefill_absorbed_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk, int window) {
+  if (m.attention != AttentionKind::kMla) return prefill_core(m, past, chunk, window);
+  const auto& a = m.mla;
+  const double q = static_cast<double>(chunk);
+  const double pairs = attended_prefix_sum(m, window, past + chunk) - attended_prefix_sum(m, window, past);
+  const double prefix = static_cast<double>(prefix_read(m, window, past));
+  Work w;
+  w.flops = 2.0 * m.heads * pairs * (2.0 * a.kv_lora_rank + a.qk_rope_head_dim) +
+            q * (2.0 * m.heads * a.qk_nope_head_dim * a.kv_lora_rank + 2.0 * m.heads * a.kv_lora_rank * a.v_head_dim);
+  w.bytes = (prefix + q) * m.kv_bytes_per_token_per_layer() + q * m.kv_bytes_per_token_per_layer();
+  return w;
+}
+
 Work scaled_sum(const Work& a, int na, const Work& b, int nb) {
   return {a.flops * na + b.flops * nb, a.bytes * na + b.bytes * nb};
 }
@@ -183,6 +199,10 @@ Work attention_prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t 
   return prefill_core(m, past, chunk, m.attention_window(layer));
 }
 
+Work attention_prefill_absorbed_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk) {
+  return prefill_absorbed_core(m, past, chunk, 0);
+}
+
 // Every local layer shares one window, so the sum is full-layer work × full layers plus
 // local-layer work × local layers.
 Work attention_decode_all_layers(const ModelSpec& m, std::int64_t kv_len) {
@@ -197,6 +217,16 @@ Work attention_prefill_all_layers(const ModelSpec& m, std::int64_t past, std::in
   const int local = m.num_local_layers();
   return scaled_sum(prefill_core(m, past, chunk, 0), m.num_layers - local,
                     prefill_core(m, past, chunk, local == 0 ? 0 : m.window.size), local);
+}
+
+int layer_kernels(const ModelSpec& m, bool moe, int comm_kernels) {
+  const int quant = quantises_activations(m.weight_dtype) ? 2 : 0;  // one per MLP GEMM's input
+  const int mlp = 3 + quant;                                        // gate/up, SiLU·up, down
+  int n = static_cast<int>(attention_stream_ops(m).size() + attention_projections(m).size()) + 1;
+  if (!moe) return n + mlp;
+  n += 1 + static_cast<int>(moe_stream_ops(m).size());  // router GEMM, top-k and the output add
+  if (m.shared_experts > 0) n += mlp;
+  return n + mlp + comm_kernels;
 }
 
 std::int64_t expert_params(const ModelSpec& m) {

@@ -13,8 +13,8 @@
 
 namespace moesim::scenarios {
 
-const std::vector<std::string_view> kPoolKeys = {"instances", "ranks", "pp",    "attention",
-                                                 "moe",       "overlap", "batch", "speculative"};
+const std::vector<std::string_view> kPoolKeys = {"instances", "ranks", "pp",          "attention", "moe",
+                                                 "overlap",   "batch", "speculative", "runtime"};
 
 namespace {
 
@@ -67,6 +67,10 @@ void read_moe(const MapReader& m, const Field& ranks, const ClusterShape& cluste
     p.placement.replica_split = as_choice(*f, "replica split", names_of(sim::replica_splits()));
   const auto rebalance = m.get("rebalance_interval");
   if (rebalance) p.placement.rebalance_interval_s = as_duration_ns(*rebalance) / 1e9;
+  const auto statistics = m.get("eplb_statistics");
+  if (statistics) p.placement.statistics = as_choice(*statistics, "EPLB statistics", names_of(sim::eplb_statistics()));
+  const auto window = m.get("eplb_window_steps");
+  if (window) p.placement.window_steps = as_int64(*window, 1, 1'000'000);
   if (auto f = m.get("comm"))
     p.comm.algorithm = as_choice(*f, "all-to-all algorithm", names_of(topology::all_to_all_algorithms()));
   if (auto f = m.get("fidelity"))
@@ -88,6 +92,10 @@ void read_moe(const MapReader& m, const Field& ranks, const ClusterShape& cluste
     redundant->fail_at_key(std::to_string(experts + extra) + " expert slots (" + std::to_string(experts) + " + " +
                            std::to_string(extra) + " redundant) do not divide over ep " + std::to_string(p.moe_ep));
   const bool eplb = p.placement.policy.starts_with("eplb");
+  for (const auto* f : {&statistics, &window})
+    if (*f && !eplb)
+      (*f)->fail_at_key("EPLB statistics need an eplb placement; placement '" + p.placement.policy +
+                        "' does not depend on load");
   if (rebalance && p.placement.rebalance_interval_s > 0 && !eplb)
     rebalance->fail_at_key("rebalancing needs an eplb placement; placement '" + p.placement.policy +
                            "' does not depend on load");
@@ -132,7 +140,8 @@ void read_pool(const MapReader& m, const ClusterShape& cluster, const models::Mo
   const auto tp = attention.get("tp");
 
   const MapReader moe = m.map("moe", {"ep", "tp", "placement", "redundant_experts", "replica_split",
-                                      "rebalance_interval", "comm", "fidelity", "ll_intra_node"});
+                                      "rebalance_interval", "eplb_statistics", "eplb_window_steps", "comm",
+                                      "fidelity", "ll_intra_node"});
 
   const MapReader overlap = m.map("overlap", {"scheme", "comm_sm_share"});
   if (auto f = overlap.get("scheme"))
@@ -155,6 +164,7 @@ void read_pool(const MapReader& m, const ClusterShape& cluster, const models::Mo
   if (const auto why = models::attention_tp_problem(model, p.attention_tp); !why.empty()) tp->fail_at_key(why);
   read_moe(moe, ranks, cluster, model, p);
   if (auto f = m.get("speculative")) read_speculative(m.map("speculative", kSpeculativeKeys), *f, model, paths, p);
+  p.runtime = read_runtime(m.map("runtime", kRuntimeKeys));
 }
 
 }  // namespace moesim::scenarios

@@ -14,6 +14,7 @@ namespace moesim::scenarios {
 
 const std::vector<std::string_view> kRoutingKeys = {
     "model", "s", "hot_experts", "hot_fraction", "alpha", "drift_rho", "drift_sigma", "drift_interval_steps",
+    "layer_sigma", "layer_sigma_spread", "step_sigma", "step_memory", "step_interval",
     "base",  "trace_path", "group_limit", "counts"};
 
 namespace {
@@ -64,6 +65,11 @@ workloads::RoutingConfig read_routing(const MapReader& m, const models::ModelSpe
   if (auto f = m.get("drift_rho")) r.drift_rho = as_number_in(*f, 0, 1);
   if (auto f = m.get("drift_sigma")) r.drift_sigma = as_number_in(*f, 0, 20);
   if (auto f = m.get("drift_interval_steps")) r.drift_interval_steps = as_int64(*f, 1);
+  if (auto f = m.get("layer_sigma")) r.layer_sigma = as_number_in(*f, 0, 10);
+  if (auto f = m.get("layer_sigma_spread")) r.layer_sigma_spread = as_number_in(*f, 0, 5);
+  if (auto f = m.get("step_sigma")) r.step_sigma = as_number_in(*f, 0, 10);
+  if (auto f = m.get("step_memory")) r.step_memory = as_int64(*f, 1);
+  if (auto f = m.get("step_interval")) r.step_interval = as_int64(*f, 1);
   if (auto f = m.get("base")) {
     std::vector<std::string_view> bases = names;
     std::erase(bases, std::string_view("group-limited"));

@@ -17,6 +17,7 @@
 #include "calibration/hardware_profile.h"
 #include "models/model_spec.h"
 #include "scenarios/field_reader.h"
+#include "sim/runtime.h"
 #include "sim/deployment_config.h"
 #include "topology/cluster.h"
 #include "workloads/workload_config.h"
@@ -82,6 +83,10 @@ extern const std::vector<std::string_view> kPoolKeys;
 void read_speculative(const MapReader& m, const Field& key, const models::ModelSpec& model, const PathContext& paths,
                       sim::PoolConfig& p);
 extern const std::vector<std::string_view> kSpeculativeKeys;
+
+// read_runtime.cpp: a pool's `runtime:` map (an engine preset and its overrides).
+sim::RuntimeConfig read_runtime(const MapReader& m);
+extern const std::vector<std::string_view> kRuntimeKeys;
 
 // read_routing.cpp
 workloads::RoutingConfig read_routing(const MapReader& m, const models::ModelSpec& model, const PathContext& paths);

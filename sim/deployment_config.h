@@ -19,6 +19,7 @@
 #include "models/model_spec.h"
 #include "sim/overlap.h"
 #include "sim/placement.h"
+#include "sim/runtime.h"
 
 namespace moesim::sim {
 
@@ -75,6 +76,7 @@ struct PoolConfig {
   OverlapConfig overlap;
   PlacementConfig placement;  // expert placement, redundant slots, rebalancing
   MoeCommConfig comm;
+  RuntimeConfig runtime;      // the serving engine around the kernels (sim/runtime.h)
   int stage_ranks() const { return ranks / pipeline_stages; }
 };
 

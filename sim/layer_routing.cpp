@@ -28,6 +28,17 @@ double distinct_tokens(double pairs, double q, int k) {
 
 }  // namespace
 
+void window_popularity(const workloads::RoutingModel& routing, int moe_layer, std::int64_t first, std::int64_t window,
+                       std::span<double> out) {
+  std::fill(out.begin(), out.end(), 0.0);
+  std::vector<double> p(out.size());
+  for (std::int64_t t = first; t < first + window; ++t) {
+    routing.expert_distribution(moe_layer, t, p);
+    for (std::size_t e = 0; e < out.size(); ++e) out[e] += p[e];
+  }
+  for (auto& v : out) v /= static_cast<double>(std::max<std::int64_t>(1, window));
+}
+
 LayerRouting::LayerRouting(const models::ModelSpec& model, const InstanceLayout& layout,
                            const workloads::RoutingModel& routing, const topology::Cluster& cluster)
     : model_(model),
@@ -45,9 +56,23 @@ LayerRouting::LayerRouting(const models::ModelSpec& model, const InstanceLayout&
   per_source_nodes_ = layout.config().comm.algorithm == "hierarchical";  // forwarders see each source's nodes
   rank_domain_ = topology::rank_domains(cluster, layout.rank_devices());
   const int layers = model.num_moe_layers();
+  // EPLB from history: the routing model's clock starts `window` steps before serving, and the
+  // placement is made from those steps' mean popularity (the expected counts of the window; the
+  // window holds millions of pairs, so their counting noise is negligible). For a model whose
+  // popularity does not change with the step both sources give the same placement; a routing
+  // trace spends its first `window` steps as the statistics and is replayed from there.
+  const bool history =
+      config_.policy.starts_with("eplb") && config_.statistics == "history" && !routing.is_step_invariant();
+  step_offset_ = history ? config_.window_steps : 0;
   std::vector<std::vector<double>> expected(static_cast<std::size_t>(layers),
                                             std::vector<double>(static_cast<std::size_t>(model.routed_experts)));
-  for (int l = 0; l < layers; ++l) routing.expert_distribution(l, 0, expected[static_cast<std::size_t>(l)]);
+  for (int l = 0; l < layers; ++l) {
+    auto& load = expected[static_cast<std::size_t>(l)];
+    if (history)
+      window_popularity(routing, l, 0, config_.window_steps, load);
+    else
+      routing.expert_distribution(l, 0, load);
+  }
   placement_ = place_experts(config_, shape_, expected);
   for (const auto& p : placement_) {
     targets_.push_back(p.routing_targets(config_.replica_split));
@@ -65,6 +90,7 @@ std::span<const std::int64_t> LayerRouting::local_counts(int rank) const {
 
 void LayerRouting::draw(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens, workloads::Rng& rng) {
   const auto l = static_cast<std::size_t>(moe_layer);
+  step += step_offset_;
   if (aggregated_)
     sampler_.draw_margins(moe_layer, step, tokens, targets_[l], rng, margins_, per_source_nodes_);
   else

@@ -2,9 +2,10 @@
 // instance (DESIGN.md §4: counts, never per-token choices).
 //
 // The experts of every MoE layer sit in slots placed by the pool's placement policy
-// (sim/placement.h: contiguous, striped, EPLB with redundant slots); the placement starts from
-// the routing model's expected popularity (as if profiled) and, with a rebalance interval, is
-// redone from the load observed since the last rebalance. Each draw gives the pairs from every
+// (sim/placement.h: contiguous, striped, EPLB with redundant slots); EPLB places from the mean
+// popularity of the steps before serving (`history`, as deployments do) or from the first served
+// step's (`oracle`) and, with a rebalance interval, places again from the load observed since the
+// last rebalance. Each draw gives the pairs from every
 // source rank to every destination rank and to every slot (workloads/routing_sampler.h).
 //
 // With the analytic fidelity on a preset fabric the routing is drawn as margins
@@ -35,6 +36,11 @@
 #include "workloads/routing_sampler.h"
 
 namespace moesim::sim {
+
+// The mean popularity of layer `moe_layer` over the model's steps [first, first + window): what
+// EPLB's statistics of those steps estimate.
+void window_popularity(const workloads::RoutingModel& routing, int moe_layer, std::int64_t first, std::int64_t window,
+                       std::span<double> out);
 
 class LayerRouting {
  public:
@@ -86,6 +92,7 @@ class LayerRouting {
   workloads::RoutingMargins margins_;
   bool aggregated_ = false;
   std::int64_t total_pairs_ = 0, total_received_ = 0;
+  std::int64_t step_offset_ = 0;  // EPLB from history: serving step s is the routing model's s + window
   int nodes_ = 1;               // cluster nodes (the node matrix is ranks x cluster nodes)
   std::vector<int> rank_node_;  // [rank] cluster node of its device
   std::vector<int> rank_domain_;  // [rank] dense scale-up domain (topology::rank_domains)

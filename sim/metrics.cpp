@@ -94,6 +94,8 @@ void summarize_pool(const std::vector<StepRecord>& steps, int pool_index, PoolRe
   pool.lm_head_ns_per_step = pool.breakdown.lm_head_ns / n;
   pool.pipeline_send_ns_per_step = pool.breakdown.pipeline_send_ns / n;
   pool.draft_ns_per_step = pool.breakdown.draft_ns / n;
+  pool.runtime_ns_per_step = pool.breakdown.runtime_ns / n;
+  pool.graph_step_share = static_cast<double>(pool.breakdown.graph_steps) / n;
   for (double e : pool.breakdown.exposed_comm_ns) pool.exposed_comm_ns_per_step += e / n;
 }
 

@@ -75,6 +75,8 @@ struct PoolResult {
   double migration_s = 0;               // time the instances spent moving expert weights
   double pipeline_send_ns_per_step = 0; // activations sent between pipeline stages
   double draft_ns_per_step = 0;         // speculative decoding: draft passes
+  double runtime_ns_per_step = 0;       // launches and host time beyond the kernels (sim/runtime.h)
+  double graph_step_share = 0;          // share of steps that replayed a CUDA graph
   std::int64_t drafts_proposed = 0;     // speculative decoding: draft tokens verified ...
   std::int64_t drafts_accepted = 0;     // ... and accepted
   double acceptance_rate() const {

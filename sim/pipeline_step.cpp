@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/dtype.h"
+#include "models/layer_ops.h"
 #include "topology/collectives.h"
 
 namespace moesim::sim {
@@ -10,8 +11,18 @@ namespace moesim::sim {
 InstanceStep::InstanceStep(const models::ModelSpec& model, const PoolLayout& pool, int instance,
                            const topology::Cluster& cluster, const calibration::CostModel& cost,
                            const workloads::RoutingModel& routing)
-    : model_(model), cluster_(cluster) {
+    : model_(model), cluster_(cluster), runtime_(pool.config.runtime) {
   for (int s = 0; s < pool.config.pipeline_stages; ++s) layouts_.emplace_back(pool, instance, s);
+  // Kernels a rank launches per step: its stage's layers (the first stage's, all stages alike up
+  // to one layer), once per two-batch micro-batch and per pipeline micro-batch, plus the LM head
+  // and sampling. DeepEP's low-latency kernels are a send and a receive kernel per all-to-all.
+  const InstanceLayout& first = layouts_.front();
+  const int comm = pool.config.comm.algorithm == "low-latency" ? 4 : 2;
+  double per_pass = 2;
+  for (int l = first.first_layer(); l < first.end_layer(); ++l)
+    per_pass += models::layer_kernels(model, model.is_moe_layer(l), comm);
+  const int micro = pool.config.overlap.scheme == OverlapScheme::kTwoBatch ? 2 : 1;
+  kernels_ = per_pass * micro * pool.config.pipeline_stages;
   for (const auto& layout : layouts_)
     stages_.push_back(std::make_unique<StepModel>(model, layout, cluster, cost, routing, pool.config.overlap));
   if (pool.config.speculative.enabled())
@@ -53,6 +64,34 @@ Duration InstanceStep::send_ns(const RankBatch* groups, std::size_t count, int f
 
 Duration InstanceStep::run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
                            LayerBreakdown& breakdown, Time start) {
+  if (runtime_.graph_everything) return gpu_step(batches, step, rng, breakdown, start);
+  // Decode-only steps replay a CUDA graph of the busiest DP rank's batch size (every rank padded
+  // to it, as engines with DP attention do); other steps run eagerly.
+  int largest = 0, requests = 0;
+  for (const auto& b : batches) {
+    if (!b.prefill_chunks.empty()) largest = -1;
+    if (largest >= 0) largest = std::max(largest, static_cast<int>(b.decode_kv_lengths.size()));
+    requests = std::max(requests, static_cast<int>(b.decode_kv_lengths.size() + b.prefill_chunks.size()));
+  }
+  const RuntimePlan plan = plan_step(runtime_, largest);
+  std::span<const RankBatch> run = batches;
+  if (plan.graph() && plan.graph_batch > largest) {
+    padded_.assign(batches.begin(), batches.end());
+    for (auto& b : padded_)
+      b.padding = static_cast<std::int64_t>(plan.graph_batch - static_cast<int>(b.decode_kv_lengths.size())) *
+                  b.decode_queries;
+    run = padded_;
+  }
+  const Duration gpu = gpu_step(run, step, rng, breakdown, start);
+  const double gpu_ns = static_cast<double>(gpu.count_ns());
+  const double ns = runtime_step_ns(runtime_, plan, gpu_ns, kernels_, requests);
+  breakdown.runtime_ns += ns - gpu_ns;
+  if (plan.graph()) ++breakdown.graph_steps;
+  return Duration::from_ns_rounded(ns);
+}
+
+Duration InstanceStep::gpu_step(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
+                                LayerBreakdown& breakdown, Time start) {
   if (stages_.size() == 1) {
     Duration d = stages_[0]->run(batches, step, rng, breakdown, start);
     if (draft_) {

@@ -25,6 +25,7 @@
 #include "calibration/cost_model.h"
 #include "models/model_spec.h"
 #include "sim/deployment.h"
+#include "sim/runtime.h"
 #include "sim/speculative_draft.h"
 #include "sim/step_model.h"
 #include "sim/trace.h"
@@ -38,7 +39,8 @@ class InstanceStep {
   InstanceStep(const models::ModelSpec& model, const PoolLayout& pool, int instance, const topology::Cluster& cluster,
                const calibration::CostModel& cost, const workloads::RoutingModel& routing);
 
-  // Duration of one step of `batches` (one per attention group) starting at `start`.
+  // Duration of one step of `batches` (one per attention group) starting at `start`: its kernels,
+  // padded and launched as the pool's runtime runs them (sim/runtime.h), plus its host time.
   Duration run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng, LayerBreakdown& breakdown,
                Time start);
   // EPLB rebalancing on every stage; the slowest stage's migration blocks the instance.
@@ -48,7 +50,12 @@ class InstanceStep {
   void set_load_stats(LoadStats* stats, int instance);
   const InstanceLayout& layout() const { return layouts_.front(); }  // the first stage
 
+  // Kernels each rank launches in one step (every layer of its stage, per micro-batch).
+  double kernels_per_step() const { return kernels_; }
+
  private:
+  Duration gpu_step(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
+                    LayerBreakdown& breakdown, Time start);
   Duration send_ns(const RankBatch* groups, std::size_t count, int from_stage) const;
 
   const models::ModelSpec& model_;
@@ -59,6 +66,9 @@ class InstanceStep {
   std::vector<RankBatch> micro_;         // [micro-batch][group], flattened
   std::vector<Duration> stage_ns_;       // [stage][micro-batch], flattened
   std::vector<Duration> send_;           // [stage][micro-batch]: to the next stage
+  RuntimeConfig runtime_;
+  double kernels_ = 0;
+  std::vector<RankBatch> padded_;        // the step's batches padded to a CUDA graph's size
 };
 
 }  // namespace moesim::sim

@@ -27,6 +27,13 @@ std::vector<workloads::RegistryEntry> placement_policies() {
   };
 }
 
+std::vector<workloads::RegistryEntry> eplb_statistics() {
+  return {
+      {"history", "EPLB places from the load of the window_steps steps before serving (as deployed)"},
+      {"oracle", "EPLB places from the popularity of the first served step (a what-if)"},
+  };
+}
+
 std::vector<workloads::RegistryEntry> replica_splits() {
   return {
       {"even", "a pair goes to one of the expert's replicas uniformly at random"},

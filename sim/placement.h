@@ -34,7 +34,15 @@ struct PlacementConfig {
   int redundant = 0;                  // redundant slots per MoE layer over the EP group (eplb only)
   std::string replica_split = "even";  // registry name (replica_splits())
   double rebalance_interval_s = 0.0;  // 0: static; else re-place every interval from observed load
+  // What EPLB places from (eplb_statistics()): `history`, the load of the `window_steps` steps
+  // before serving starts, as deployments count it (DeepSeek's EPLB README: "a moving average of
+  // historical statistics"; TensorRT-LLM counts iterations 100-200 of a run); or `oracle`, the
+  // routing model's popularity at the first served step (a what-if: EPLB that knows the future).
+  std::string statistics = "history";
+  std::int64_t window_steps = 100;  // history: TensorRT-LLM's statistics window (100 iterations)
 };
+
+std::vector<workloads::RegistryEntry> eplb_statistics();
 
 struct PlacementShape {
   int experts = 0;           // routed experts per MoE layer

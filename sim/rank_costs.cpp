@@ -82,7 +82,7 @@ RankCosts token_costs(const models::ModelSpec& m, const calibration::CostModel& 
 
 RankCosts with_attention_cores(RankCosts c, const models::ModelSpec& m, const calibration::CostModel& cost,
                                const RankBatch& b, const RankCostShape& shape) {
-  if (b.tokens() == 0 && (shape.moe_tokens < 0 ? b.tokens() : shape.moe_tokens) == 0) return c;
+  if (b.tokens() + b.padding == 0 && (shape.moe_tokens < 0 ? b.tokens() : shape.moe_tokens) == 0) return c;
   const models::ModelSpec& a = shape.attention != nullptr ? *shape.attention : m;
   c.attention = c.attention + core_ns(a, cost, b.decode_kv_lengths, b.decode_queries, b.prefill_chunks);
   const int local = first_local_layer(m);
@@ -102,14 +102,14 @@ RankCosts with_attention_cores(RankCosts c, const models::ModelSpec& m, const ca
 
 RankCosts rank_costs(const models::ModelSpec& m, const calibration::CostModel& cost, const RankBatch& b,
                      const RankCostShape& shape) {
-  const std::int64_t t = b.tokens();
+  const std::int64_t t = b.tokens() + b.padding;
   const std::int64_t moe_t = shape.moe_tokens < 0 ? t : shape.moe_tokens;
   return with_attention_cores(token_costs(m, cost, t, moe_t, b.sampled_tokens, shape), m, cost, b, shape);
 }
 
 RankCosts RankCostMemo::operator()(const models::ModelSpec& m, const calibration::CostModel& cost, const RankBatch& b,
                                    const RankCostShape& shape) {
-  const std::int64_t t = b.tokens();
+  const std::int64_t t = b.tokens() + b.padding;
   const std::int64_t moe_t = shape.moe_tokens < 0 ? t : shape.moe_tokens;
   const Key key{t, moe_t, b.sampled_tokens, shape.attention, shape.shared_split};
   Entry* hit = nullptr;

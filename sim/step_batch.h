@@ -19,6 +19,9 @@ struct RankBatch {
   // Speculative decoding: one per request that drafts its next tokens after this step (the
   // decoding ones and those whose prompt completes), with its KV length.
   std::vector<std::int64_t> draft_kv_lengths;
+  // Rows a CUDA graph pads the batch with (sim/runtime.h): they cost every GEMM and memory-bound
+  // kernel as tokens do, are not routed to experts, and attend to nothing.
+  std::int64_t padding = 0;
   // Empty, as RankBatch{}, keeping the vectors' storage for the next step's batch.
   void clear() {
     decode_kv_lengths.clear();
@@ -26,6 +29,7 @@ struct RankBatch {
     prefill_chunks.clear();
     sampled_tokens = 0;
     draft_kv_lengths.clear();
+    padding = 0;
   }
   std::int64_t decode_tokens() const { return static_cast<std::int64_t>(decode_kv_lengths.size()) * decode_queries; }
   std::int64_t tokens() const {

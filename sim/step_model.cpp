@@ -90,6 +90,8 @@ void StepModel::split(std::span<const RankBatch> batches) {
     const std::int64_t prefill_samples = b.sampled_tokens - b.decode_tokens();
     h[0]->sampled_tokens = h[0]->decode_tokens() + (prefill_samples + 1) / 2;
     h[1]->sampled_tokens = h[1]->decode_tokens() + prefill_samples / 2;
+    h[0]->padding = (b.padding + 1) / 2;
+    h[1]->padding = b.padding / 2;
   }
   for (std::size_t m = 0; m < 2; ++m) {
     cost_micro_batch(micro_[m], std::span<const RankBatch>(halves_).subspan(m * groups, groups));

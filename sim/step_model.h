@@ -87,6 +87,8 @@ struct LayerBreakdown {
   double lm_head_ns = 0;               // LM head after the last layer, summed over steps
   double pipeline_send_ns = 0;         // activations between pipeline stages, summed over steps
   double draft_ns = 0;                 // speculative-decoding draft passes, summed over steps
+  double runtime_ns = 0;               // the runtime beyond the kernels (launches, host), summed over steps
+  std::int64_t graph_steps = 0;        // steps that replayed a CUDA graph (sim/runtime.h)
 };
 
 class StepModel {

@@ -33,6 +33,7 @@ Command add_gemm_command(CLI::App& app);  // tools/gemm_command.cpp
 Command add_topo_command(CLI::App& app);  // tools/topo_command.cpp
 Command add_sweep_command(CLI::App& app);  // tools/sweep_command.cpp
 Command add_trace_command(CLI::App& app);  // tools/trace_command.cpp
+Command add_validate_command(CLI::App& app);  // tools/validate_command.cpp
 // `command_line` (the whole invocation) is recorded in captured calibration data.
 Command add_calibrate_command(CLI::App& app, std::string command_line);  // tools/calibrate_command.cpp
 

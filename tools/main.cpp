@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
       tools::add_topo_command(app),
       tools::add_sweep_command(app),
       tools::add_trace_command(app),
+      tools::add_validate_command(app),
       tools::add_calibrate_command(app, command_line(argc, argv)),
   };
 

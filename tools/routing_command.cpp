@@ -1,6 +1,7 @@
-// `moesim routing`: a routing-level what-if. Draws one step of routing counts for `--tokens`
-// tokens spread evenly over the EP ranks, places the experts (EPLB from the model's expected
-// popularity, i.e. an oracle of the current load) and prints each MoE layer's imbalance.
+// `moesim routing`: a routing-level what-if. Draws `--steps` steps of routing counts for
+// `--tokens` tokens spread evenly over the EP ranks, places the experts (EPLB from the popularity
+// of the window of steps before them, as deployed, or with --eplb-statistics oracle from the first
+// measured step's) and prints each MoE layer's imbalance averaged over the steps.
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -9,10 +10,9 @@
 
 #include "models/presets.h"
 #include "sim/placement.h"
-#include "sim/placement_stats.h"
+#include "sim/routing_study.h"
 #include "tools/commands.h"
 #include "workloads/routing_model.h"
-#include "workloads/routing_sampler.h"
 
 namespace moesim::tools {
 namespace {
@@ -27,6 +27,7 @@ struct RoutingOptions {
   int layers = 0;  // 0: all MoE layers
   std::uint64_t seed = 1;
   std::int64_t step = 0;
+  std::int64_t steps = 1;
   double capacity_factor = 0;
 };
 
@@ -39,56 +40,58 @@ int run_routing(const RoutingOptions& o) {
   }
   if (model->routed_experts <= 0) throw UsageError(o.model + " is a dense model: nothing to route");
   const auto shape = workloads::routing_shape(*model);
+  sim::RoutingStudy study;
+  study.ep = o.ep;
+  study.devices_per_node = o.devices_per_node;
+  study.tokens = o.tokens;
+  study.layers = o.layers;
+  study.first_step = o.step;
+  study.steps = o.steps;
+  study.seed = o.seed;
+  study.capacity_factor = o.capacity_factor;
+  study.placement = o.placement;
   std::unique_ptr<workloads::RoutingModel> routing;
-  sim::PlacementShape ps;
-  ps.experts = shape.experts;
-  ps.ep = o.ep;
-  ps.redundant = o.placement.redundant;
-  ps.devices_per_node = o.devices_per_node;
-  ps.expert_groups = shape.expert_groups;
+  std::vector<sim::LayerStudy> result;
   try {  // the routing and placement flags are usage errors (exit 2) when they do not fit
     routing = workloads::make_routing_model(o.routing, shape, workloads::splitmix64(o.seed));
-    sim::validate_placement(o.placement, ps);
+    result = sim::study_routing(*routing, shape, study);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
 
-  std::vector<std::int64_t> tokens(static_cast<std::size_t>(o.ep), o.tokens / o.ep);
-  for (std::int64_t r = 0; r < o.tokens % o.ep; ++r) ++tokens[static_cast<std::size_t>(r)];
-  const int layers = o.layers > 0 ? std::min(o.layers, shape.moe_layers) : shape.moe_layers;
-  workloads::RoutingSampler sampler(*routing, shape.experts, shape.top_k);
-  workloads::Rng rng = workloads::make_stream(o.seed, "routing");
-  workloads::LayerCounts counts;
-  std::vector<double> probs(static_cast<std::size_t>(shape.experts));
-
-  std::printf("%s: %d routed experts, top-%d, %d MoE layers; routing %s; placement %s (%d redundant, %s split) on EP %d\n",
+  std::printf("%s: %d routed experts, top-%d, %d MoE layers; routing %s; placement %s (%d redundant, %s split, "
+              "%s statistics) on EP %d\n",
               model->name.c_str(), shape.experts, shape.top_k, shape.moe_layers, o.routing.model.c_str(),
-              o.placement.policy.c_str(), o.placement.redundant, o.placement.replica_split.c_str(), o.ep);
-  std::printf("%lld tokens (%lld per rank), step %lld, seed %llu%s\n\n", static_cast<long long>(o.tokens),
+              o.placement.policy.c_str(), o.placement.redundant, o.placement.replica_split.c_str(),
+              o.placement.statistics.c_str(), o.ep);
+  std::printf("%lld tokens (%lld per rank), steps %lld..%lld, seed %llu%s\n\n", static_cast<long long>(o.tokens),
               static_cast<long long>(o.tokens / o.ep), static_cast<long long>(o.step),
-              static_cast<unsigned long long>(o.seed),
+              static_cast<long long>(o.step + o.steps - 1), static_cast<unsigned long long>(o.seed),
               o.capacity_factor > 0 ? (", capacity factor " + std::to_string(o.capacity_factor)).c_str() : "");
   std::printf("%5s %6s %10s %10s %8s %8s %8s %14s %9s\n", "layer", "moe", "rank_imb", "slot_imb", "rank_cv", "slot_cv",
               "hot_rank", "hottest_expert", "dropped");
-  double sum_rank = 0, sum_slot = 0, worst = 0;
+  double sum_rank = 0, sum_slot = 0, sum_rank_cv = 0, sum_slot_cv = 0, worst = 0;
   std::int64_t dropped = 0;
+  const int layers = static_cast<int>(result.size());
   for (int l = 0; l < layers; ++l) {
-    routing->expert_distribution(l, o.step, probs);
-    const auto placement = sim::place_layer(o.placement, ps, probs);
-    sampler.draw(l, o.step, tokens, placement.routing_targets(o.placement.replica_split), rng, counts);
-    const auto st = sim::layer_imbalance(placement, counts.slot_counts, o.capacity_factor);
+    const sim::ImbalanceStats& mean = result[static_cast<std::size_t>(l)].mean;
+    const sim::ImbalanceStats& st = result[static_cast<std::size_t>(l)].last;
     int layer = model->first_k_dense + l * model->moe_every;
-    std::printf("%5d %6d %10.3f %10.3f %8.3f %8.3f %8d %6d (%4.1f%%) %9lld\n", layer, l, st.rank_imbalance,
-                st.slot_imbalance, st.rank_cv, st.slot_cv, st.hottest_rank, st.hottest_expert,
-                100 * st.hottest_expert_share, static_cast<long long>(st.dropped));
-    sum_rank += st.rank_imbalance;
-    sum_slot += st.slot_imbalance;
-    worst = std::max(worst, st.rank_imbalance);
-    dropped += st.dropped;
+    std::printf("%5d %6d %10.3f %10.3f %8.3f %8.3f %8d %6d (%4.1f%%) %9lld\n", layer, l, mean.rank_imbalance,
+                mean.slot_imbalance, mean.rank_cv, mean.slot_cv, st.hottest_rank, st.hottest_expert,
+                100 * st.hottest_expert_share, static_cast<long long>(mean.dropped));
+    sum_rank += mean.rank_imbalance;
+    sum_slot += mean.slot_imbalance;
+    sum_rank_cv += mean.rank_cv;
+    sum_slot_cv += mean.slot_cv;
+    worst = std::max(worst, mean.rank_imbalance);
+    dropped += mean.dropped;
   }
   if (layers > 0)
-    std::printf("\nmean rank imbalance %.3f (worst layer %.3f), mean slot imbalance %.3f, dropped %lld pairs\n",
-                sum_rank / layers, worst, sum_slot / layers, static_cast<long long>(dropped));
+    std::printf("\nmean rank imbalance %.3f (worst layer %.3f), mean slot imbalance %.3f, mean rank cv %.3f, "
+                "mean slot cv %.3f, dropped %lld pairs\n",
+                sum_rank / layers, worst, sum_slot / layers, sum_rank_cv / layers, sum_slot_cv / layers,
+                static_cast<long long>(dropped));
   std::printf("imbalance = (max - mean) / mean of pairs received; rank = EP rank, slot = physical expert copy\n");
   return 0;
 }
@@ -99,7 +102,7 @@ Command add_routing_command(CLI::App& app) {
   auto o = std::make_shared<RoutingOptions>();
   auto* cmd = app.add_subcommand("routing", "Routing what-if: per-layer expert-load imbalance under a placement");
   cmd->add_option("--model", o->model, "Model preset (default deepseek-v3)");
-  cmd->add_option("--routing", o->routing.model, "Routing model: uniform, zipf, hot-set, dirichlet-drift, group-limited, trace");
+  cmd->add_option("--routing", o->routing.model, "Routing model: uniform, zipf, hot-set, dirichlet-drift, layered-lognormal, group-limited, trace");
   cmd->add_option("--s", o->routing.s, "zipf exponent");
   cmd->add_option("--hot-experts", o->routing.hot_experts, "hot-set: experts in the hot set");
   cmd->add_option("--hot-fraction", o->routing.hot_fraction, "hot-set: fraction of assignments to the hot set");
@@ -121,7 +124,17 @@ Command add_routing_command(CLI::App& app) {
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 32));
   cmd->add_option("--layers", o->layers, "Print only the first N MoE layers")->check(CLI::Range(1, 1 << 16));
   cmd->add_option("--seed", o->seed, "Random seed (default 1)");
-  cmd->add_option("--step", o->step, "Forward step (drifting and trace models)");
+  cmd->add_option("--step", o->step, "First forward step measured (drifting and trace models)");
+  cmd->add_option("--steps", o->steps, "Steps measured; each layer's statistics are averaged over them (default 1)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
+  cmd->add_option("--eplb-statistics", o->placement.statistics,
+                  "What EPLB places from: history (the steps before, as deployed) or oracle (the measured step)");
+  cmd->add_option("--eplb-window", o->placement.window_steps, "history: steps of statistics (default 100)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
+  cmd->add_option("--layer-sigma", o->routing.layer_sigma, "layered-lognormal: median per-layer log-popularity std");
+  cmd->add_option("--layer-sigma-spread", o->routing.layer_sigma_spread, "layered-lognormal: spread of it over layers");
+  cmd->add_option("--step-sigma", o->routing.step_sigma, "layered-lognormal: std of the drifting log-popularity");
+  cmd->add_option("--step-memory", o->routing.step_memory, "layered-lognormal: drift correlation time in steps");
   cmd->add_option("--capacity-factor", o->capacity_factor, "Per-slot capacity factor; excess pairs are dropped");
   return {cmd, [o] { return run_routing(*o); }};
 }

@@ -27,6 +27,15 @@ std::unique_ptr<RoutingModel> make_hot_set_routing(int experts, int hot, double 
 std::unique_ptr<RoutingModel> make_drift_routing(int experts, double alpha, double rho, double sigma,
                                                  std::int64_t interval_steps, int top_k, std::uint64_t seed);
 
+// routing_layered.cpp: per-layer log-normal popularity, skew varying by layer, drifting over steps.
+struct LayeredParams {
+  double layer_sigma = 1.0, layer_sigma_spread = 0.4;  // RoutingConfig's layer_sigma, layer_sigma_spread
+  double drift_sigma = 0.2;                            // step_sigma
+  std::int64_t drift_steps = 200;                      // step_memory
+  std::int64_t drift_interval_steps = 16;              // step_interval
+};
+std::unique_ptr<RoutingModel> make_layered_routing(int experts, const LayeredParams& p, int top_k, std::uint64_t seed);
+
 // routing_trace_model.cpp: replays a routing-trace file (models/routing_trace.h).
 std::unique_ptr<RoutingModel> make_trace_routing(const std::string& path, const RoutingShape& shape);
 

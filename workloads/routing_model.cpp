@@ -39,6 +39,10 @@ std::unique_ptr<RoutingModel> make_base(const std::string& name, const RoutingCo
   if (name == "dirichlet-drift")
     return make_drift_routing(shape.experts, c.alpha, c.drift_rho, c.drift_sigma, c.drift_interval_steps, shape.top_k,
                               seed);
+  if (name == "layered-lognormal")
+    return make_layered_routing(shape.experts,
+                                {c.layer_sigma, c.layer_sigma_spread, c.step_sigma, c.step_memory, c.step_interval},
+                                shape.top_k, seed);
   if (name == "trace") return make_trace_routing(c.trace_path, shape);
   throw std::invalid_argument("unknown routing model '" + name + "' (valid: " + join_names(routing_models()) + ")");
 }
@@ -61,6 +65,8 @@ std::vector<RegistryEntry> routing_models() {
       {"zipf", "expert popularity ~ 1/rank^s, a random expert order per layer (skewed, static)"},
       {"hot-set", "hot_experts random experts per layer receive hot_fraction of the assignments"},
       {"dirichlet-drift", "Dirichlet(alpha) popularity per layer whose logits drift as an AR(1) over steps"},
+      {"layered-lognormal", "log-normal popularity per layer, skew varying by layer, drifting over steps; defaults "
+                            "fitted to measured DeepSeek-R1 serving (the library's DeepSeek routing)"},
       {"group-limited", "`base` popularity, each token's experts from at most top_groups of groups (DeepSeek)"},
       {"trace", "replays the per-token expert choices of a routing-trace file"},
   };

@@ -65,6 +65,14 @@ struct RoutingConfig {
   double drift_rho = 0.99;        // dirichlet-drift: AR(1) coefficient of the logits per interval
   double drift_sigma = 0.5;       // dirichlet-drift: stationary standard deviation of the logit drift
   std::int64_t drift_interval_steps = 1;  // dirichlet-drift: steps between AR(1) updates
+  // layered-lognormal (workloads/routing_layered.cpp): per-layer log-normal popularity whose skew
+  // varies across layers, drifting over steps. Defaults fitted to measured DeepSeek-R1 serving
+  // statistics (expert_load_deepseek_r1.md: TensorRT-LLM, EP32; docs/workloads.md).
+  double layer_sigma = 1.0;          // median over layers of the std of an expert's log-popularity
+  double layer_sigma_spread = 0.4;   // std of ln(layer_sigma) across layers (hot and cool layers)
+  double step_sigma = 0.2;           // std of the drifting part of the log-popularity
+  std::int64_t step_memory = 200;    // steps over which the drift decorrelates
+  std::int64_t step_interval = 16;   // steps between popularity updates (piecewise constant)
   std::string base = "uniform";   // group-limited: the popularity model whose marginals it keeps
   std::string trace_path = "";    // trace: routing-trace file (models/routing_trace.h)
   GroupLimitConfig group_limit{};  // any model: restrict each token to top_groups of groups

@@ -106,7 +106,7 @@ TEST(ScenarioSectionErrors, RoutingParameters) {
             "scn.yaml:7:33: routing.drift_interval_steps: expected an integer >= 1, got 0");
   EXPECT_EQ(load_error(with("routing: {model: group-limited, base: group-limited}\n")),
             "scn.yaml:7:39: routing.base: unknown base routing model 'group-limited' (valid: uniform, zipf, hot-set, "
-            "dirichlet-drift, trace)");
+            "dirichlet-drift, layered-lognormal, trace)");
   EXPECT_EQ(load_error(with("routing: {model: trace}\n")),
             "scn.yaml:7:10: routing: routing model 'trace' needs trace_path");
   EXPECT_EQ(load_error(with("routing: {counts: exakt}\n")),

@@ -68,7 +68,7 @@ TEST(RoutingWhatIf, BadFlagsExitTwoWithOneLine) {
   expect("routing --ep 8 --tokens -5", "--tokens: Value -5 not in range 0 to 4294967296 (see 'moesim --help')");
   expect("routing --ep 7", "placement 'contiguous': 256 experts + 0 redundant slots do not divide over ep 7");
   expect("routing --ep 8 --routing zipff",
-         "unknown routing model 'zipff' (valid: uniform, zipf, hot-set, dirichlet-drift, group-limited, trace)");
+         "unknown routing model 'zipff' (valid: uniform, zipf, hot-set, dirichlet-drift, layered-lognormal, group-limited, trace)");
 }
 
 TEST(RoutingWhatIf, PrintsPerLayerImbalance) {
