@@ -87,6 +87,8 @@ Command add_calibrate_capture(CLI::App& calibrate, std::string command_line) {
   cmd->add_option("--rounds", o.rounds, "interleaved passes over all cases (cpu default 6, cuda 1)");
   cmd->add_flag("--no-flush", f->no_flush, "cuda: do not scrub the L2 cache before each timed run");
   cmd->add_option("--clock", o.clock, "cpu: wall (steady_clock, default) or cpu (thread CPU time: ignores other load)");
+  cmd->add_option("--throttled", o.throttled,
+                  "a case run while the GPU throttled: flag (default: kept, column throttled = yes) or refuse (left out)");
   cmd->add_option("-o,--output", f->output, "CSV file to write")->required();
   cmd->add_flag("-q,--quiet", f->quiet, "No progress lines");
   return {cmd, [f] { return capture(*f); }};
