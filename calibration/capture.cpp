@@ -77,7 +77,7 @@ Resolved resolve(const CaptureOptions& o) {
   if (o.launcher != "local" && o.launcher != "mpi")
     bad("--launcher", models::unknown_name_message("launcher", o.launcher, {"local", "mpi"}));
   if (o.launcher == "mpi" && (o.backend == "cpu" || o.suite != "alltoall"))
-    bad("--launcher", "mpi launches the cuda alltoall suite only");
+    bad("--launcher", "mpi launches the cuda (or fake) alltoall suite only");
   if (o.throttled != "flag" && o.throttled != "refuse")
     bad("--throttled", models::unknown_name_message("throttle policy", o.throttled, {"flag", "refuse"}));
   r.warmup = o.warmup >= 0 ? o.warmup : d.warmup;
@@ -139,12 +139,17 @@ CaptureBenches backend_benches(const CaptureOptions& o, const Resolved& r, const
   CaptureBenches b = given;
   if (!b.gemm) {
     if (o.backend == "cpu") b.gemm = [] { return kernels::make_cpu_gemm_bench(); };
+    else if (o.backend == "fake") b.gemm = [d = o.device] { return kernels::make_fake_plugin_gemm_bench(d); };
     else b.gemm = [d = o.device] { return kernels::make_cuda_gemm_bench(d); };
   }
   if (!b.all_to_all) {
     const int ranks = r.d.ranks;
     const bool mpi = o.launcher == "mpi";
     if (o.backend == "cpu") b.all_to_all = [ranks] { return kernels::make_cpu_all_to_all_bench(ranks); };
+    else if (o.backend == "fake")
+      b.all_to_all = [ranks, mpi] {
+        return mpi ? kernels::make_fake_plugin_mpi_all_to_all_bench() : kernels::make_fake_plugin_all_to_all_bench(ranks);
+      };
     else
       b.all_to_all = [ranks, mpi] {
         return mpi ? kernels::make_nccl_mpi_all_to_all_bench() : kernels::make_nccl_all_to_all_bench(ranks);
@@ -169,7 +174,9 @@ std::vector<CaptureEntry> capture_backends() {
   return {{"cpu", "reference kernels on this CPU: Eigen FP32 GEMMs, threads exchanging through shared memory"},
           {"cuda", kernels::cuda_backend_built()
                        ? "cuBLAS/cuBLASLt GEMMs (bf16, fp16, fp8, fp32) and NCCL all-to-all on the local GPUs"
-                       : "cuBLAS/cuBLASLt GEMMs and NCCL all-to-all (not in this build: no CUDA toolkit found)"}};
+                       : "cuBLAS/cuBLASLt GEMMs and NCCL all-to-all (not in this build: no CUDA toolkit found)"},
+          {"fake", "no device: analytic timings of a made-up H200 through the GPU plugin path, for dry runs "
+                   "(measures nothing)"}};
 }
 
 std::vector<CaptureEntry> capture_suites() {

@@ -54,7 +54,7 @@ struct CaptureOptions {
 };
 
 // Where run_capture gets its benchmarks: the backend's factories (kernels/) unless a caller hands
-// in others (tests: a scripted device). Each is called at most once.
+// in others (tests: kernels/fake_benches.h with a scripted device). Each is called at most once.
 struct CaptureBenches {
   std::function<std::unique_ptr<kernels::GemmBench>()> gemm;
   std::function<std::unique_ptr<kernels::AllToAllBench>()> all_to_all;

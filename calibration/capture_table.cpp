@@ -48,6 +48,7 @@ std::vector<std::string> state_cells(const kernels::DeviceState& s) {
 
 std::string clock_description(const CaptureOptions& o) {
   if (o.backend == "cuda") return "cuda events, each start event behind a launch gate (host launch time not timed)";
+  if (o.backend == "fake") return "none: analytic timings (fake backend)";
   return o.clock == "cpu" ? "thread cpu time (CLOCK_THREAD_CPUTIME_ID)" : "wall (steady_clock)";
 }
 

@@ -21,6 +21,7 @@
 //              Every process must run the same sequence of patterns; only the root should write
 //              results. A process that fails tears its communicator down (ncclCommAbort) and
 //              abort_parallel_job ends the others, which would otherwise wait for it forever.
+//   fake       analytic timings, no device (kernels/fake_benches.h): dry runs of the pipeline.
 #pragma once
 
 #include <cstdint>
@@ -45,7 +46,7 @@ class AllToAllBench {
   virtual int ranks() const = 0;
   virtual bool is_root() const = 0;  // the process that should write results
   virtual DeviceInfo device_info() const = 0;
-  // What moves `pattern`'s bytes: "memcpy", "ncclAlltoAll", "ncclSend/ncclRecv".
+  // What moves `pattern`'s bytes: "memcpy", "ncclAlltoAll", "ncclSend/ncclRecv", "fake".
   virtual std::string algorithm(const AllToAllPattern& pattern) const = 0;
   // Throws KernelError for a pattern of the wrong size or a failing library call.
   virtual RunResult run(const AllToAllPattern& pattern, const BenchSettings& settings) = 0;
@@ -63,6 +64,10 @@ std::unique_ptr<AllToAllBench> make_nccl_all_to_all_bench(int gpus);
 // One GPU per MPI process (kernels/local_gpu.h picks it). Throws KernelError when the build has
 // no MPI launcher.
 std::unique_ptr<AllToAllBench> make_nccl_mpi_all_to_all_bench();
+// The fake backend's all-to-alls, loaded from its plugin exactly as the CUDA ones are
+// (kernels/fake_benches.h): `gpus` fake GPUs in one process (0: 8), or one per MPI process.
+std::unique_ptr<AllToAllBench> make_fake_plugin_all_to_all_bench(int gpus);
+std::unique_ptr<AllToAllBench> make_fake_plugin_mpi_all_to_all_bench();
 
 // After an error in a process of an MPI-launched all-to-all: ends every process of the job with
 // `exit_code` (MPI_Abort), since the others would wait for this one forever. Does nothing when

@@ -1,9 +1,11 @@
 // The GPU backends are plugins: kernels/CMakeLists.txt builds the cuBLAS, cuBLASLt, NCCL (and
 // MPI) code into the shared library libmoesim_kernels_cuda.so, which moesim loads with dlopen
 // the first time a CUDA factory is called (kernels/plugin_loader.cpp). moesim therefore starts
-// without mapping the GPU libraries (hundreds of MB) and runs where they are absent.
+// without mapping the GPU libraries (hundreds of MB) and runs where they are absent. The fake
+// backend (kernels/fake_benches.h) is built as a second plugin, libmoesim_kernels_fake.so, with
+// the same entry points, so that a dry run goes through the same loading and entry path.
 //
-// These are the plugin's entry points (C linkage, looked up by name). Errors cross as
+// These are the plugins' entry points (C linkage, looked up by name). Errors cross as
 // KernelError exceptions; objects are deleted through their virtual destructors.
 #pragma once
 

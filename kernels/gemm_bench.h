@@ -16,6 +16,7 @@
 //         launch gate (kernels/launch_gate.h) so that host launch time is not timed. Shapes
 //         whose packed layout breaks the libraries' alignment rules are refused
 //         (kernels/gemm_layout.h).
+//   fake  analytic timings, no device (kernels/fake_benches.h): dry runs of the pipeline.
 //
 // Layouts (row-major, groups packed one after another): activations [m_g][K]; weights [K][N]
 // per group, except FP8 weights [N][K] (cuBLASLt's FP8 kernels want the weight K-major);
@@ -61,6 +62,8 @@ std::unique_ptr<GemmBench> make_cpu_gemm_bench();
 // GPU `device` of this process. Throws KernelError when the build has no CUDA backend, when no
 // GPU is visible, or when `device` is out of range.
 std::unique_ptr<GemmBench> make_cuda_gemm_bench(int device);
+// The fake backend's GEMMs, loaded from its plugin exactly as the CUDA ones are.
+std::unique_ptr<GemmBench> make_fake_plugin_gemm_bench(int device);
 
 // The CPU reference kernel itself (what the cpu bench times): y[g] = x[g] · w[g] for row-major
 // x[g] (m_g × k), w[g] (k × n), y[g] (m_g × n), all groups packed one after another.

@@ -1,8 +1,8 @@
-// The moesim side of kernels/cuda_plugin.h: finds the plugin (an environment variable, else where
+// The moesim side of kernels/cuda_plugin.h: finds a plugin (an environment variable, else where
 // this build put it, else next to the executable), loads it on first use and forwards the
 // factories to it. Nothing is cached here: dlopen hands back the same handle once the library
 // is loaded, and it is never unloaded while objects from it live. kernels/CMakeLists.txt defines
-// MOESIM_CUDA_PLUGIN_PATH ("" in a build without CUDA).
+// MOESIM_CUDA_PLUGIN_PATH ("" in a build without CUDA) and MOESIM_FAKE_PLUGIN_PATH.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -28,6 +28,8 @@ struct Plugin {
 constexpr Plugin kCuda{"CUDA backend plugin", "MOESIM_CUDA_PLUGIN", MOESIM_CUDA_PLUGIN_PATH, "libmoesim_kernels_cuda.so",
                        "this moesim was built without the CUDA backend (no CUDA toolkit at configure time, or "
                        "MOESIM_CUDA=OFF)"};
+constexpr Plugin kFake{"fake backend plugin", "MOESIM_FAKE_PLUGIN", MOESIM_FAKE_PLUGIN_PATH, "libmoesim_kernels_fake.so",
+                       "no fake backend plugin"};
 
 std::string executable_dir() {
   std::error_code ec;
@@ -90,6 +92,9 @@ std::unique_ptr<AllToAllBench> mpi_all_to_all_bench(const Plugin& p) {
 std::unique_ptr<GemmBench> make_cuda_gemm_bench(int device) { return gemm_bench(kCuda, device); }
 std::unique_ptr<AllToAllBench> make_nccl_all_to_all_bench(int gpus) { return all_to_all_bench(kCuda, gpus); }
 std::unique_ptr<AllToAllBench> make_nccl_mpi_all_to_all_bench() { return mpi_all_to_all_bench(kCuda); }
+std::unique_ptr<GemmBench> make_fake_plugin_gemm_bench(int device) { return gemm_bench(kFake, device); }
+std::unique_ptr<AllToAllBench> make_fake_plugin_all_to_all_bench(int gpus) { return all_to_all_bench(kFake, gpus); }
+std::unique_ptr<AllToAllBench> make_fake_plugin_mpi_all_to_all_bench() { return mpi_all_to_all_bench(kFake); }
 
 int visible_cuda_devices(std::string& why_none) {
   std::string why;
@@ -111,7 +116,7 @@ int visible_cuda_devices(std::string& why_none) {
 
 void abort_parallel_job(int exit_code) {
   // Only a plugin that is already loaded can have started a job: RTLD_NOLOAD loads nothing.
-  for (const Plugin* p : {&kCuda})
+  for (const Plugin* p : {&kCuda, &kFake})
     for (const auto& path : candidates(*p))
       if (void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
         if (auto f = reinterpret_cast<void (*)(int)>(dlsym(h, "moesim_abort_job"))) f(exit_code);
