@@ -64,8 +64,11 @@ if [[ -n $TESTS && $DRY_RUN == 0 ]]; then
 fi
 
 if [[ $DRY_RUN == 1 ]]; then
+  if [[ $(realpath -m "$OUT") == $(realpath -m calibration/data) ]]; then
+    echo "calibrate-gpu.sh --dry-run: OUT must not be calibration/data (the fake backend's files are not measurements)" >&2
+    exit 2
+  fi
   step "dry run: fake backend (analytic timings, nothing is measured) into $OUT"
-  rm -rf "$OUT"
   gpus=${GPUS:-8}
 else
   nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm,power.limit,clocks_event_reasons.active \
