@@ -71,9 +71,13 @@ if [[ $DRY_RUN == 1 ]]; then
   step "dry run: fake backend (analytic timings, nothing is measured) into $OUT"
   gpus=${GPUS:-8}
 else
-  nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm,power.limit,clocks_event_reasons.active \
-    --format=csv
-  gpus=${GPUS:-$(nvidia-smi -L | wc -l)}
+  # The clocks-event reasons field has two names (drivers before R535 know only the older one);
+  # a query nvidia-smi refuses must not stop the run.
+  query=index,name,driver_version,clocks.sm,clocks.max.sm,power.limit
+  nvidia-smi --query-gpu=$query,clocks_event_reasons.active --format=csv 2>/dev/null ||
+    nvidia-smi --query-gpu=$query,clocks_throttle_reasons.active --format=csv 2>/dev/null ||
+    echo "   (nvidia-smi could not be queried)"
+  gpus=${GPUS:-$( (nvidia-smi -L 2>/dev/null || true) | grep -c '^GPU' || true)}
 fi
 mkdir -p "$OUT"
 
