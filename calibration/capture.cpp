@@ -1,20 +1,17 @@
 #include "calibration/capture.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <ctime>
 #include <memory>
 #include <numeric>
 
 #include "calibration/calibration_error.h"
 #include "calibration/capture_cases.h"
+#include "calibration/capture_table.h"
 #include "calibration/measurements.h"
 #include "calibration/token_split.h"
 #include "kernels/all_to_all_bench.h"
 #include "kernels/gemm_bench.h"
-#include "kernels/timing_summary.h"
 #include "models/did_you_mean.h"
 
 namespace moesim::calibration {
@@ -32,21 +29,6 @@ void check_choice(const std::string& flag, std::string_view what, const std::str
     bad(flag, models::unknown_name_message(what, value, valid));
 }
 
-std::string fmt(double v, const char* f = "%.1f") {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 ElementType element_type(const std::string& dtype) {
   if (dtype == "fp32") return ElementType::kFp32;
   if (dtype == "fp16") return ElementType::kFp16;
@@ -55,28 +37,13 @@ ElementType element_type(const std::string& dtype) {
   bad("--dtype", models::unknown_name_message("dtype", dtype, {"bf16", "fp16", "fp8", "fp32"}));
 }
 
-std::string join_ints(const std::vector<std::int64_t>& v) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ";" : "") + std::to_string(v[i]);
-  return s;
-}
-
-// One case of a suite: the kernel's input plus the descriptive cells of its row.
-struct Case {
-  kernels::GemmShape gemm;
-  kernels::AllToAllPattern a2a;
-  std::string distribution;
-  int groups = 1;
-  std::int64_t tokens = 0, peer_bytes = 0;
-  std::string what;
-  kernels::Timings timings;
-  std::string skipped;  // why the backend refused this case
-};
+using Case = CapturedCase;
 
 struct Resolved {
   SuiteDefaults d;
   std::string dtype;
   int warmup, reps, rounds;
+  ResolvedSettings settings() const { return {dtype, warmup, reps, rounds}; }
 };
 
 Resolved resolve(const CaptureOptions& o) {
@@ -109,8 +76,10 @@ Resolved resolve(const CaptureOptions& o) {
   if (o.clock == "cpu" && o.backend != "cpu") bad("--clock", "the cuda backend times with CUDA events (cpu clock is for --backend cpu)");
   if (o.launcher != "local" && o.launcher != "mpi")
     bad("--launcher", models::unknown_name_message("launcher", o.launcher, {"local", "mpi"}));
-  if (o.launcher == "mpi" && (o.backend != "cuda" || o.suite != "alltoall"))
-    bad("--launcher", "mpi launches the cuda alltoall suite only");
+  if (o.launcher == "mpi" && (o.backend == "cpu" || o.suite != "alltoall"))
+    bad("--launcher", "mpi launches the cuda (or fake) alltoall suite only");
+  if (o.throttled != "flag" && o.throttled != "refuse")
+    bad("--throttled", models::unknown_name_message("throttle policy", o.throttled, {"flag", "refuse"}));
   r.warmup = o.warmup >= 0 ? o.warmup : d.warmup;
   r.reps = o.repetitions > 0 ? o.repetitions : d.repetitions;
   r.rounds = o.rounds > 0 ? o.rounds : d.rounds;
@@ -165,25 +134,38 @@ std::vector<Case> all_to_all_cases(const CaptureOptions& o, const Resolved& r, i
   return out;
 }
 
-// Off-diagonal send / receive maxima and total.
-struct Volumes {
-  std::int64_t max_send = 0, max_recv = 0, total = 0;
-};
-Volumes volumes(const kernels::AllToAllPattern& p) {
-  Volumes v;
-  const auto r = static_cast<std::size_t>(p.ranks);
-  for (std::size_t a = 0; a < r; ++a) {
-    std::int64_t send = 0, recv = 0;
-    for (std::size_t b = 0; b < r; ++b)
-      if (a != b) {
-        send += p.bytes[a * r + b];
-        recv += p.bytes[b * r + a];
-      }
-    v.max_send = std::max(v.max_send, send);
-    v.max_recv = std::max(v.max_recv, recv);
-    v.total += send;
+// The backend's own benchmarks, unless the caller handed in others.
+CaptureBenches backend_benches(const CaptureOptions& o, const Resolved& r, const CaptureBenches& given) {
+  CaptureBenches b = given;
+  if (!b.gemm) {
+    if (o.backend == "cpu") b.gemm = [] { return kernels::make_cpu_gemm_bench(); };
+    else if (o.backend == "fake") b.gemm = [d = o.device] { return kernels::make_fake_plugin_gemm_bench(d); };
+    else b.gemm = [d = o.device] { return kernels::make_cuda_gemm_bench(d); };
   }
-  return v;
+  if (!b.all_to_all) {
+    const int ranks = r.d.ranks;
+    const bool mpi = o.launcher == "mpi";
+    if (o.backend == "cpu") b.all_to_all = [ranks] { return kernels::make_cpu_all_to_all_bench(ranks); };
+    else if (o.backend == "fake")
+      b.all_to_all = [ranks, mpi] {
+        return mpi ? kernels::make_fake_plugin_mpi_all_to_all_bench() : kernels::make_fake_plugin_all_to_all_bench(ranks);
+      };
+    else
+      b.all_to_all = [ranks, mpi] {
+        return mpi ? kernels::make_nccl_mpi_all_to_all_bench() : kernels::make_nccl_all_to_all_bench(ranks);
+      };
+  }
+  return b;
+}
+
+// Adds one round's result of case `c`.
+void take(Case& c, const kernels::RunResult& run) {
+  c.timings.insert(c.timings.end(), run.time.begin(), run.time.end());
+  if (c.per_rank.size() < run.per_rank.size()) c.per_rank.resize(run.per_rank.size());
+  for (std::size_t rank = 0; rank < run.per_rank.size(); ++rank)
+    c.per_rank[rank].insert(c.per_rank[rank].end(), run.per_rank[rank].begin(), run.per_rank[rank].end());
+  c.state.merge(run.state);
+  c.exposed_launches += run.exposed_launches;
 }
 
 }  // namespace
@@ -192,7 +174,9 @@ std::vector<CaptureEntry> capture_backends() {
   return {{"cpu", "reference kernels on this CPU: Eigen FP32 GEMMs, threads exchanging through shared memory"},
           {"cuda", kernels::cuda_backend_built()
                        ? "cuBLAS/cuBLASLt GEMMs (bf16, fp16, fp8, fp32) and NCCL all-to-all on the local GPUs"
-                       : "cuBLAS/cuBLASLt GEMMs and NCCL all-to-all (not in this build: no CUDA toolkit found)"}};
+                       : "cuBLAS/cuBLASLt GEMMs and NCCL all-to-all (not in this build: no CUDA toolkit found)"},
+          {"fake", "no device: analytic timings of a made-up H200 through the GPU plugin path, for dry runs "
+                   "(measures nothing)"}};
 }
 
 std::vector<CaptureEntry> capture_suites() {
@@ -202,21 +186,26 @@ std::vector<CaptureEntry> capture_suites() {
 }
 
 CaptureOutput run_capture(const CaptureOptions& o, const CaptureProgress& progress) {
+  return run_capture(o, CaptureBenches{}, progress);
+}
+
+CaptureOutput run_capture(const CaptureOptions& o, const CaptureBenches& given, const CaptureProgress& progress) {
   const Resolved r = resolve(o);
   const bool a2a = o.suite == "alltoall";
+  const CaptureBenches benches = backend_benches(o, r, given);
   std::unique_ptr<kernels::GemmBench> gemm;
   std::unique_ptr<kernels::AllToAllBench> comm;
   if (a2a) {
-    if (o.backend == "cpu") comm = kernels::make_cpu_all_to_all_bench(r.d.ranks);
-    else if (o.launcher == "mpi") comm = kernels::make_nccl_mpi_all_to_all_bench();
-    else comm = kernels::make_nccl_all_to_all_bench(r.d.ranks);
+    comm = benches.all_to_all();
     if (comm->ranks() < 2) bad("--ranks", "an all-to-all needs at least 2 ranks, got " + std::to_string(comm->ranks()));
   } else {
-    gemm = o.backend == "cpu" ? kernels::make_cpu_gemm_bench() : kernels::make_cuda_gemm_bench(o.device);
+    gemm = benches.gemm();
     if (!gemm->supports(element_type(r.dtype)))
       throw kernels::KernelError("the " + o.backend + " backend does not run " + r.dtype + " GEMMs");
   }
   std::vector<Case> cases = a2a ? all_to_all_cases(o, r, comm->ranks()) : gemm_cases(o, r);
+  if (a2a)
+    for (Case& c : cases) c.algorithm = comm->algorithm(c.a2a);
   if (cases.empty()) bad("--suite", "no cases to measure (every case was filtered out)");
 
   const int total = r.rounds * static_cast<int>(cases.size());
@@ -229,14 +218,12 @@ CaptureOutput run_capture(const CaptureOptions& o, const CaptureProgress& progre
                                      o.clock == "cpu" ? kernels::CpuClock::kThreadCpu : kernels::CpuClock::kWall};
       if (c.skipped.empty()) {
         if (a2a) {
-          const kernels::Timings t = comm->run(c.a2a, s);  // every MPI rank must run every case
-          c.timings.insert(c.timings.end(), t.begin(), t.end());
+          take(c, comm->run(c.a2a, s));  // every MPI rank must run every case
         } else {
           // A shape the library refuses (no algorithm for it) is left out with its reason, so
           // that one odd shape does not cost a whole GPU capture.
           try {
-            const kernels::Timings t = gemm->run(c.gemm, s);
-            c.timings.insert(c.timings.end(), t.begin(), t.end());
+            take(c, gemm->run(c.gemm, s));
           } catch (const kernels::KernelError& e) {
             c.skipped = e.what();
             c.timings.clear();
@@ -248,59 +235,19 @@ CaptureOutput run_capture(const CaptureOptions& o, const CaptureProgress& progre
         progress(done, total, c.what + (c.skipped.empty() ? "" : " (skipped: " + c.skipped + ")"));
     }
   }
-  std::vector<std::string> skipped;
-  for (const Case& c : cases)
-    if (!c.skipped.empty()) skipped.push_back(c.what + ": " + c.skipped);
-  if (skipped.size() == cases.size()) throw kernels::KernelError(cases.front().skipped);
+  for (Case& c : cases)
+    if (c.skipped.empty() && o.throttled == "refuse" && c.state.known && kernels::throttled(c.state.reasons))
+      c.skipped = "ran throttled (" + kernels::clocks_reason_names(c.state.reasons) + ", SM clock down to " +
+                  std::to_string(c.state.sm_clock_mhz) + " MHz)";
+  const auto refused = std::count_if(cases.begin(), cases.end(), [](const Case& c) { return !c.skipped.empty(); });
+  if (refused == static_cast<std::ptrdiff_t>(cases.size())) throw kernels::KernelError(cases.front().skipped);
 
   CaptureOutput out;
-  out.cases = static_cast<int>(cases.size() - skipped.size());
+  out.cases = static_cast<int>(cases.size()) - static_cast<int>(refused);
   out.is_root = a2a ? comm->is_root() : true;
-  CalibrationTable& t = out.table;
-  t.add_meta("format", std::string(kCalibrationFormat));
-  t.add_meta("suite", o.suite);
-  t.add_meta("backend", o.backend);
-  for (const auto& [k, v] : (a2a ? comm->device_info() : gemm->device_info()).fields) t.add_meta(k, v);
-  if (!a2a) t.add_meta("dtype", r.dtype);
-  if (a2a) t.add_meta("launcher", o.backend == "cpu" ? "threads" : o.launcher);
-  t.add_meta("warmup", std::to_string(r.warmup) + (r.rounds > 1 ? " per round" : ""));
-  t.add_meta("repetitions", std::to_string(r.reps));
-  t.add_meta("rounds", std::to_string(r.rounds));
-  if (o.backend == "cuda") t.add_meta("flush_l2", o.flush_cache ? "yes" : "no");
-  t.add_meta("clock", o.backend == "cuda" ? "cuda events"
-                      : o.clock == "cpu"  ? "thread cpu time (CLOCK_THREAD_CPUTIME_ID)"
-                                          : "wall (steady_clock)");
-  t.add_meta("date", utc_now());
-  t.add_meta("skipped_cases", std::to_string(skipped.size()));
-  for (std::size_t i = 0; i < skipped.size(); ++i) t.add_meta("skipped_" + std::to_string(i + 1), skipped[i]);
-  std::string command = o.command_line;
-  std::replace(command.begin(), command.end(), '\n', ' ');
-  t.add_meta("command", command.empty() ? "n/a" : command);
-
-  t.columns = a2a ? all_to_all_columns() : gemm_columns();
-  for (const Case& c : cases) {
-    if (!c.skipped.empty()) continue;
-    const kernels::TimingSummary s = kernels::summarize(c.timings);
-    std::vector<std::string> cells;
-    const std::string skew = c.distribution == "zipf" ? fmt(o.skew, "%g") : "0";
-    if (a2a) {
-      const Volumes v = volumes(c.a2a);
-      const double bw = static_cast<double>(std::max(v.max_send, v.max_recv)) / s.median_ns;  // GB/s
-      cells = {o.suite, std::to_string(c.a2a.ranks), c.distribution, skew, std::to_string(c.peer_bytes),
-               std::to_string(v.max_send), std::to_string(v.max_recv), std::to_string(v.total),
-               o.backend == "cpu" ? "memcpy" : c.a2a.uniform() ? "ncclAlltoAll" : "ncclSend/ncclRecv",
-               std::to_string(r.warmup), std::to_string(s.count), fmt(s.median_ns), fmt(s.p10_ns), fmt(s.p90_ns),
-               fmt(s.min_ns), fmt(bw, "%.3f")};
-    } else {
-      const double flops = 2.0 * static_cast<double>(c.tokens) * static_cast<double>(c.gemm.n) *
-                           static_cast<double>(c.gemm.k);
-      cells = {o.suite, r.dtype, std::to_string(c.groups), std::to_string(c.tokens), c.distribution, skew,
-               join_ints(c.gemm.m_per_group), std::to_string(c.gemm.n), std::to_string(c.gemm.k),
-               std::to_string(r.warmup), std::to_string(s.count), fmt(s.median_ns), fmt(s.p10_ns), fmt(s.p90_ns),
-               fmt(s.min_ns), fmt(flops / s.median_ns * 1e-3, "%.4f")};
-    }
-    t.rows.push_back({0, std::move(cells)});
-  }
+  const kernels::DeviceInfo device = a2a ? comm->device_info() : gemm->device_info();
+  const std::string kernel = a2a ? "" : gemm->kernel(element_type(r.dtype), o.suite == "grouped-gemm");
+  out.table = capture_table(o, r.settings(), device, kernel, cases);
   return out;
 }
 

@@ -11,12 +11,15 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "calibration/calibration_csv.h"
+#include "kernels/all_to_all_bench.h"
+#include "kernels/gemm_bench.h"
 
 namespace moesim::calibration {
 
@@ -24,7 +27,7 @@ struct CaptureEntry {
   std::string_view name;
   std::string_view description;
 };
-std::vector<CaptureEntry> capture_backends();  // cpu, cuda
+std::vector<CaptureEntry> capture_backends();  // cpu, cuda, fake
 std::vector<CaptureEntry> capture_suites();    // gemm, grouped-gemm, alltoall
 
 struct CaptureOptions {
@@ -44,7 +47,17 @@ struct CaptureOptions {
   int warmup = -1, repetitions = -1, rounds = -1;       // -1: the backend's default
   bool flush_cache = true;                              // cuda: scrub L2 before each timed run
   std::string clock = "wall";                           // cpu: wall (steady_clock) or cpu (thread CPU time)
+  std::string throttled = "flag";                       // a case run while the GPU throttled (kernels/device_state.h):
+                                                        // flag (kept, marked in column `throttled`) or refuse (left out,
+                                                        // listed with the skipped cases)
   std::string command_line;                             // recorded in the metadata
+};
+
+// Where run_capture gets its benchmarks: the backend's factories (kernels/) unless a caller hands
+// in others (tests: kernels/fake_benches.h with a scripted device). Each is called at most once.
+struct CaptureBenches {
+  std::function<std::unique_ptr<kernels::GemmBench>()> gemm;
+  std::function<std::unique_ptr<kernels::AllToAllBench>()> all_to_all;
 };
 
 struct CaptureOutput {
@@ -59,7 +72,11 @@ using CaptureProgress = std::function<void(int done, int total, const std::strin
 // Throws CalibrationError naming the flag for bad options, kernels::KernelError when the
 // backend cannot run (no GPU, an operand type it lacks, ...). A GEMM case the backend refuses
 // (e.g. no cuBLASLt algorithm for a shape) is left out and listed in the metadata
-// (skipped_cases, skipped_1, ...); if every case is refused, the first refusal is thrown.
+// (skipped_cases, skipped_1, ...); if every case is refused, the first refusal is thrown. So is
+// a case run while the GPU throttled, with throttled = "refuse".
 CaptureOutput run_capture(const CaptureOptions& options, const CaptureProgress& progress = {});
+// The same with the benchmarks `benches` makes (a missing factory: the backend's own).
+CaptureOutput run_capture(const CaptureOptions& options, const CaptureBenches& benches,
+                          const CaptureProgress& progress = {});
 
 }  // namespace moesim::calibration

@@ -90,6 +90,12 @@ std::vector<int> require_columns(const CalibrationTable& t, const std::vector<st
   return index;
 }
 
+// Whether row `r` says it ran throttled: the optional column `throttled` is "yes".
+bool row_throttled(const CalibrationTable& t, const CalibrationTable::Row& r) {
+  const int i = t.column("throttled");
+  return i >= 0 && r.cells[static_cast<std::size_t>(i)] == "yes";
+}
+
 void read_gemm(MeasurementFile& f, bool grouped) {
   const CalibrationTable& t = f.table;
   const auto index = require_columns(t, {"dtype", "m_per_group", "n", "k", "median_ns", "p10_ns", "p90_ns"});
@@ -112,6 +118,7 @@ void read_gemm(MeasurementFile& f, bool grouped) {
     m.n = row.integer(2, 1);
     m.k = row.integer(3, 1);
     m.time = row.timing(4, 5, 6);
+    m.throttled = row_throttled(t, r);
     f.gemm.push_back(std::move(m));
   }
 }
@@ -128,24 +135,34 @@ void read_all_to_all(MeasurementFile& f) {
     m.max_send_bytes = row.number(1, false);
     m.max_recv_bytes = row.number(2, false);
     m.time = row.timing(3, 4, 5);
+    m.throttled = row_throttled(t, r);
     f.all_to_all.push_back(m);
   }
 }
 
 }  // namespace
 
+// Per-case device state and launch exposure, after each suite's own columns (both suites).
+const std::vector<std::string> kStateColumns = {"sm_mhz_min", "mem_mhz_min", "clock_reasons", "throttled",
+                                                "exposed_launches"};
+
+std::vector<std::string> with_state(std::vector<std::string> columns) {
+  columns.insert(columns.end(), kStateColumns.begin(), kStateColumns.end());
+  return columns;
+}
+
 const std::vector<std::string>& gemm_columns() {
-  static const std::vector<std::string> c = {"suite", "dtype",  "groups",  "tokens",    "distribution", "skew",
-                                             "m_per_group", "n", "k",      "warmup",    "reps",         "median_ns",
-                                             "p10_ns", "p90_ns", "min_ns", "tflops"};
+  static const std::vector<std::string> c = with_state({"suite", "dtype", "groups", "tokens", "distribution", "skew",
+                                                        "m_per_group", "n", "k", "warmup", "reps", "median_ns",
+                                                        "p10_ns", "p90_ns", "min_ns", "tflops"});
   return c;
 }
 
 const std::vector<std::string>& all_to_all_columns() {
-  static const std::vector<std::string> c = {"suite",          "ranks",          "distribution", "skew",
-                                             "peer_bytes",     "max_send_bytes", "max_recv_bytes", "total_bytes",
-                                             "algorithm",      "warmup",         "reps",           "median_ns",
-                                             "p10_ns",         "p90_ns",         "min_ns",         "algbw_gbs"};
+  static const std::vector<std::string> c =
+      with_state({"suite", "ranks", "distribution", "skew", "peer_bytes", "max_send_bytes", "max_recv_bytes",
+                  "total_bytes", "algorithm", "warmup", "reps", "median_ns", "p10_ns", "p90_ns", "min_ns", "algbw_gbs",
+                  "busbw_gbs", "rank_median_ns", "slowest_rank"});
   return c;
 }
 
@@ -169,6 +186,7 @@ MeasurementFile read_measurements(CalibrationTable table) {
   if (sm.value.empty() || ec != std::errc() || end != sm.value.data() + sm.value.size() || sms < 1)
     fail(t, sm.line, "metadata 'sm_count': expected an integer >= 1, got '" + sm.value + "'");
   f.sm_count = sms;
+  f.gemm_kernel = t.meta("gemm_kernel").value_or("");
   if (f.suite == "alltoall")
     read_all_to_all(f);
   else

@@ -6,8 +6,10 @@
 // `backend`, `device`, `sm_count` (an integer >= 1: the device's SMs, or the CPU threads the
 // kernel used). GEMM suites need the columns dtype, m_per_group, n, k, median_ns, p10_ns, p90_ns;
 // the all-to-all suite needs ranks, max_send_bytes, max_recv_bytes, median_ns, p10_ns, p90_ns.
-// Other columns are informative and may be absent. Every violation throws CalibrationError
-// "<file>:<line>: ..." at the offending metadata line, the header row, or the cell's row.
+// Other columns are informative and may be absent; of them the readers keep `throttled` (a row
+// measured while the GPU throttled, "yes") and the metadata `gemm_kernel` (what ran the GEMMs).
+// Every violation throws CalibrationError "<file>:<line>: ..." at the offending metadata line,
+// the header row, or the cell's row.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +41,7 @@ struct GemmMeasurement {
   std::vector<std::int64_t> m_per_group;
   std::int64_t n = 0, k = 0;
   Timing time;
+  bool throttled = false;  // measured while the GPU throttled (column `throttled`)
 };
 
 struct AllToAllMeasurement {
@@ -48,12 +51,14 @@ struct AllToAllMeasurement {
   double max_send_bytes = 0;  // the busiest sender's bytes to other ranks
   double max_recv_bytes = 0;  // the busiest receiver's bytes from other ranks
   Timing time;
+  bool throttled = false;
 };
 
 struct MeasurementFile {
   CalibrationTable table;
   std::string suite, backend, device;
   int sm_count = 0;
+  std::string gemm_kernel;  // metadata `gemm_kernel`, "" when absent (older captures)
   std::vector<GemmMeasurement> gemm;
   std::vector<AllToAllMeasurement> all_to_all;
 };

@@ -198,6 +198,52 @@ void fit_all_to_all(Context& c, const std::vector<AllToAllMeasurement>& rows) {
                                 fmt("%.1f %%", 100 * median) + ", max " + fmt("%.1f %%", 100 * err.back()));
 }
 
+// What ran each dtype's GEMMs of each suite (metadata gemm_kernel): one kernel per dtype and
+// suite, or the fit would average two kernels' curves. Adds a report line and a header comment
+// per kernel.
+void note_gemm_kernels(const std::vector<MeasurementFile>& files, FitResult& r) {
+  struct Seen {
+    std::string suite, dtype, kernel, source;
+  };
+  std::vector<Seen> seen;
+  for (const auto& f : files) {
+    if (f.gemm_kernel.empty()) continue;
+    std::vector<std::string> dtypes;
+    for (const auto& row : f.gemm) {
+      const std::string d(models::to_string(row.dtype));
+      if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) dtypes.push_back(d);
+    }
+    for (const auto& d : dtypes) {
+      const auto other = std::find_if(seen.begin(), seen.end(), [&](const Seen& x) { return x.suite == f.suite && x.dtype == d; });
+      if (other == seen.end()) {
+        seen.push_back({f.suite, d, f.gemm_kernel, f.table.source});
+        continue;
+      }
+      if (other->kernel != f.gemm_kernel)
+        throw CalibrationError(f.table.source + ": " + d + " " + f.suite + " rows from '" + f.gemm_kernel + "', but " +
+                               other->source + " has them from '" + other->kernel + "': fit one kernel per dtype");
+    }
+  }
+  for (const auto& x : seen) {
+    r.report.push_back(x.dtype + " " + x.suite + " kernel: " + x.kernel);
+    r.comments.header.push_back(x.dtype + " " + x.suite + " measured on: " + x.kernel);
+  }
+}
+
+// Rows measured while the GPU throttled bias the fit slow: counted and reported.
+void note_throttled_rows(const std::vector<GemmMeasurement>& gemm, const std::vector<AllToAllMeasurement>& a2a,
+                         FitResult& r) {
+  std::size_t hot = 0;
+  for (const auto& row : gemm) hot += row.throttled ? 1 : 0;
+  for (const auto& row : a2a) hot += row.throttled ? 1 : 0;
+  if (hot == 0) return;
+  const std::string line = "warning: " + std::to_string(hot) + " of " + std::to_string(gemm.size() + a2a.size()) +
+                           " rows were measured while the GPU throttled (column throttled = yes): recapture them, or "
+                           "capture with --throttled refuse";
+  r.report.push_back(line);
+  r.comments.header.push_back(line);
+}
+
 }  // namespace
 
 void select_rows(MeasurementFile& f, RowSelection s) {
@@ -258,6 +304,8 @@ FitResult fit_profile(const std::vector<MeasurementFile>& files, const FitOption
   r.comments.header.push_back("Hardware profile fitted by `moesim calibrate fit` (docs/calibration.md).");
   r.comments.header.push_back("device: " + first.device + "; captured " + first.table.meta("date").value_or("n/a"));
 
+  note_gemm_kernels(files, r);
+  note_throttled_rows(gemm, a2a, r);
   if (gemm_file) {
     p.sm_count = gemm_file->sm_count;
     c.note("compute.sm_count", "from the capture");

@@ -45,6 +45,12 @@ double cpu_clock_ns(CpuClock clock) {
   return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+void add_all_to_all_fields(DeviceInfo& info, int ranks, int nodes, const std::string& launcher) {
+  info.add("ranks", std::to_string(ranks));
+  info.add("nodes", std::to_string(nodes));
+  info.add("launcher", launcher);
+}
+
 bool AllToAllPattern::uniform() const {
   return !bytes.empty() && std::all_of(bytes.begin(), bytes.end(), [&](std::int64_t b) { return b == bytes[0]; });
 }

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/device_state.h"
+
 namespace moesim::kernels {
 
 // A benchmark that cannot run: no device, a library call failed, a shape the backend refuses.
@@ -45,6 +47,15 @@ double cpu_clock_ns(CpuClock clock);
 
 // Wall time of each timed repetition, nanoseconds, in the order they ran.
 using Timings = std::vector<double>;
+
+// What one benchmark run returns.
+struct RunResult {
+  Timings time;                   // each timed repetition (all-to-all: see the backend for whose time)
+  std::vector<Timings> per_rank;  // all-to-all: [rank][repetition], each rank's own time; GEMMs: empty
+  int exposed_launches = 0;       // GPU: timed repetitions whose launch gate opened before the host had
+                                  // enqueued the work (a timeout: host launch time may be in the time)
+  DeviceState state;              // clocks and clocks-event reasons while it ran (unknown on a CPU)
+};
 
 // Ordered "key: value" facts about the device and its software (name, SM count, clocks, driver
 // and library versions); values a backend cannot know are "n/a".

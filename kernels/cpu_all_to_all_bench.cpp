@@ -30,9 +30,15 @@ class CpuAllToAllBench final : public AllToAllBench {
   std::string_view backend() const override { return "cpu"; }
   int ranks() const override { return ranks_; }
   bool is_root() const override { return true; }
-  DeviceInfo device_info() const override { return cpu_device_info(ranks_); }
+  DeviceInfo device_info() const override {
+    DeviceInfo info = cpu_device_info(ranks_);
+    add_all_to_all_fields(info, ranks_, 1, "threads");
+    return info;
+  }
 
-  Timings run(const AllToAllPattern& p, const BenchSettings& settings) override {
+  std::string algorithm(const AllToAllPattern&) const override { return "memcpy"; }
+
+  RunResult run(const AllToAllPattern& p, const BenchSettings& settings) override {
     check_pattern(p, ranks_);
     const auto r = static_cast<std::size_t>(ranks_);
     std::vector<std::vector<char>> send(r), recv(r);
@@ -67,7 +73,8 @@ class CpuAllToAllBench final : public AllToAllBench {
     }
     // Wall clock: first start to last end. Thread CPU time: each thread's clock has its own
     // origin, so the repetition takes as long as its busiest thread.
-    Timings out;
+    RunResult out;
+    out.per_rank.assign(r, {});
     for (int i = settings.warmup; i < total; ++i) {
       const auto at = static_cast<std::size_t>(i);
       double first = start[0][at], last = end[0][at], busiest = 0;
@@ -75,8 +82,9 @@ class CpuAllToAllBench final : public AllToAllBench {
         first = std::min(first, start[a][at]);
         last = std::max(last, end[a][at]);
         busiest = std::max(busiest, end[a][at] - start[a][at]);
+        out.per_rank[a].push_back(end[a][at] - start[a][at]);
       }
-      out.push_back(settings.clock == CpuClock::kWall ? last - first : busiest);
+      out.time.push_back(settings.clock == CpuClock::kWall ? last - first : busiest);
     }
     return out;
   }

@@ -48,8 +48,12 @@ class CpuGemmBench final : public GemmBench {
     return info;
   }
   bool supports(ElementType t) const override { return t == ElementType::kFp32; }
+  std::string kernel(ElementType, bool) const override {
+    return "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
+           std::to_string(EIGEN_MINOR_VERSION) + " FP32 matrix product, one per group, one thread";
+  }
 
-  Timings run(const GemmShape& shape, const BenchSettings& settings) override {
+  RunResult run(const GemmShape& shape, const BenchSettings& settings) override {
     check_shape(shape);
     if (!supports(shape.type))
       throw KernelError("the cpu backend runs fp32 GEMMs only, not " + std::string(element_type_name(shape.type)));
@@ -60,13 +64,13 @@ class CpuGemmBench final : public GemmBench {
     y_.resize(static_cast<std::size_t>(rows * shape.n));
     fill(x_, 1);
     fill(w_, 2);
-    Timings out;
-    out.reserve(static_cast<std::size_t>(settings.repetitions));
+    RunResult out;
+    out.time.reserve(static_cast<std::size_t>(settings.repetitions));
     for (int i = 0; i < settings.warmup + settings.repetitions; ++i) {
       const double t0 = cpu_clock_ns(settings.clock);
       cpu_grouped_gemm(shape.m_per_group, shape.n, shape.k, x_.data(), w_.data(), y_.data());
       const double t1 = cpu_clock_ns(settings.clock);
-      if (i >= settings.warmup) out.push_back(t1 - t0);
+      if (i >= settings.warmup) out.time.push_back(t1 - t0);
     }
     return out;
   }

@@ -3,7 +3,6 @@
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 #if MOESIM_HAVE_NCCL
 #include <nccl.h>
 #endif
@@ -12,6 +11,7 @@
 
 #include "kernels/cuda_check.h"
 #include "kernels/cuda_factories.h"
+#include "kernels/nvml_monitor.h"
 
 namespace moesim::kernels {
 namespace {
@@ -25,50 +25,13 @@ int attribute(cudaDeviceAttr a, int device) {
   return cudaDeviceGetAttribute(&v, a, device) == cudaSuccess ? v : 0;
 }
 
-// NVML is part of the driver, not the toolkit: loaded at run time so that moesim runs (and
-// reports "n/a") where it is absent. The prototypes are NVML's C API; enum values are NVML's
-// nvmlClockType_t (SM = 1, memory = 2).
-struct Nvml {
-  using Init = int (*)();
-  using Shutdown = int (*)();
-  using DriverVersion = int (*)(char*, unsigned);
-  using HandleByPci = int (*)(const char*, void**);
-  using Clock = int (*)(void*, int, unsigned*);
-
-  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  template <typename F>
-  F sym(const char* name) const {
-    return lib ? reinterpret_cast<F>(dlsym(lib, name)) : nullptr;
-  }
-  ~Nvml() {
-    if (lib) dlclose(lib);
-  }
-};
-
 void add_nvml_fields(DeviceInfo& info, int device) {
-  Nvml nvml;
-  const auto init = nvml.sym<Nvml::Init>("nvmlInit_v2");
-  const auto shutdown = nvml.sym<Nvml::Shutdown>("nvmlShutdown");
-  const auto driver = nvml.sym<Nvml::DriverVersion>("nvmlSystemGetDriverVersion");
-  const auto handle_by_pci = nvml.sym<Nvml::HandleByPci>("nvmlDeviceGetHandleByPciBusId_v2");
-  const auto clock = nvml.sym<Nvml::Clock>("nvmlDeviceGetClockInfo");
-  const auto max_clock = nvml.sym<Nvml::Clock>("nvmlDeviceGetMaxClockInfo");
-  std::string release = "n/a", sm_now = "n/a", mem_now = "n/a";
-  if (init && shutdown && driver && handle_by_pci && clock && max_clock && init() == 0) {
-    char buf[96] = {};
-    if (driver(buf, sizeof buf) == 0) release = buf;
-    char pci[32] = {};
-    void* h = nullptr;
-    if (cudaDeviceGetPCIBusId(pci, sizeof pci, device) == cudaSuccess && handle_by_pci(pci, &h) == 0) {
-      unsigned v = 0;
-      if (clock(h, 1, &v) == 0) sm_now = std::to_string(v);
-      if (clock(h, 2, &v) == 0) mem_now = std::to_string(v);
-    }
-    shutdown();
-  }
-  info.add("driver_release", release);
-  info.add("sm_clock_now_mhz", sm_now);
-  info.add("memory_clock_now_mhz", mem_now);
+  char pci[32] = {};
+  const NvmlMonitor nvml({cudaDeviceGetPCIBusId(pci, sizeof pci, device) == cudaSuccess ? pci : ""});
+  const DeviceState now = nvml.sample();
+  info.add("driver_release", nvml.driver_release());
+  info.add("sm_clock_now_mhz", now.known ? std::to_string(now.sm_clock_mhz) : "n/a");
+  info.add("memory_clock_now_mhz", now.known ? std::to_string(now.memory_clock_mhz) : "n/a");
 }
 
 }  // namespace

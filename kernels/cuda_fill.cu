@@ -50,7 +50,40 @@ void launch_to_float(const void* in, float* out, std::size_t n, cudaStream_t str
   cuda_check(cudaGetLastError(), "conversion kernel launch");
 }
 
+__global__ void fill_float_kernel(float* out, std::size_t n, float value) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    out[i] = value;
+}
+
+__device__ unsigned long long global_timer_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void gate_kernel(const volatile int* open, volatile int* timed_out, unsigned long long timeout_ns) {
+  const unsigned long long start = global_timer_ns();
+  while (*open == 0)
+    if (global_timer_ns() - start > timeout_ns) {
+      *timed_out = 1;
+      return;
+    }
+}
+
 }  // namespace
+
+void fill_float_device(float* data, std::size_t elements, float value, cudaStream_t stream) {
+  if (elements == 0) return;
+  const unsigned blocks = static_cast<unsigned>(elements / 256 + 1 < 4096 ? elements / 256 + 1 : 4096);
+  fill_float_kernel<<<blocks, 256, 0, stream>>>(data, elements, value);
+  cuda_check(cudaGetLastError(), "fill kernel launch");
+}
+
+void wait_for_gate(const int* open, int* timed_out, unsigned long long timeout_ns, cudaStream_t stream) {
+  gate_kernel<<<1, 1, 0, stream>>>(open, timed_out, timeout_ns);
+  cuda_check(cudaGetLastError(), "launch gate kernel launch");
+}
 
 void to_float_device(const void* src, ElementType type, float* dst, std::size_t elements, cudaStream_t stream) {
   switch (type) {

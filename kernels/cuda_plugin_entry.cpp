@@ -5,6 +5,9 @@
 
 #include "kernels/cuda_factories.h"
 #include "kernels/cuda_plugin.h"
+#if MOESIM_HAVE_MPI
+#include "kernels/mpi_job.h"
+#endif
 
 extern "C" {
 
@@ -17,7 +20,9 @@ moesim::kernels::AllToAllBench* moesim_nccl_all_to_all_bench(int gpus) {
   return moesim::kernels::nccl_all_to_all_bench(gpus).release();
 #else
   (void)gpus;
-  throw moesim::kernels::KernelError("this moesim was built without NCCL (no libnccl at configure time)");
+  throw moesim::kernels::KernelError(
+      "this moesim was built without the NCCL all-to-all (no NCCL >= 2.28.3 at configure time; see the CMake "
+      "message)");
 #endif
 }
 
@@ -39,6 +44,14 @@ int moesim_cuda_visible_devices(char* why, int size) {
     why[size - 1] = '\0';
   }
   return n;
+}
+
+void moesim_abort_job(int exit_code) {
+#if MOESIM_HAVE_MPI
+  moesim::kernels::MpiJob::abort_job(exit_code);
+#else
+  (void)exit_code;
+#endif
 }
 
 }  // extern "C"

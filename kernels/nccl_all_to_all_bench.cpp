@@ -4,6 +4,7 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,21 +12,39 @@
 #include "kernels/all_to_all_bench.h"
 #include "kernels/cuda_buffer.h"
 #include "kernels/cuda_check.h"
-#include "kernels/cuda_factories.h"
 #include "kernels/cuda_device_info.h"
+#include "kernels/cuda_event.h"
+#include "kernels/cuda_factories.h"
+#include "kernels/launch_gate.h"
+#include "kernels/nccl_check.h"
 #include "kernels/nccl_exchange.h"
+#include "kernels/nvml_monitor.h"
 
 namespace moesim::kernels {
 namespace {
 
+std::vector<std::string> pci_bus_ids(int n) {
+  std::vector<std::string> out;
+  for (int d = 0; d < n; ++d) {
+    char pci[32] = {};
+    out.push_back(cudaDeviceGetPCIBusId(pci, sizeof pci, d) == cudaSuccess ? pci : "");
+  }
+  return out;
+}
+
+int gpus_to_use(int asked) {
+  const int visible = visible_gpus();
+  const int n = asked == 0 ? visible : asked;
+  if (n > visible)
+    throw KernelError("all-to-all: " + std::to_string(n) + " GPUs asked for, " + std::to_string(visible) + " visible");
+  return n;
+}
+
 class NcclAllToAllBench final : public AllToAllBench {
  public:
-  explicit NcclAllToAllBench(int gpus) {
-    const int visible = visible_gpus();
-    const int n = gpus == 0 ? visible : gpus;
-    if (n > visible)
-      throw KernelError("all-to-all: " + std::to_string(n) + " GPUs asked for, " + std::to_string(visible) + " visible");
-    devices_.resize(static_cast<std::size_t>(n));
+  explicit NcclAllToAllBench(int gpus) : devices_(static_cast<std::size_t>(gpus_to_use(gpus))), monitor_(pci_bus_ids(ranks())) {
+    check_nccl_runtime();
+    const int n = ranks();
     for (int i = 0; i < n; ++i) devices_[static_cast<std::size_t>(i)] = i;
     comms_.resize(devices_.size());
     nccl_check(ncclCommInitAll(comms_.data(), n, devices_.data()), "ncclCommInitAll");
@@ -40,10 +59,13 @@ class NcclAllToAllBench final : public AllToAllBench {
   NcclAllToAllBench(const NcclAllToAllBench&) = delete;
   NcclAllToAllBench& operator=(const NcclAllToAllBench&) = delete;
   ~NcclAllToAllBench() override {
+    // While an exception unwinds, work may be stuck behind a gate or in a kernel waiting for a
+    // peer: ncclCommAbort does not wait for it, ncclCommDestroy would.
+    const bool failing = std::uncaught_exceptions() > 0;
     for (std::size_t r = 0; r < devices_.size(); ++r) {
       cudaSetDevice(devices_[r]);
-      if (streams_[r]) cudaStreamDestroy(streams_[r]);
-      if (comms_[r]) ncclCommDestroy(comms_[r]);
+      if (r < comms_.size() && comms_[r]) failing ? ncclCommAbort(comms_[r]) : ncclCommDestroy(comms_[r]);
+      if (r < streams_.size() && streams_[r]) cudaStreamDestroy(streams_[r]);
     }
   }
 
@@ -52,12 +74,14 @@ class NcclAllToAllBench final : public AllToAllBench {
   bool is_root() const override { return true; }
   DeviceInfo device_info() const override {
     DeviceInfo info = cuda_device_info(devices_[0]);
-    info.add("ranks", std::to_string(devices_.size()));
-    info.add("launcher", "single process (ncclCommInitAll)");
+    add_all_to_all_fields(info, ranks(), 1, "single process (ncclCommInitAll)");
     return info;
   }
+  std::string algorithm(const AllToAllPattern& p) const override {
+    return p.uniform() ? "ncclAlltoAll" : "ncclSend/ncclRecv";
+  }
 
-  Timings run(const AllToAllPattern& p, const BenchSettings& settings) override {
+  RunResult run(const AllToAllPattern& p, const BenchSettings& settings) override {
     check_pattern_size(p, ranks());
     const std::size_t n = devices_.size();
     std::vector<char*> send(n), recv(n);
@@ -66,44 +90,57 @@ class NcclAllToAllBench final : public AllToAllBench {
       send[r] = static_cast<char*>(send_[r].reserve(static_cast<std::size_t>(send_total(p, static_cast<int>(r))) + 256));
       recv[r] = static_cast<char*>(recv_[r].reserve(static_cast<std::size_t>(recv_total(p, static_cast<int>(r))) + 256));
     }
-    const auto reps = static_cast<std::size_t>(std::max(settings.repetitions, 0));
-    std::vector<std::vector<cudaEvent_t>> start(n, std::vector<cudaEvent_t>(reps)), stop = start;
-    for (std::size_t r = 0; r < n; ++r) {
-      cuda_check(cudaSetDevice(devices_[r]), "cudaSetDevice");
-      for (std::size_t i = 0; i < reps; ++i) {
-        cuda_check(cudaEventCreate(&start[r][i]), "cudaEventCreate");
-        cuda_check(cudaEventCreate(&stop[r][i]), "cudaEventCreate");
-      }
-    }
-    auto once = [&](std::size_t timed) {
-      synchronize();  // every rank idle: a repetition does not wait on the previous one
-      for (std::size_t r = 0; r < n && timed < reps; ++r)
-        cuda_check(cudaEventRecord(start[r][timed], streams_[r]), "cudaEventRecord");
+    const auto exchange = [&] {
       nccl_check(ncclGroupStart(), "ncclGroupStart");
       for (std::size_t r = 0; r < n; ++r)
         enqueue_exchange(p, static_cast<int>(r), send[r], recv[r], comms_[r], streams_[r]);
       nccl_check(ncclGroupEnd(), "ncclGroupEnd");
-      for (std::size_t r = 0; r < n && timed < reps; ++r)
-        cuda_check(cudaEventRecord(stop[r][timed], streams_[r]), "cudaEventRecord");
     };
-    Timings out;
-    for (int i = 0; i < settings.warmup; ++i) once(reps);
-    for (std::size_t i = 0; i < reps; ++i) once(i);
+    for (int i = 0; i < settings.warmup; ++i) {
+      synchronize();
+      exchange();
+    }
+    const int reps = std::max(settings.repetitions, 0);
+    const auto count = static_cast<std::size_t>(reps);
+    std::vector<std::unique_ptr<CudaEvents>> events;  // per rank: [start, stop] per repetition
+    for (std::size_t r = 0; r < n; ++r) {
+      cuda_check(cudaSetDevice(devices_[r]), "cudaSetDevice");
+      events.push_back(std::make_unique<CudaEvents>(2 * count));
+    }
+    gate_.reset(reps);
+    const bool gated = gated_;
+    RunResult out;
+    out.state = monitor_.sample();
+    for (int i = 0; i < reps; ++i) {
+      const auto at = static_cast<std::size_t>(i);
+      synchronize();  // every rank idle: a repetition does not wait on the previous one
+      for (std::size_t r = 0; r < n; ++r) {
+        cuda_check(cudaSetDevice(devices_[r]), "cudaSetDevice");
+        if (gated) gate_.hold(i, streams_[r]);  // one gate for all GPUs: they start together
+        events[r]->record(2 * at, streams_[r]);
+      }
+      exchange();
+      for (std::size_t r = 0; r < n; ++r) {
+        cuda_check(cudaSetDevice(devices_[r]), "cudaSetDevice");
+        events[r]->record(2 * at + 1, streams_[r]);
+      }
+      if (gated) gate_.open(i);
+      if (i == reps / 2) out.state.merge(monitor_.sample());
+    }
     synchronize();
-    for (std::size_t i = 0; i < reps; ++i) {
+    out.state.merge(monitor_.sample());
+    out.exposed_launches = gated ? gate_.timeouts() : reps;
+    if (out.exposed_launches > 0) gated_ = false;
+    out.per_rank.assign(n, {});
+    for (std::size_t i = 0; i < count; ++i) {
       double slowest = 0;
       for (std::size_t r = 0; r < n; ++r) {
-        float ms = 0;
-        cuda_check(cudaEventElapsedTime(&ms, start[r][i], stop[r][i]), "cudaEventElapsedTime");
-        slowest = std::max(slowest, static_cast<double>(ms) * 1e6);
+        const double t = events[r]->elapsed_ns(2 * i, 2 * i + 1);
+        out.per_rank[r].push_back(t);
+        slowest = std::max(slowest, t);
       }
-      out.push_back(slowest);
+      out.time.push_back(slowest);
     }
-    for (std::size_t r = 0; r < n; ++r)
-      for (std::size_t i = 0; i < reps; ++i) {
-        cudaEventDestroy(start[r][i]);
-        cudaEventDestroy(stop[r][i]);
-      }
     return out;
   }
 
@@ -116,9 +153,12 @@ class NcclAllToAllBench final : public AllToAllBench {
   }
 
   std::vector<int> devices_;
+  NvmlMonitor monitor_;
   std::vector<ncclComm_t> comms_;
   std::vector<cudaStream_t> streams_;
   std::vector<DeviceBuffer> send_, recv_;
+  LaunchGate gate_;
+  bool gated_ = true;
 };
 
 }  // namespace

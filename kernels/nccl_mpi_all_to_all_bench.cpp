@@ -1,10 +1,10 @@
 // The MPI-launched NCCL all-to-all benchmark: one process per GPU (mpirun / srun), the NCCL
-// unique id broadcast with MPI, ncclCommInitRank (kernels/all_to_all_bench.h).
+// unique id broadcast with MPI, ncclCommInitRank (kernels/all_to_all_bench.h, kernels/mpi_job.h).
 #include <cuda_runtime.h>
-#include <mpi.h>
 #include <nccl.h>
 
 #include <algorithm>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,119 +12,109 @@
 #include "kernels/all_to_all_bench.h"
 #include "kernels/cuda_buffer.h"
 #include "kernels/cuda_check.h"
-#include "kernels/cuda_factories.h"
 #include "kernels/cuda_device_info.h"
+#include "kernels/cuda_event.h"
+#include "kernels/cuda_factories.h"
+#include "kernels/launch_gate.h"
+#include "kernels/local_gpu.h"
+#include "kernels/mpi_job.h"
 #include "kernels/nccl_exchange.h"
+#include "kernels/nvml_monitor.h"
 
 namespace moesim::kernels {
 namespace {
 
-void mpi_check(int rc, const char* what) {
-  if (rc != MPI_SUCCESS) {
-    char msg[MPI_MAX_ERROR_STRING] = {};
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    throw KernelError(std::string(what) + ": " + msg);
-  }
+std::string pci_bus_id(int device) {
+  char pci[32] = {};
+  return cudaDeviceGetPCIBusId(pci, sizeof pci, device) == cudaSuccess ? pci : "";
 }
 
 class NcclMpiAllToAllBench final : public AllToAllBench {
  public:
-  NcclMpiAllToAllBench() {
-    int initialised = 0;
-    mpi_check(MPI_Initialized(&initialised), "MPI_Initialized");
-    if (!initialised) {
-      int provided = 0;
-      mpi_check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SINGLE, &provided), "MPI_Init_thread");
-      owns_mpi_ = true;
-    }
-    mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
-    mpi_check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
-    // The node-local rank picks the GPU: ranks sharing a node are split off by MPI itself.
-    MPI_Comm local;
-    mpi_check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local),
-              "MPI_Comm_split_type");
-    int local_rank = 0, local_size = 1;
-    MPI_Comm_rank(local, &local_rank);
-    MPI_Comm_size(local, &local_size);
-    MPI_Comm_free(&local);
-    int leaders = local_rank == 0 ? 1 : 0;
-    mpi_check(MPI_Allreduce(&leaders, &nodes_, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
-    const int visible = visible_gpus();
-    if (local_size > visible)
-      throw KernelError("all-to-all (mpi): " + std::to_string(local_size) + " processes on a node with " +
-                        std::to_string(visible) + " GPUs");
-    device_ = local_rank;
+  NcclMpiAllToAllBench()
+      : device_(local_gpu(job_.local_rank(), job_.local_size(), visible_gpus())), monitor_({pci_bus_id(device_)}) {
+    check_nccl_runtime();
     use_device(device_);
     ncclUniqueId id{};
-    if (rank_ == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");
-    mpi_check(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
-    nccl_check(ncclCommInitRank(&comm_, size_, id, rank_), "ncclCommInitRank");
+    if (job_.rank() == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    job_.broadcast(&id, sizeof id);
+    nccl_check(ncclCommInitRank(&comm_, job_.size(), id, job_.rank()), "ncclCommInitRank");
     cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
   }
   NcclMpiAllToAllBench(const NcclMpiAllToAllBench&) = delete;
   NcclMpiAllToAllBench& operator=(const NcclMpiAllToAllBench&) = delete;
   ~NcclMpiAllToAllBench() override {
+    // While an exception unwinds (this rank failed, or the capture around it did), peers may be
+    // waiting in NCCL kernels for this rank: ncclCommAbort frees the communicator without
+    // waiting, and abort_parallel_job then ends the job (kernels/mpi_job.h).
+    if (comm_) std::uncaught_exceptions() > 0 ? ncclCommAbort(comm_) : ncclCommDestroy(comm_);
     if (stream_) cudaStreamDestroy(stream_);
-    if (comm_) ncclCommDestroy(comm_);
-    int finalised = 0;
-    MPI_Finalized(&finalised);
-    if (owns_mpi_ && !finalised) MPI_Finalize();
   }
 
   std::string_view backend() const override { return "nccl-mpi"; }
-  int ranks() const override { return size_; }
-  bool is_root() const override { return rank_ == 0; }
+  int ranks() const override { return job_.size(); }
+  bool is_root() const override { return job_.rank() == 0; }
   DeviceInfo device_info() const override {
     DeviceInfo info = cuda_device_info(device_);
-    info.add("ranks", std::to_string(size_));
-    info.add("nodes", std::to_string(nodes_));
-    info.add("launcher", "mpi (one process per GPU, ncclCommInitRank)");
+    add_all_to_all_fields(info, job_.size(), job_.nodes(), "mpi (one process per GPU, ncclCommInitRank)");
     return info;
   }
+  std::string algorithm(const AllToAllPattern& p) const override {
+    return p.uniform() ? "ncclAlltoAll" : "ncclSend/ncclRecv";
+  }
 
-  Timings run(const AllToAllPattern& p, const BenchSettings& settings) override {
-    check_pattern_size(p, size_);
-    auto* send = static_cast<char*>(send_.reserve(static_cast<std::size_t>(send_total(p, rank_)) + 256));
-    auto* recv = static_cast<char*>(recv_.reserve(static_cast<std::size_t>(recv_total(p, rank_)) + 256));
-    cudaEvent_t start = nullptr, stop = nullptr;
-    cuda_check(cudaEventCreate(&start), "cudaEventCreate");
-    cuda_check(cudaEventCreate(&stop), "cudaEventCreate");
-    std::vector<double> mine;
-    try {
-      for (int i = 0; i < settings.warmup + settings.repetitions; ++i) {
-        cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
-        mpi_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
-        cuda_check(cudaEventRecord(start, stream_), "cudaEventRecord");
-        nccl_check(ncclGroupStart(), "ncclGroupStart");
-        enqueue_exchange(p, rank_, send, recv, comm_, stream_);
-        nccl_check(ncclGroupEnd(), "ncclGroupEnd");
-        cuda_check(cudaEventRecord(stop, stream_), "cudaEventRecord");
-        cuda_check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-        float ms = 0;
-        cuda_check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-        if (i >= settings.warmup) mine.push_back(static_cast<double>(ms) * 1e6);
-      }
-    } catch (...) {
-      cudaEventDestroy(start);
-      cudaEventDestroy(stop);
-      throw;
+  RunResult run(const AllToAllPattern& p, const BenchSettings& settings) override {
+    check_pattern_size(p, job_.size());
+    const int rank = job_.rank();
+    auto* send = static_cast<char*>(send_.reserve(static_cast<std::size_t>(send_total(p, rank)) + 256));
+    auto* recv = static_cast<char*>(recv_.reserve(static_cast<std::size_t>(recv_total(p, rank)) + 256));
+    const auto exchange = [&] {
+      nccl_check(ncclGroupStart(), "ncclGroupStart");
+      enqueue_exchange(p, rank, send, recv, comm_, stream_);
+      nccl_check(ncclGroupEnd(), "ncclGroupEnd");
+    };
+    for (int i = 0; i < settings.warmup; ++i) {
+      cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+      job_.barrier();
+      exchange();
     }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    Timings slowest(mine.size());
-    mpi_check(MPI_Allreduce(mine.data(), slowest.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX,
-                            MPI_COMM_WORLD),
-              "MPI_Allreduce");
-    return slowest;
+    const int reps = std::max(settings.repetitions, 0);
+    CudaEvents events(2 * static_cast<std::size_t>(reps));
+    gate_.reset(reps);
+    const bool gated = gated_;
+    RunResult out;
+    out.state = monitor_.sample();
+    Timings mine;
+    for (int i = 0; i < reps; ++i) {
+      const auto at = static_cast<std::size_t>(i);
+      cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+      if (gated) gate_.hold(i, stream_);
+      events.record(2 * at, stream_);
+      exchange();
+      events.record(2 * at + 1, stream_);
+      job_.barrier();  // every rank has enqueued: open the gates together
+      if (gated) gate_.open(i);
+      if (i == reps / 2) out.state.merge(monitor_.sample());
+    }
+    cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+    out.state.merge(monitor_.sample());
+    out.exposed_launches = gated ? gate_.timeouts() : reps;
+    if (out.exposed_launches > 0) gated_ = false;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(reps); ++i) mine.push_back(events.elapsed_ns(2 * i, 2 * i + 1));
+    out.per_rank = job_.gather(mine);
+    out.time = job_.slowest(mine);
+    return out;
   }
 
  private:
-  bool owns_mpi_ = false;
-  int rank_ = 0, size_ = 1, nodes_ = 1, device_ = 0;
+  MpiJob job_;
+  int device_;
+  NvmlMonitor monitor_;
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_ = nullptr;
   DeviceBuffer send_, recv_;
+  LaunchGate gate_;
+  bool gated_ = true;
 };
 
 }  // namespace

@@ -68,7 +68,7 @@ Command add_calibrate_capture(CLI::App& calibrate, std::string command_line) {
   f->options.command_line = std::move(command_line);
   calibration::CaptureOptions& o = f->options;
   auto* cmd = calibrate.add_subcommand("capture", "Measure GEMMs, grouped GEMMs or all-to-alls into a calibration CSV");
-  cmd->add_option("--backend", o.backend, "cpu or cuda (see 'moesim list')");
+  cmd->add_option("--backend", o.backend, "cpu, cuda, or fake (analytic timings for dry runs; see 'moesim list')");
   cmd->add_option("--suite", o.suite, "gemm, grouped-gemm or alltoall");
   cmd->add_option("--dtype", o.dtype, "GEMM operands: bf16, fp16, fp8 or fp32 (default: fp32 on cpu, bf16 on cuda)");
   cmd->add_option("--shape", f->shapes, "GEMM shapes NxK (output columns x reduction), comma separated")->delimiter(',');
@@ -80,13 +80,16 @@ Command add_calibrate_capture(CLI::App& calibrate, std::string command_line) {
   cmd->add_option("--max-tokens", o.max_tokens, "grouped-gemm: skip cases with more rows in total");
   cmd->add_option("--size", f->sizes, "alltoall: mean bytes per peer (e.g. 64KiB,1MiB), comma separated")->delimiter(',');
   cmd->add_option("--ranks", o.ranks, "alltoall: threads (cpu, default 2) or local GPUs (cuda, default all)");
-  cmd->add_option("--launcher", o.launcher, "alltoall on cuda: local (one process, all GPUs) or mpi (one process per GPU)");
+  cmd->add_option("--launcher", o.launcher,
+                  "alltoall on cuda or fake: local (one process, all GPUs) or mpi (one process per GPU)");
   cmd->add_option("--device", o.device, "cuda GEMM suites: GPU index");
   cmd->add_option("--warmup", o.warmup, "untimed runs before timing (per round)");
   cmd->add_option("--reps", o.repetitions, "timed runs per case");
   cmd->add_option("--rounds", o.rounds, "interleaved passes over all cases (cpu default 6, cuda 1)");
   cmd->add_flag("--no-flush", f->no_flush, "cuda: do not scrub the L2 cache before each timed run");
   cmd->add_option("--clock", o.clock, "cpu: wall (steady_clock, default) or cpu (thread CPU time: ignores other load)");
+  cmd->add_option("--throttled", o.throttled,
+                  "a case run while the GPU throttled: flag (default: kept, column throttled = yes) or refuse (left out)");
   cmd->add_option("-o,--output", f->output, "CSV file to write")->required();
   cmd->add_flag("-q,--quiet", f->quiet, "No progress lines");
   return {cmd, [f] { return capture(*f); }};

@@ -8,6 +8,7 @@
 
 #include "calibration/calibration_error.h"
 #include "calibration/hardware_yaml.h"
+#include "kernels/all_to_all_bench.h"
 #include "kernels/bench_types.h"
 #include "models/model_error.h"
 #include "scenarios/scenario_error.h"
@@ -22,8 +23,11 @@ namespace {
 constexpr int kBadInput = 2;
 constexpr int kInternalError = 3;
 
+// Prints the one line, then ends the whole job if this process is one of an MPI-launched
+// all-to-all capture: the other processes would otherwise wait for it forever.
 int fail(const std::string& message, int code) {
   std::cerr << "moesim: " << message << "\n";
+  moesim::kernels::abort_parallel_job(code);
   return code;
 }
 

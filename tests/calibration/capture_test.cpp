@@ -89,7 +89,7 @@ TEST(Capture, AllToAllRowsCarryTheBusiestRanksVolumes) {
 TEST(Capture, BadOptionsNameTheFlag) {
   CaptureOptions o = tiny_gemm();
   o.backend = "gpu";
-  EXPECT_EQ(error_of(o), "--backend: unknown backend 'gpu'; did you mean 'cpu'? (valid: cpu, cuda)");
+  EXPECT_EQ(error_of(o), "--backend: unknown backend 'gpu'; did you mean 'cpu'? (valid: cpu, cuda, fake)");
   o = tiny_gemm();
   o.suite = "gemms";
   EXPECT_EQ(error_of(o), "--suite: unknown suite 'gemms'; did you mean 'gemm'? (valid: gemm, grouped-gemm, alltoall)");
@@ -101,7 +101,7 @@ TEST(Capture, BadOptionsNameTheFlag) {
   EXPECT_EQ(error_of(o), "--distribution: unknown distribution 'normal' (valid: uniform, zipf)");
   o = tiny_gemm();
   o.launcher = "mpi";
-  EXPECT_EQ(error_of(o), "--launcher: mpi launches the cuda alltoall suite only");
+  EXPECT_EQ(error_of(o), "--launcher: mpi launches the cuda (or fake) alltoall suite only");
   o = tiny_gemm();
   o.clock = "tsc";
   EXPECT_EQ(error_of(o), "--clock: unknown clock 'tsc' (valid: wall, cpu)");

@@ -45,9 +45,12 @@ TEST(CpuGemmBench, MatchesANaiveLoop) {
 TEST(CpuGemmBench, OneTimingPerRepetitionOnEitherClock) {
   auto bench = make_cpu_gemm_bench();
   for (auto clock : {CpuClock::kWall, CpuClock::kThreadCpu}) {
-    const Timings t = bench->run({{8, 8}, 64, 64, ElementType::kFp32, true}, {1, 5, false, clock});
-    ASSERT_EQ(t.size(), 5u);
-    for (double v : t) EXPECT_GT(v, 0);
+    const RunResult r = bench->run({{8, 8}, 64, 64, ElementType::kFp32, true}, {1, 5, false, clock});
+    ASSERT_EQ(r.time.size(), 5u);
+    for (double v : r.time) EXPECT_GT(v, 0);
+    EXPECT_TRUE(r.per_rank.empty());
+    EXPECT_FALSE(r.state.known);  // a CPU reports no clocks-event reasons
+    EXPECT_EQ(r.exposed_launches, 0);
   }
 }
 
@@ -100,11 +103,24 @@ TEST(CpuAllToAllBench, TimesEveryRepetition) {
   const AllToAllPattern p{3, std::vector<std::int64_t>(9, 4096)};
   EXPECT_TRUE(p.uniform());
   for (auto clock : {CpuClock::kWall, CpuClock::kThreadCpu}) {
-    const Timings t = bench->run(p, {1, 4, false, clock});
-    ASSERT_EQ(t.size(), 4u);
-    for (double v : t) EXPECT_GT(v, 0);
+    const RunResult r = bench->run(p, {1, 4, false, clock});
+    ASSERT_EQ(r.time.size(), 4u);
+    ASSERT_EQ(r.per_rank.size(), 3u);
+    for (std::size_t i = 0; i < r.time.size(); ++i) {
+      EXPECT_GT(r.time[i], 0);
+      // A repetition lasts at least as long as each of its ranks (wall: first start to last end;
+      // CPU time: the busiest rank's).
+      for (const Timings& rank : r.per_rank) {
+        ASSERT_EQ(rank.size(), 4u);
+        EXPECT_LE(rank[i], r.time[i]);
+      }
+    }
   }
-  EXPECT_EQ(bench->device_info().get("sm_count"), "3");
+  const DeviceInfo info = bench->device_info();
+  EXPECT_EQ(info.get("sm_count"), "3");
+  EXPECT_EQ(info.get("ranks"), "3");
+  EXPECT_EQ(info.get("nodes"), "1");
+  EXPECT_EQ(info.get("launcher"), "threads");
 }
 
 TEST(CpuAllToAllBench, RefusesAPatternOfAnotherSize) {
