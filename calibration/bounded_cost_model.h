@@ -63,6 +63,7 @@ class BoundedCostModel : public CostModel {
   }
 
   KernelCost memory_op(double bytes) const override { return bound(0, bytes, hw_.peak_bf16_flops); }
+  double achievable_hbm_bytes_per_s() const override { return hw_.hbm_bytes_per_s; }
 
  protected:
   // Time of a kernel doing `flops` at up to `peak` FLOP/s and moving `bytes` through HBM.

@@ -67,6 +67,8 @@ class CostModel {
   // default asks memory_op per kernel.
   virtual void memory_op_times(std::span<const double> bytes, std::span<double> time_ns) const;
   virtual double launch_overhead_ns() const = 0;
+  // The HBM bandwidth kernels achieve (bytes/s); 0 when the model does not say.
+  virtual double achievable_hbm_bytes_per_s() const { return 0.0; }
 };
 
 struct CostModelInfo {

@@ -36,6 +36,7 @@ class FittedCostModel final : public BoundedCostModel {
   }
 
   double launch_overhead_ns() const override { return p_.fixed_overhead_ns; }
+  double achievable_hbm_bytes_per_s() const override { return p_.hbm_fraction * hw().hbm_bytes_per_s; }
 
   // bound(0, bytes, ·) per kernel, without a call each: the same operations.
   void memory_op_times(std::span<const double> bytes, std::span<double> time_ns) const override {

@@ -4,9 +4,11 @@
 #include <optional>
 #include <stdexcept>
 
+#include "models/layer_ops.h"
 #include "models/parallel_shard.h"
 #include "scenarios/read_sections.h"
 #include "sim/overlap.h"
+#include "sim/moe_comm.h"
 #include "sim/placement.h"
 #include "topology/all_to_all.h"
 #include "topology/fidelity.h"
@@ -72,7 +74,9 @@ void read_moe(const MapReader& m, const Field& ranks, const ClusterShape& cluste
   const auto window = m.get("eplb_window_steps");
   if (window) p.placement.window_steps = as_int64(*window, 1, 1'000'000);
   if (auto f = m.get("comm"))
-    p.comm.algorithm = as_choice(*f, "all-to-all algorithm", names_of(topology::all_to_all_algorithms()));
+    p.comm.algorithm = as_choice(*f, "all-to-all algorithm", names_of(sim::moe_comm_algorithms()));
+  if (auto f = m.get("dispatch_payload"))
+    p.comm.dispatch_payload = as_choice(*f, "dispatch payload", names_of(models::payload_formats()));
   if (auto f = m.get("fidelity"))
     p.comm.fidelity = as_choice(*f, "network fidelity", names_of(topology::network_fidelities()));
   if (auto f = m.get("ll_intra_node"))
@@ -140,7 +144,7 @@ void read_pool(const MapReader& m, const ClusterShape& cluster, const models::Mo
   const auto tp = attention.get("tp");
 
   const MapReader moe = m.map("moe", {"ep", "tp", "placement", "redundant_experts", "replica_split",
-                                      "rebalance_interval", "eplb_statistics", "eplb_window_steps", "comm",
+                                      "rebalance_interval", "eplb_statistics", "eplb_window_steps", "comm", "dispatch_payload",
                                       "fidelity", "ll_intra_node"});
 
   const MapReader overlap = m.map("overlap", {"scheme", "comm_sm_share"});

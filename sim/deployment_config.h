@@ -44,6 +44,8 @@ struct MoeCommConfig {
   // allow_nvlink_for_low_latency_mode, a property of the low-latency kernels: the other
   // algorithms never send a pair over the network inside a domain.
   bool ll_network_only = false;
+  // The dispatch payload's format (models::payload_formats()): "model" takes the model's dtypes.
+  std::string dispatch_payload = "model";
   bool network_only() const { return ll_network_only && algorithm == "low-latency"; }
 };
 

@@ -31,6 +31,9 @@ RuntimeConfig sglang() {
   // The zero-overhead (overlap) scheduler is on by default since SGLang v0.4 (LMSYS blog,
   // 2024-12-04): scheduling runs one batch ahead of the GPU.
   c.overlap_scheduler = true;
+  // Its two-batch overlap runs the forward pass inside configure_deep_gemm_num_sms(device SMs -
+  // DeepEP's SMs) (sglang srt/two_batch_overlap.py), so DeepGEMM never takes the SMs DeepEP uses.
+  c.tbo_reserves_comm_sms = true;
   return c;
 }
 

@@ -36,6 +36,9 @@ struct RuntimeConfig {
   double host_step_ns = 0;       // host work per step: scheduling, sampling, output processing
   double host_per_request_ns = 0;  // ... and per request of the busiest DP rank
   bool overlap_scheduler = false;  // host work runs while the GPU runs the previous step
+  // Two-batch overlap steps keep the communication kernels' SMs (overlap.comm_sm_share) from the
+  // expert GEMMs for the whole step, overlapped or not.
+  bool tbo_reserves_comm_sms = false;
 };
 
 std::vector<workloads::RegistryEntry> runtime_presets();

@@ -6,6 +6,9 @@
 #include "models/layer_ops.h"
 #include "sim/check.h"
 #include "sim/invariants.h"
+#include "sim/moe_comm.h"
+#include "sim/tp_collective.h"
+#include "topology/a2a_fixed.h"
 
 namespace moesim::sim {
 namespace {
@@ -35,7 +38,7 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
       cluster_(cluster),
       cost_(cost),
       overlap_(overlap),
-      dispatch_bytes_per_token_(models::dispatch_bytes_per_token(model)),
+      dispatch_bytes_per_token_(models::dispatch_bytes_per_token(model, deployment.config().comm.dispatch_payload)),
       combine_bytes_per_token_(models::combine_bytes_per_token(model)),
       routing_(model, deployment.moe_view(), routing, cluster),
       timeline_(deployment.ranks()) {
@@ -48,9 +51,21 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
   combine_options_.scale = combine_bytes_per_token_;
   combine_mirrors_dispatch_ = dispatch_options_.fidelity == "analytic" && dispatch_options_.scale > 0;
   low_latency_ = dispatch_options_.algorithm == "low-latency";
+  gather_scatter_ = dispatch_options_.algorithm == kGatherScatter;
+  combine_fixed_ns_ = topology::a2a_fixed_ns(cluster.config(), combine_options_, deployment.ep());
   if (routing_.aggregated()) aggregated_.emplace(cluster, deployment.rank_devices());
   MOESIM_CHECK(overlap.comm_sm_share >= 0 && overlap.comm_sm_share < 1, "comm_sm_share must lie in [0, 1)");
-  if (overlap.scheme != OverlapScheme::kNone) compute_slowdown_ = 1.0 / (1.0 - overlap.comm_sm_share);
+  // Interference while communication and computation overlap (sim/stream_timeline.h): a compute
+  // kernel that runs beside an in-flight all-to-all has the SMs the communication kernels hold
+  // taken from it; DeepEP's low-latency kernels hold none while their data is in flight.
+  if (overlap.scheme != OverlapScheme::kNone && !low_latency_) compute_rate_while_comm_ = 1.0 - overlap.comm_sm_share;
+  hbm_bytes_per_ns_ = cost.achievable_hbm_bytes_per_s() * 1e-9;
+  timeline_.set_compute_rate_while_comm(compute_rate_while_comm_);
+  // Engines that keep the communication kernels' SMs from the expert GEMMs for a whole two-batch
+  // step (SGLang: configure_deep_gemm_num_sms around the overlapped forward) run those GEMMs on
+  // the rest of the SMs, overlapped or not; they are then not slowed again beside an all-to-all.
+  if (overlap.scheme == OverlapScheme::kTwoBatch && deployment.config().runtime.tbo_reserves_comm_sms && !low_latency_)
+    gemm_rate_ = 1.0 - overlap.comm_sm_share;
   const int count = overlap.scheme == OverlapScheme::kTwoBatch ? 2 : 1;
   const auto ranks = static_cast<std::size_t>(deployment.ranks());
   micro_.resize(static_cast<std::size_t>(count));
@@ -120,7 +135,7 @@ void StepModel::run_dense_layer(MicroBatch& mb, PhaseTimes& phases) {
   const int m = static_cast<int>(&mb - micro_.data());
   double attn = 0;
   for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
-    mb.scratch[r] = slow(attention_of(mb.costs[r]));
+    mb.scratch[r] = attention_of(mb.costs[r]);
     attn = std::max(attn, attention_of(mb.costs[r]));
   }
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention", layer_, m});
@@ -133,7 +148,7 @@ void StepModel::dense_mlp_after_attention(MicroBatch& mb, PhaseTimes& phases) {
   double mlp = 0;
   if (attention_tp_ > 1) tp_collective(mb, mb.group_all_reduce, attention_tp_, phases, "tp_all_reduce");
   for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
-    mb.scratch[r] = slow(mb.costs[r].dense_mlp);
+    mb.scratch[r] = mb.costs[r].dense_mlp;
     mlp = std::max(mlp, mb.costs[r].dense_mlp);
   }
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {"dense_mlp", layer_, m});
@@ -149,7 +164,7 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   double attn = 0, router = 0, shared = 0;
   for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
     const auto& c = mb.costs[r];
-    mb.scratch[r] = slow(attention_of(c));
+    mb.scratch[r] = attention_of(c);
     attn = std::max(attn, attention_of(c));
     router = std::max(router, c.router);
     shared = std::max(shared, c.shared);
@@ -157,7 +172,7 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention", layer_, m});
   if (attention_tp_ > 1) tp_collective(mb, mb.group_reduce_scatter, attention_tp_, phases, "tp_reduce_scatter");
   for (std::size_t r = 0; r < mb.scratch.size(); ++r)
-    mb.scratch[r] = slow(mb.costs[r].router + (shared_in_front ? mb.costs[r].shared : 0.0));
+    mb.scratch[r] = mb.costs[r].router + (shared_in_front ? mb.costs[r].shared : 0.0);
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {shared_in_front ? "router+shared_expert" : "router", layer_, m});
   phases[static_cast<int>(Phase::kAttention)] += attn;
   phases[static_cast<int>(Phase::kRouter)] += router;
@@ -172,6 +187,10 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
   if (load_) load_->add_routing(load_instance_, step_start_ns_, moe_layer, routing_.expert_counts(), routing_.slot_counts(),
                               routing_.slots_per_rank());
   check_layer_pairs(moe_layer, routing_.total_pairs(), routing_.total_received());
+  if (gather_scatter_) {
+    gather_scatter(mb, phases, breakdown);
+    return;
+  }
   topology::CommResult& dispatch = dispatch_result_;
   if (aggregated_) {
     fabric_tokens_ = routing_.traffic(margins_traffic_, dispatch_options_.algorithm);
@@ -194,7 +213,7 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
     // Analytic fidelity on full-duplex links: the combine is the dispatch reversed, so every
     // link carries the same tokens in the other direction; only the bytes per token differ.
     mb.combine_ns = dispatch.transfer_ns * (combine_options_.scale / dispatch_options_.scale) + dispatch.latency_ns +
-                    dispatch.message_ns;
+                    dispatch.message_ns + combine_fixed_ns_;
     // Its link loads are the dispatch's, reversed and scaled: booked once per step (book_links).
   } else {
     topology::CommResult& combine = combine_result_;
@@ -225,20 +244,57 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
   }
   phases[static_cast<int>(Phase::kDispatch)] += max_of(mb.dispatch_send) + mb.dispatch_ns;
   const double fabric_tokens = fabric_token_count();
+  mb.comm_rate = comm_rate_while_compute(fabric_tokens * dispatch_bytes_per_token_, mb.dispatch_ns);
   breakdown.dispatch_bytes += fabric_tokens * dispatch_bytes_per_token_;
   breakdown.combine_bytes += fabric_tokens * combine_bytes_per_token_;
   breakdown.tokens_routed += routing_.total_pairs();
   breakdown.tokens_combined += routing_.total_received();
 }
 
+// AllGather + ReduceScatter (sim/moe_comm.h): every rank receives every other rank's tokens,
+// padded to the largest share, and sends its partial outputs back the same way.
+void StepModel::gather_scatter(MicroBatch& mb, PhaseTimes& phases, LayerBreakdown& breakdown) {
+  const std::int64_t widest = mb.tokens.empty() ? 0 : *std::max_element(mb.tokens.begin(), mb.tokens.end());
+  const double ranks = static_cast<double>(mb.tokens.size());
+  const double gathered = static_cast<double>(widest) * ranks;  // tokens every rank ends up holding
+  const std::string& fidelity = deployment_.config().comm.fidelity;
+  const auto& devices = deployment_.rank_devices();
+  mb.dispatch_ns = tp_collective_ns(cluster_, devices, topology::CollectiveKind::kAllGather,
+                                    gathered * dispatch_bytes_per_token_, fidelity);
+  mb.combine_ns = tp_collective_ns(cluster_, devices, topology::CollectiveKind::kReduceScatter,
+                                   gathered * combine_bytes_per_token_, fidelity);
+  expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()), mb.gemm_ns,
+                    cost_scratch_);
+  phases[static_cast<int>(Phase::kDispatch)] += mb.dispatch_ns;
+  // Each rank receives the other ranks' shares.
+  const double moved = gathered * (ranks - 1);
+  breakdown.dispatch_bytes += moved * dispatch_bytes_per_token_;
+  breakdown.combine_bytes += moved * combine_bytes_per_token_;
+  breakdown.tokens_routed += routing_.total_pairs();
+  breakdown.tokens_combined += routing_.total_received();
+}
+
+// An all-to-all's copies read every byte at its sender and write it at its receiver (and again at
+// the forwarder, hierarchically) through HBM, which the compute kernels beside it also stream:
+// when they are memory-bound the two share the bandwidth in proportion to their demands, so the
+// transfer progresses at 1 / (1 + its own share of HBM). Compute-bound neighbours leave HBM idle
+// enough that this bound is the worst case (docs/architecture.md, "Overlap").
+double StepModel::comm_rate_while_compute(double fabric_bytes, double duration_ns) const {
+  if (hbm_bytes_per_ns_ <= 0 || duration_ns <= 0 || overlap_.scheme == OverlapScheme::kNone) return 1.0;
+  const double per_rank = fabric_bytes / std::max(1, deployment_.ranks());
+  const double passes = dispatch_options_.algorithm == "hierarchical" ? 4.0 : 2.0;
+  const double share = passes * per_rank / duration_ns / hbm_bytes_per_ns_;
+  return 1.0 / (1.0 + share);
+}
+
 double StepModel::issue_dispatch(MicroBatch& mb, bool shared_during_dispatch) {
   const int m = static_cast<int>(&mb - micro_.data());
   if (low_latency_) timeline_.compute(mb.ready, mb.dispatch_send, mb.ready, {"dispatch_send", layer_, m});
-  const double dispatch_end = timeline_.collective(mb.ready, mb.dispatch_ns, {"dispatch", layer_, m});
+  const double dispatch_end = timeline_.collective(mb.ready, mb.dispatch_ns, {"dispatch", layer_, m}, mb.comm_rate);
   if (shared_during_dispatch && model_.shared_experts > 0) {
     // The shared expert runs on the compute stream while the dispatch is in flight.
-    for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = slow(mb.costs[r].shared);
-    timeline_.compute(mb.ready, mb.scratch, mb.scratch, {"shared_expert", layer_, m});
+    for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = mb.costs[r].shared / gemm_rate_;
+    timeline_.compute(mb.ready, mb.scratch, mb.scratch, {"shared_expert", layer_, m, gemm_rate_ < 1.0});
   }
   return dispatch_end;
 }
@@ -270,10 +326,10 @@ void StepModel::expert_half(MicroBatch& mb, double dispatch_end, PhaseTimes& pha
   const int m = static_cast<int>(&mb - micro_.data());
   std::fill(mb.ready.begin(), mb.ready.end(), dispatch_end);
   if (low_latency_) timeline_.compute(mb.ready, mb.dispatch_recv, mb.ready, {"dispatch_recv", layer_, m});
-  for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = slow(mb.gemm_ns[r]);
-  timeline_.compute(mb.ready, mb.scratch, mb.ready, {"expert_gemm", layer_, m});
+  for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = mb.gemm_ns[r] / gemm_rate_;
+  timeline_.compute(mb.ready, mb.scratch, mb.ready, {"expert_gemm", layer_, m, gemm_rate_ < 1.0});
   if (low_latency_) timeline_.compute(mb.ready, mb.combine_send, mb.ready, {"combine_send", layer_, m});
-  const double combine_end = timeline_.collective(mb.ready, mb.combine_ns, {"combine", layer_, m});
+  const double combine_end = timeline_.collective(mb.ready, mb.combine_ns, {"combine", layer_, m}, mb.comm_rate);
   std::fill(mb.ready.begin(), mb.ready.end(), combine_end);
   // The combine's receive runs when this micro-batch next needs the compute stream, so the other
   // micro-batch's work queued meanwhile is not held behind this transfer (two-batch overlap).
@@ -407,7 +463,7 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
   for (auto& mb : micro_) {
     if (!deployment_.last_stage()) break;  // the LM head sits on the last pipeline stage
     for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
-      mb.scratch[r] = slow(mb.costs[r].lm_head);
+      mb.scratch[r] = mb.costs[r].lm_head;
       lm = std::max(lm, mb.costs[r].lm_head);
     }
     timeline_.compute(mb.ready, mb.scratch, mb.ready, {"lm_head", -1, static_cast<int>(&mb - micro_.data())});

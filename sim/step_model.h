@@ -118,6 +118,7 @@ class StepModel {
     std::vector<double> gemm_ns;        // per rank: this layer's expert GEMM (drawn in front)
     double dispatch_ns = 0, combine_ns = 0;  // this layer's all-to-alls (drawn in front)
     double dispatch_end = 0;                 // when this layer's dispatch lands (decode schedule)
+    double comm_rate = 1.0;                  // its all-to-alls' rate beside busy compute (HBM shared)
     // Low-latency kernels only, per rank: their SM phases (sim/rank_costs.h), this layer's.
     std::vector<double> dispatch_send, dispatch_recv, combine_send, combine_recv;
     bool combine_recv_pending = false;  // the last combine's receive is not issued yet
@@ -149,6 +150,9 @@ class StepModel {
   // The layer's routing draw, then its dispatch, combine and expert GEMM costs into `mb`.
   void route(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng, PhaseTimes& phases,
              LayerBreakdown& breakdown);
+  double comm_rate_while_compute(double fabric_bytes, double duration_ns) const;
+  // The layer's AllGather + ReduceScatter times and expert GEMMs (moe.comm allgather-reducescatter).
+  void gather_scatter(MicroBatch& mb, PhaseTimes& phases, LayerBreakdown& breakdown);
   // Low-latency send, the dispatch, and the shared expert while it is in flight if asked.
   // Returns the dispatch's end.
   double issue_dispatch(MicroBatch& mb, bool shared_during_dispatch);
@@ -171,7 +175,6 @@ class StepModel {
     layer_ = layer;
     layer_local_ = model_.attention_window(layer) > 0;
   }
-  double slow(double compute_ns) const { return compute_ns * compute_slowdown_; }
   double fabric_token_count() const;
   double attention_of(const RankCosts& c) const { return layer_local_ ? c.attention_local : c.attention; }
 
@@ -180,7 +183,9 @@ class StepModel {
   const topology::Cluster& cluster_;
   const calibration::CostModel& cost_;
   OverlapConfig overlap_;
-  double compute_slowdown_ = 1.0;
+  double compute_rate_while_comm_ = 1.0;  // a compute kernel's rate beside an in-flight all-to-all
+  double hbm_bytes_per_ns_ = 0;           // the device's achievable HBM bandwidth
+  double gemm_rate_ = 1.0;                // expert GEMMs' share of the SMs in every step (runtime)
   double dispatch_bytes_per_token_;
   double combine_bytes_per_token_;
   LayerRouting routing_;
@@ -199,6 +204,8 @@ class StepModel {
   topology::AllToAllOptions dispatch_options_, combine_options_;
   bool combine_mirrors_dispatch_ = false;  // analytic: combine = dispatch reversed (see moe_front)
   bool low_latency_ = false;               // DeepEP low-latency kernels: SM phases around the transfer
+  double combine_fixed_ns_ = 0;            // the combine kernel's fixed cost (topology/a2a_fixed.h)
+  bool gather_scatter_ = false;            // AllGather + ReduceScatter instead of an all-to-all (sim/moe_comm.h)
   std::vector<double> busy_before_, dispatch_end_;
   int layer_ = 0;
   bool layer_local_ = false;  // the current layer has local (windowed) attention

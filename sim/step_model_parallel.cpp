@@ -112,14 +112,14 @@ void StepModel::run_gathered_moe_layer(MicroBatch& mb, int moe_layer, std::int64
   const int ranks = deployment_.ranks();
   double attn = 0, router = 0, shared = 0;
   for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
-    mb.scratch[r] = slow(attention_of(mb.costs[r]));
+    mb.scratch[r] = attention_of(mb.costs[r]);
     attn = std::max(attn, attention_of(mb.costs[r]));
   }
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention", layer_, m});
   if (attention_tp_ > 1) tp_collective(mb, mb.group_reduce_scatter, attention_tp_, phases, "tp_reduce_scatter");
   tp_collective(mb, mb.stage_all_gather, ranks, phases, "moe_tp_all_gather");
   for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
-    mb.scratch[r] = slow(mb.costs[r].router + mb.costs[r].shared);
+    mb.scratch[r] = mb.costs[r].router + mb.costs[r].shared;
     router = std::max(router, mb.costs[r].router);
     shared = std::max(shared, mb.costs[r].shared);
   }
@@ -137,7 +137,7 @@ void StepModel::run_gathered_moe_layer(MicroBatch& mb, int moe_layer, std::int64
   for (int r = 0; r < ranks; ++r) {
     const double g = unit_gemm_ns_[static_cast<std::size_t>(r / unit)];
     mb.gemm_ns[static_cast<std::size_t>(r)] = g;
-    mb.scratch[static_cast<std::size_t>(r)] = slow(g);
+    mb.scratch[static_cast<std::size_t>(r)] = g;
   }
   timeline_.compute(mb.ready, mb.scratch, mb.ready, {"expert_gemm", layer_, m});
   tp_collective(mb, mb.stage_reduce_scatter, ranks, phases, "moe_tp_reduce_scatter");

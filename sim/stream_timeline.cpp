@@ -1,6 +1,7 @@
 #include "sim/stream_timeline.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace moesim::sim {
 
@@ -13,6 +14,29 @@ void StreamTimeline::reset() {
   std::fill(compute_free_.begin(), compute_free_.end(), 0.0);
   std::fill(comm_free_.begin(), comm_free_.end(), 0.0);
   std::fill(busy_.begin(), busy_.end(), 0.0);
+  comm_.clear();
+}
+
+// Integrates the op's progress: rate 1 outside the collectives, compute_rate_while_comm_ inside.
+// Each overlap is charged to the op issued second (the one that finds the other in flight).
+double StreamTimeline::slowed_end(double start, double duration) const {
+  if (compute_rate_while_comm_ >= 1.0 || comm_.empty() || comm_.back().second <= start) return start + duration;
+  auto it = comm_.end();
+  while (it != comm_.begin() && std::prev(it)->second > start) --it;  // the first interval ending after start
+  double t = start, left = duration;
+  for (; it != comm_.end() && left > 0; ++it) {
+    const auto [a, b] = *it;
+    if (a > t) {
+      if (left <= a - t) return t + left;
+      left -= a - t;
+      t = a;
+    }
+    const double span = b - t, work = span * compute_rate_while_comm_;
+    if (left <= work) return t + left / compute_rate_while_comm_;
+    left -= work;
+    t = b;
+  }
+  return t + left;
 }
 
 void StreamTimeline::trace_into(TraceRecorder* recorder, int pool, int instance, std::int64_t step_start_ns,
@@ -47,8 +71,8 @@ void StreamTimeline::compute(std::span<const double> ready, std::span<const doub
   if (recorder_) {
     for (std::size_t r = 0; r < n; ++r) {
       const double start = std::max(free[r], ready[r]), d = duration[r];  // `end` may alias `duration`
-      free[r] = start + d;
-      busy[r] += d;
+      free[r] = label.own_sms ? start + d : slowed_end(start, d);
+      busy[r] += free[r] - start;
       end[r] = free[r];
       record(static_cast<int>(r), false, label, start, d);
     }
@@ -56,20 +80,31 @@ void StreamTimeline::compute(std::span<const double> ready, std::span<const doub
   }
   for (std::size_t r = 0; r < n; ++r) {  // the same, without a recorder to ask per rank
     const double start = std::max(free[r], ready[r]), d = duration[r];
-    const double finish = start + d;
+    const double finish = label.own_sms ? start + d : slowed_end(start, d);
     free[r] = finish;
-    busy[r] += d;
+    busy[r] += finish - start;
     end[r] = finish;
   }
 }
 
-double StreamTimeline::collective(std::span<const double> ready, double duration, OpLabel label) {
-  double start = 0;
-  for (std::size_t r = 0; r < comm_free_.size(); ++r) start = std::max({start, comm_free_[r], ready[r]});
-  const double end = start + duration;
+double StreamTimeline::collective(std::span<const double> ready, double duration, OpLabel label,
+                                  double rate_while_compute) {
+  double start = 0, busiest = 0;
+  for (std::size_t r = 0; r < comm_free_.size(); ++r) {
+    start = std::max({start, comm_free_[r], ready[r]});
+    busiest = std::max(busiest, compute_free_[r]);
+  }
+  // The member whose compute stream stays busy longest (work issued before this collective) slows
+  // it most; its stream counts as busy until its last op ends.
+  double end = start + duration;
+  if (rate_while_compute < 1.0 && busiest > start) {
+    const double window = busiest - start, work = window * rate_while_compute;
+    end = work >= duration ? start + duration / rate_while_compute : busiest + (duration - work);
+  }
   std::fill(comm_free_.begin(), comm_free_.end(), end);
+  comm_.emplace_back(start, end);
   if (recorder_)
-    for (std::size_t r = 0; r < comm_free_.size(); ++r) record(static_cast<int>(r), true, label, start, duration);
+    for (std::size_t r = 0; r < comm_free_.size(); ++r) record(static_cast<int>(r), true, label, start, end - start);
   return end;
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "sim/trace.h"
@@ -20,6 +21,7 @@ struct OpLabel {
   const char* name = "";  // static string
   int layer = -1;
   int micro_batch = 0;
+  bool own_sms = false;  // runs on SMs the communication kernels never take: not slowed beside them
 };
 
 class StreamTimeline {
@@ -35,7 +37,13 @@ class StreamTimeline {
   void compute(std::span<const double> ready, std::span<const double> duration, std::span<double> end,
                OpLabel label = {});
   // Returns the common end time of a collective lasting `duration` once all ranks are ready.
-  double collective(std::span<const double> ready, double duration, OpLabel label = {});
+  // While a member's compute stream is still busy with work issued before it, the collective
+  // progresses at `rate_while_compute` (<= 1; its copies share HBM with that work).
+  double collective(std::span<const double> ready, double duration, OpLabel label = {}, double rate_while_compute = 1.0);
+  // Interference (docs/architecture.md, "Overlap"): a compute op issued while a collective is in
+  // flight progresses at `rate` (<= 1) for as long as they overlap (the communication kernels hold
+  // some of the SMs); 1: none.
+  void set_compute_rate_while_comm(double rate) { compute_rate_while_comm_ = rate; }
   // A collective within each group of `group` consecutive ranks that holds its members' compute
   // and communication streams (the tensor-parallel all-reduce, all-gather and reduce-scatter run
   // as NCCL kernels in the compute stream's order): group g starts when its members' inputs and
@@ -50,7 +58,12 @@ class StreamTimeline {
  private:
   void record(int rank, bool comm, OpLabel label, double start, double duration);
 
+  // The end of an op of `duration` starting at `start` while the collectives of `comm_` run.
+  double slowed_end(double start, double duration) const;
+
   std::vector<double> compute_free_, comm_free_, busy_;
+  std::vector<std::pair<double, double>> comm_;  // this step's all-rank collectives [start, end), in order
+  double compute_rate_while_comm_ = 1.0;
   TraceRecorder* recorder_ = nullptr;
   TraceEvent base_;
   std::int64_t offset_ns_ = 0;

@@ -96,8 +96,9 @@ int run_comm(const CommOptions& o) {
   std::printf("%s %s on %s x%d (%d devices), EP%d, %d tokens/rank, top-%d of %d experts, %s %.0f B/token, %s routing\n",
               o.op.c_str(), o.algo.c_str(), o.cluster.c_str(), cfg.nodes, cluster.num_devices(), o.ep, o.tokens, o.topk,
               o.experts, payload.c_str(), token_bytes, o.routing.c_str());
-  std::printf("  time            %10.1f us  (transfer %.1f, latency %.1f, messages %.1f; fidelity %s)\n",
-              r.duration_ns / 1e3, r.transfer_ns / 1e3, r.latency_ns / 1e3, r.message_ns / 1e3, o.fidelity.c_str());
+  std::printf("  time            %10.1f us  (transfer %.1f, latency %.1f, messages %.1f, fixed %.1f; fidelity %s)\n",
+              r.duration_ns / 1e3, r.transfer_ns / 1e3, r.latency_ns / 1e3, r.message_ns / 1e3, r.fixed_ns / 1e3,
+              o.fidelity.c_str());
   std::printf("  per rank        %10.2f MB, effective %.1f GB/s\n", per_rank / 1e6,
               r.duration_ns > 0 ? per_rank / r.duration_ns : 0.0);
   if (r.bottleneck_link >= 0) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "topology/a2a_fixed.h"
 #include "topology/fidelity.h"
 
 // The row passes below are plain loops the compiler vectorises. On x86-64 the two entry points
@@ -88,7 +89,10 @@ template <Count kCount>
 // (intra) and to itself, and what it sends to other nodes under its own leaf.
 [[gnu::always_inline]] inline void book_sender(A2aVolumes& v, std::size_t i, int ls, double total, double intra,
                                                double self, double same_leaf, double scale) {
-  const double out = std::max(0.0, total - intra - self);
+  // What leaves the node is a difference of sums: a rounding residue of the total is nothing
+  // (else an all-to-all inside one domain would pay the network's latency).
+  double out = total - intra - self;
+  if (!(out > 1e-9 * total)) out = out != out ? out : 0.0;  // keep a NaN visible
   v.up_send[i] = intra * scale;
   v.out_send[i] = out * scale;
   const double cross = std::max(0.0, out - same_leaf) * scale;
@@ -527,8 +531,9 @@ namespace {
 
 // The terms after the worst link's utilisation: the longest route latency of the traffic's kinds
 // and the busiest sender's (combine: receiver's) messages.
-void finish_timing(const Cluster& cluster, const RankLayout& L, const A2aVolumes& v, bool combine, double worst,
-                   CommResult& r) {
+void finish_timing(const Cluster& cluster, const RankLayout& L, const A2aVolumes& v, const AllToAllOptions& o,
+                   double worst, CommResult& r) {
+  const bool combine = o.direction == Direction::kCombine;
   r.transfer_ns = worst * 1e9;
   r.latency_ns = 0;
   const DeviceLinks& rep = cluster.device_links(L.device.empty() ? 0 : L.device[0]);
@@ -543,7 +548,9 @@ void finish_timing(const Cluster& cluster, const RankLayout& L, const A2aVolumes
   double msgs = 0;
   for (const double m : combine ? v.messages_in : v.messages) msgs = std::max(msgs, m);
   r.message_ns = msgs * 1e9 / cluster.config().nic_messages_per_s;
-  r.duration_ns = r.transfer_ns + r.latency_ns + r.message_ns;
+  // A layer whose ranks send nothing launches no all-to-all.
+  r.fixed_ns = v.any_up || v.any_out ? a2a_fixed_ns(cluster.config(), o, static_cast<int>(L.device.size())) : 0.0;
+  r.duration_ns = r.transfer_ns + r.latency_ns + r.message_ns + r.fixed_ns;
 }
 
 }  // namespace
@@ -614,7 +621,7 @@ void closed_form_result(const Cluster& cluster, const RankLayout& L, const A2aVo
       add(ll[s], ll[s + 1], v.leaf_up[static_cast<std::size_t>(l)] / spines,
           v.leaf_down[static_cast<std::size_t>(l)] / spines);
   }
-  finish_timing(cluster, L, v, combine, worst, r);
+  finish_timing(cluster, L, v, o, worst, r);
   bottleneck_device(cluster, r);
 }
 
@@ -659,7 +666,7 @@ void closed_form_timing(const Cluster& cluster, const RankLayout& L, const A2aVo
       load(ll[s + 1], combine ? up : down);
     }
   }
-  finish_timing(cluster, L, v, combine, worst, r);
+  finish_timing(cluster, L, v, o, worst, r);
 }
 
 }  // namespace moesim::topology

@@ -167,7 +167,9 @@ void AggregatedAllToAll::direct(const TrafficMargins& m, double scale, double me
       total = sum(row, nodes_);
     }
     const double own = network_only ? 0.0 : own_sent;
-    const double up = own * scale, out = std::max(0.0, total - own) * scale;
+    // A rounding residue of the row's total is nothing (no byte leaves the domain).
+    const double left = total - own;
+    const double up = own * scale, out = (left > 1e-9 * total ? left : 0.0) * scale;
     v.up_send[i] = up;
     v.out_send[i] = out;
     if (message_bytes > 0) v.messages[i] = out / message_bytes;

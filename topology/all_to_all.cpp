@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "topology/a2a_fixed.h"
 #include "topology/a2a_closed_form.h"
 #include "topology/fidelity.h"
 #include "topology/rank_layout.h"
@@ -107,8 +108,11 @@ CommResult all_to_all(const Cluster& cluster, const std::vector<int>& rank_devic
     return all_to_all_closed_form(cluster, *cluster.route_cache().layout(cluster, rank_device, options.network_only),
                                   traffic, options);
   }
-  return run_schedule(cluster, all_to_all_schedule(cluster, rank_device, traffic, options),
-                      find_fidelity(options.fidelity));
+  CommResult r = run_schedule(cluster, all_to_all_schedule(cluster, rank_device, traffic, options),
+                              find_fidelity(options.fidelity));
+  r.fixed_ns = r.transfer_ns > 0 ? a2a_fixed_ns(cluster.config(), options, static_cast<int>(rank_device.size())) : 0.0;
+  r.duration_ns += r.fixed_ns;
+  return r;
 }
 
 double TrafficMatrix::total_bytes() const { return std::accumulate(bytes_.begin(), bytes_.end(), 0.0); }

@@ -51,6 +51,14 @@ struct ClusterConfig {
   double oversubscription = 1.0;   // leaf down-port capacity / leaf up-port capacity (>= 1)
   double nic_messages_per_s = 330e6;  // NIC message rate (per-message term of low-latency mode)
   int devices_per_board = 0;       // cloudmatrix384: NPUs per board under one L1 UB switch (0: none)
+  // The fixed cost of an MoE all-to-all kernel (topology/a2a_fixed.h): its launch, its barrier or
+  // flag signalling and its completion polling, plus a flag per peer. Fitted to TensorRT-LLM's
+  // NVLinkOneSided dispatch and combine on GB200 NVL72 (calibration data nvl72_alltoall_gb200.csv;
+  // docs/topology.md); other fabrics reuse them (an assumption: the same one-sided design).
+  double a2a_dispatch_fixed_ns = 14'300;
+  double a2a_combine_fixed_ns = 23'900;
+  double a2a_dispatch_peer_ns = 190;
+  double a2a_combine_peer_ns = 50;
 };
 
 struct ClusterPresetInfo {

@@ -33,6 +33,7 @@ struct CommResult {
   double transfer_ns = 0;  // bandwidth-limited part
   double latency_ns = 0;   // route latencies
   double message_ns = 0;   // per-message overheads
+  double fixed_ns = 0;     // the kernel's launch, signalling and polling (all-to-all: topology/a2a_fixed.h)
   std::vector<double> link_bytes;  // bytes carried by each link id over the whole collective
   // When `links_listed`, the ids of every link with non-zero link_bytes, each once (the closed
   // forms load a few hundred of a large fabric's links); otherwise scan link_bytes.

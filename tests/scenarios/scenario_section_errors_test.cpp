@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "scenarios/loader.h"
+#include "sim/moe_comm.h"
 #include "sim/placement.h"
 #include "tests/scenarios/scenario_test_support.h"
 #include "topology/all_to_all.h"
@@ -49,7 +50,7 @@ TEST(ScenarioSectionErrors, BadPlacementCommAndFidelityNames) {
                 valid_names(sim::replica_splits()) + ")");
   EXPECT_EQ(load_error(with("    moe: {comm: low-latancy}\n")),
             "scn.yaml:7:17: deployment.colocated.moe.comm: unknown all-to-all algorithm 'low-latancy'; did you "
-            "mean 'low-latency'? (valid: " + valid_names(topology::all_to_all_algorithms()) + ")");
+            "mean 'low-latency'? (valid: " + valid_names(sim::moe_comm_algorithms()) + ")");
   EXPECT_EQ(load_error(with("    moe: {fidelity: packet}\n")),
             "scn.yaml:7:21: deployment.colocated.moe.fidelity: unknown network fidelity 'packet' (valid: " +
                 valid_names(topology::network_fidelities()) + ")");

@@ -72,3 +72,59 @@ TEST(StreamTimeline, TracesTheDurationWhenTheEndOverwritesIt) {
 
 }  // namespace
 }  // namespace moesim::sim
+
+namespace moesim::sim {
+namespace {
+
+// Interference: a compute op issued while a collective is in flight runs at the reduced rate for
+// as long as they overlap, and at full rate before and after; without overlap nothing changes.
+TEST(StreamTimelineInterference, ComputeSlowsOnlyWhileACollectiveIsInFlight) {
+  StreamTimeline t(1);
+  t.set_compute_rate_while_comm(0.5);
+  std::vector<double> a{0}, b{0}, dur{10};
+  t.compute(a, dur, a);                      // 0-10, nothing in flight
+  EXPECT_DOUBLE_EQ(a[0], 10);
+  const double sent = t.collective(a, 8);    // 10-18
+  EXPECT_DOUBLE_EQ(sent, 18);
+  t.compute(b, dur, b);  // starts at 10: 8 us beside the collective do 4 of work, the other 6 take 6
+  EXPECT_DOUBLE_EQ(b[0], 24);
+  EXPECT_DOUBLE_EQ(t.compute_busy(0), 24);  // a slowed op keeps the stream busy, it is not exposed
+  std::vector<double> c{30};
+  t.compute(c, dur, c);  // after the collective: full rate
+  EXPECT_DOUBLE_EQ(c[0], 40);
+}
+
+TEST(StreamTimelineInterference, AnOpInsideTheCollectiveTakesTheReducedRateThroughout) {
+  StreamTimeline t(1);
+  t.set_compute_rate_while_comm(0.8);
+  std::vector<double> ready{0}, big{100}, small{4};
+  t.collective(ready, 100);  // 0-100
+  t.compute(ready, small, ready);
+  EXPECT_DOUBLE_EQ(ready[0], 5);  // 4 of work at 0.8
+}
+
+// A collective whose members' compute streams are still busy progresses at its own reduced rate
+// until they are free, then at full rate.
+TEST(StreamTimelineInterference, ACollectiveSlowsBesideBusyCompute) {
+  StreamTimeline t(2);
+  std::vector<double> ready{0, 0}, dur{10, 30}, end(2);
+  t.compute(ready, dur, end);  // rank 0 busy to 10, rank 1 to 30
+  std::vector<double> go{0, 0};
+  // 20 of transfer at half rate while rank 1 computes (0-30: 15 done), the last 5 at full rate.
+  EXPECT_DOUBLE_EQ(t.collective(go, 20, {}, 0.5), 35);
+  // Beside idle compute streams a collective takes its own duration.
+  std::vector<double> later{40, 40};
+  EXPECT_DOUBLE_EQ(t.collective(later, 10, {}, 0.5), 50);
+}
+
+TEST(StreamTimelineInterference, OpsOnTheirOwnSmsAreNotSlowed) {
+  StreamTimeline t(1);
+  t.set_compute_rate_while_comm(0.5);
+  std::vector<double> ready{0}, dur{10};
+  t.collective(ready, 20);
+  t.compute(ready, dur, ready, {"expert_gemm", 0, 0, true});
+  EXPECT_DOUBLE_EQ(ready[0], 10);
+}
+
+}  // namespace
+}  // namespace moesim::sim

@@ -103,7 +103,8 @@ TEST(AllToAllFidelity, ClosedFormEqualsAnalyticOnTheRoutedSchedule) {
         o.direction = dir;
         const CommResult closed = all_to_all(c, identity(24), t, o);
         const CommResult routed = run_schedule(c, all_to_all_schedule(c, identity(24), TrafficView(t), o), find_fidelity("analytic"));
-        EXPECT_NEAR(closed.duration_ns, routed.duration_ns, 1e-6 * routed.duration_ns) << preset << " " << algo;
+        // The routed schedule is the transfer alone; the closed form adds the kernels' fixed cost.
+        EXPECT_NEAR(closed.duration_ns - closed.fixed_ns, routed.duration_ns, 1e-6 * routed.duration_ns) << preset << " " << algo;
         for (int l = 0; l < c.num_links(); ++l) {
           EXPECT_NEAR(closed.link_bytes[l], routed.link_bytes[l], 1e-6 * (1 + routed.link_bytes[l])) << c.link_name(l);
         }
