@@ -94,10 +94,10 @@ RequestRecord request(std::int64_t id, double arrival_ms, double first_ms, doubl
 
 TEST(Summarize, LatenciesThroughputAndGoodputByHand) {
   // A: TTFT 100 ms, TPOT (500 - 100) / 4 = 100 ms, e2e 500 ms.
-  // B: TTFT 50 ms, TPOT (450 - 250) / 2 = 100 ms, e2e 250 ms, preempted once.
+  // B: TTFT 50 ms, TPOT (650 - 250) / 2 = 200 ms, e2e 450 ms, preempted once.
   // C: TTFT 400 ms, one output token (no TPOT sample), e2e 700 ms.
   // D: rejected.
-  std::vector<RequestRecord> rs = {request(0, 0, 100, 500, 1000, 5), request(1, 200, 250, 450, 500, 3),
+  std::vector<RequestRecord> rs = {request(0, 0, 100, 500, 1000, 5), request(1, 200, 250, 650, 500, 3),
                                    request(2, 300, 700, 1000, 200, 1), request(3, 400, 0, 0, 9000, 9)};
   rs[1].preemptions = 1;
   rs[3].first_token_ns = rs[3].finish_ns = -1;
@@ -118,8 +118,10 @@ TEST(Summarize, LatenciesThroughputAndGoodputByHand) {
   EXPECT_DOUBLE_EQ(s.ttft.p50_s, 0.1);
   EXPECT_DOUBLE_EQ(s.ttft.p90_s, 0.4);
   EXPECT_NEAR(s.ttft.mean_s, 0.55 / 3, 1e-15);
+  // TPOT {100, 200} ms: p50 rank 1 = 100 ms, p90 rank 2 = 200 ms; e2e {450, 500, 700} ms.
   EXPECT_EQ(s.tpot.count, 2);
   EXPECT_DOUBLE_EQ(s.tpot.p50_s, 0.1);
+  EXPECT_DOUBLE_EQ(s.tpot.p90_s, 0.2);
   EXPECT_DOUBLE_EQ(s.e2e.p50_s, 0.5);
   EXPECT_DOUBLE_EQ(s.e2e.max_s, 0.7);
   // ITL (50 ms, 3), (100 ms, 1): p50 50 ms, p90 rank ceil(3.6) = 4 -> 100 ms, mean 62.5 ms.
@@ -127,9 +129,9 @@ TEST(Summarize, LatenciesThroughputAndGoodputByHand) {
   EXPECT_DOUBLE_EQ(s.itl.p50_s, 0.05);
   EXPECT_DOUBLE_EQ(s.itl.p90_s, 0.1);
   EXPECT_DOUBLE_EQ(s.itl.mean_s, 0.0625);
-  // SLO TTFT 200 ms and TPOT 150 ms: A and B meet both, C misses TTFT, D was rejected.
-  EXPECT_DOUBLE_EQ(s.goodput_requests_per_s, 2.0);
-  EXPECT_DOUBLE_EQ(s.slo_attainment, 0.5);
+  // SLO TTFT 200 ms and TPOT 150 ms: A meets both, B misses TPOT, C misses TTFT, D was rejected.
+  EXPECT_DOUBLE_EQ(s.goodput_requests_per_s, 1.0);
+  EXPECT_DOUBLE_EQ(s.slo_attainment, 0.25);
 }
 
 TEST(SummarizePool, MeansPerStepOverThePoolsOwnSteps) {
