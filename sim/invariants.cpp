@@ -18,6 +18,14 @@ void check_layer_pairs(int moe_layer, std::int64_t dispatched, std::int64_t comb
                                            " processed and combined");
 }
 
+void traffic_pairs_violated(int moe_layer, const char* what, int rank, std::int64_t expected, std::int64_t carried) {
+  std::string who = what;
+  if (rank >= 0) who += " rank " + std::to_string(rank);
+  invariant_failed("expected == carried", __FILE__, __LINE__,
+                   "MoE layer " + std::to_string(moe_layer) + ": " + who + ": " + std::to_string(expected) +
+                       " token-expert pairs drawn, " + std::to_string(carried) + " in the all-to-all traffic");
+}
+
 void check_kv_drained(int rank, std::int64_t allocated, std::int64_t freed, std::int64_t in_use) {
   MOESIM_CHECK(allocated == freed && in_use == 0,
                "rank " + std::to_string(rank) + ": " + std::to_string(allocated) + " KV blocks allocated, " +

@@ -6,6 +6,9 @@
 //   clock        simulated time never runs backwards (event queue, scheduler)
 //   pairs        per MoE layer, the token-expert pairs dispatched (tokens × top_k) equal those
 //                the experts processed and combined back
+//   traffic      per MoE layer, the traffic the all-to-all is costed from carries every pair: what
+//                each rank sends in it (plus its self pairs) is what it dispatched, and what it
+//                receives is what its experts processed (full matrix and margins alike)
 //   kv           at the end of a run every rank's KV blocks are freed: allocated = freed, none
 //                in use, no request left waiting or running
 //   requests     every request finished, or was rejected with a reason (or, in a run stopped
@@ -27,6 +30,16 @@ namespace moesim::sim {
 void check_clock(Time previous, Time next, const char* what);
 
 void check_layer_pairs(int moe_layer, std::int64_t dispatched, std::int64_t combined);
+
+// `what` names the pairs compared ("sent by", "received by" with a rank; "sent between nodes"
+// with rank -1); `expected` is what the draw dispatched or the experts processed, `carried` what
+// the all-to-all's traffic holds. Inline: it runs per rank and MoE layer on every step.
+[[noreturn]] void traffic_pairs_violated(int moe_layer, const char* what, int rank, std::int64_t expected,
+                                         std::int64_t carried);
+inline void check_traffic_pairs(int moe_layer, const char* what, int rank, std::int64_t expected, std::int64_t carried) {
+  if (expected != carried) [[unlikely]]
+    traffic_pairs_violated(moe_layer, what, rank, expected, carried);
+}
 
 // `allocated` and `freed` count blocks over the whole run; `in_use` is the holding now.
 void check_kv_drained(int rank, std::int64_t allocated, std::int64_t freed, std::int64_t in_use);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/invariants.h"
 #include "topology/aggregated_all_to_all.h"
 
 namespace moesim::sim {
@@ -97,8 +98,11 @@ void LayerRouting::draw(int moe_layer, std::int64_t step, std::span<const std::i
     sampler_.draw(moe_layer, step, tokens, targets_[l], rng, counts_);
   const auto& slots = aggregated_ ? margins_.slot_counts : counts_.slot_counts;
   const auto& experts = aggregated_ ? margins_.expert_counts : counts_.expert_counts;
+  moe_layer_ = moe_layer;
+  source_pairs_.resize(tokens.size());
   total_pairs_ = 0;
-  for (auto t : tokens) total_pairs_ += t * model_.top_k;
+  for (std::size_t s = 0; s < tokens.size(); ++s) total_pairs_ += source_pairs_[s] = tokens[s] * model_.top_k;
+  if (aggregated_) check_margins();
   total_received_ = 0;
   for (auto c : slots) total_received_ += c;
   if (config_.rebalance_interval_s > 0) {
@@ -132,6 +136,41 @@ void LayerRouting::traffic(topology::AllToAllTraffic& out, bool per_pair_only) c
       out.node_bytes.at(s, n) = row > 0 ? distinct_tokens(p, p / row, model_.top_k) : 0.0;
     }
   }
+  // The traffic invariant: the pair matrix the all-to-all is costed from, plus the self pairs
+  // that stay local, is every rank's dispatch and every rank's experts' work.
+  for (int r = 0; r < ranks; ++r) {
+    const double* sent = out.expert_bytes.row(r);
+    double row = 0;
+    for (int d = 0; d < ranks; ++d) row += sent[d];
+    const std::int64_t self = counts_.pair(r, r);
+    const auto local = local_counts(r);
+    std::int64_t processed = 0;
+    for (const std::int64_t c : local) processed += c;
+    check_traffic_pairs(moe_layer_, "sent by", r, source_pairs_[static_cast<std::size_t>(r)],
+                        std::llround(row) + self);
+    check_traffic_pairs(moe_layer_, "received by", r, processed,
+                        std::llround(out.expert_bytes.received(r)) + self);
+  }
+}
+
+void LayerRouting::check_margins() const {
+  const workloads::RoutingMargins& m = margins_;
+  std::int64_t within = 0, between = 0, got_within = 0, got_between = 0;
+  for (int r = 0; r < m.ranks; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    check_traffic_pairs(moe_layer_, "sent by", r, source_pairs_[i], m.source_pairs[i]);
+    within += m.own_node_pairs[i] - m.self_pairs[i];
+    between += m.source_pairs[i] - m.own_node_pairs[i];
+    got_within += m.received_intra[i];
+    got_between += m.received_remote[i];
+    const auto local = local_counts(r);
+    std::int64_t processed = 0;
+    for (const std::int64_t c : local) processed += c;
+    check_traffic_pairs(moe_layer_, "received by", r, processed,
+                        m.received_intra[i] + m.received_remote[i] + m.self_pairs[i]);
+  }
+  check_traffic_pairs(moe_layer_, "sent within nodes", -1, within, got_within);
+  check_traffic_pairs(moe_layer_, "sent between nodes", -1, between, got_between);
 }
 
 double LayerRouting::traffic(topology::AggregatedTraffic& out, const std::string& algorithm) const {

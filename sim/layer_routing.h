@@ -72,6 +72,9 @@ class LayerRouting {
   double traffic(topology::AggregatedTraffic& out, const std::string& algorithm) const;
   // Token-expert pairs the last draw sent to other ranks (self pairs stay local).
   std::int64_t sent_pairs() const;
+  // The traffic invariant (sim/invariants.h) on the last draw's margins: every rank sends its
+  // pairs and receives what its slots process, within and between nodes alike.
+  void check_margins() const;
 
   // Re-places every layer from the expert load observed since the last call; returns the
   // experts each rank must fetch (summed over layers).
@@ -97,6 +100,8 @@ class LayerRouting {
   std::vector<int> rank_node_;  // [rank] cluster node of its device
   std::vector<int> rank_domain_;  // [rank] dense scale-up domain (topology::rank_domains)
   bool per_source_nodes_ = false;  // margins with each source's pairs per node (hierarchical)
+  int moe_layer_ = 0;                        // the last draw's layer, and each source's pairs in it
+  std::vector<std::int64_t> source_pairs_;   // (tokens × top_k), for the traffic invariant
   mutable std::vector<double> rank_rho_, node_rho_, node_q_rho_, node_factor_, row_;  // traffic() scratch
 };
 

@@ -74,10 +74,10 @@ TEST(CalibrationEndToEnd, CpuFitOnHalfTheRowsPredictsTheOtherHalf) {
   print("gemm rows", check_profile(profile, {test[0], test[1]}));
   print("alltoall rows", check_profile(profile, {test[2]}));
   EXPECT_EQ(held_out.rows.size(), test[0].gemm.size() + test[1].gemm.size() + test[2].all_to_all.size());
-  if (kInstrumented) {
-    std::printf("instrumented build: the 15 %% bound is not applied\n");
-    return;
-  }
+  // The loop above ran and was checked for memory errors; only the accuracy bound is skipped.
+  if (kInstrumented)
+    GTEST_SKIP() << "AddressSanitizer build: its instrumented memory accesses change Eigen's kernel times, so "
+                    "the 15 % held-out error bound applies to optimised builds only";
   EXPECT_LE(held_out.median_error, 0.15);
 }
 

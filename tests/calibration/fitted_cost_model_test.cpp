@@ -257,6 +257,26 @@ TEST(FittedCostModel, TimeStepsAtTileBoundaries) {
   EXPECT_GT(e1.compute_ns, e0.compute_ns);
 }
 
+// DeepGEMM's contiguous layout pads every group to a multiple of 128 rows before tiling; the
+// masked layout tiles each group's own rows. 33 groups of one row therefore tile exactly like 33
+// groups of 128 rows in the contiguous layout, while the masked layout can use 64-row tiles,
+// one per group, and computes faster. (The published rows all have multiples of 128 per group,
+// so the fit alone cannot see the padding.)
+TEST(FittedCostModel, ContiguousLayoutPadsEachGroupTo128Rows) {
+  const auto dev = h800_device();
+  const auto p = deepgemm_h800_fit();
+  const std::vector<std::int64_t> one_row(33, 1), full(33, 128);
+  const auto c1 = estimate_grouped_gemm(one_row, 4096, 7168, 1.0, GroupedLayout::kContiguous, dev, p);
+  const auto c128 = estimate_grouped_gemm(full, 4096, 7168, 1.0, GroupedLayout::kContiguous, dev, p);
+  const auto m1 = estimate_grouped_gemm(one_row, 4096, 7168, 1.0, GroupedLayout::kMasked, dev, p);
+  EXPECT_EQ(c1.tiles, c128.tiles);
+  EXPECT_EQ(c1.waves, c128.waves);
+  EXPECT_DOUBLE_EQ(c1.compute_ns, c128.compute_ns);
+  EXPECT_LT(m1.compute_ns, c1.compute_ns);
+  EXPECT_EQ(m1.block_m, 64);
+  EXPECT_LT(c1.flops, c128.flops);  // FLOPs count the real rows only
+}
+
 TEST(FittedCostModel, SkewedGroupsSlowerThanBalanced) {
   const auto model = make_cost_model("fitted", *find_hardware_preset("h800"));
   // 8 experts, 4096 tokens in total: balanced vs one hot expert.

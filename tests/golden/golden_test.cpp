@@ -80,7 +80,9 @@ TEST_P(Golden, SummaryMatchesTheCheckedInOne) {
 
 INSTANTIATE_TEST_SUITE_P(Scenarios, Golden,
                          ::testing::Values("colocated", "pd-disaggregated", "tbo-eplb-zipf", "supernode-nvl72",
-                                           "speculative-mtp", "routing-trace"),
+                                           "speculative-mtp", "routing-trace", "dsv3-ep32-eplb-rebalance",
+                                           "dsv3-decode-ll-rdma", "dsv3-pd-hierarchical", "dsv3-pipeline-pp2",
+                                           "flow-fidelity", "tp-attention-moe", "speculative-draft"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (auto& c : n)

@@ -77,6 +77,14 @@ TEST(Invariants, DispatchedPairsMustEqualCombined) {
   EXPECT_TRUE(contains(e, "MoE layer 3: 64 token-expert pairs dispatched, 63 processed and combined")) << e;
 }
 
+TEST(Invariants, TrafficMustCarryEveryDrawnPair) {
+  EXPECT_EQ(violation([] { check_traffic_pairs(2, "sent by", 5, 40, 40); }), "<no error>");
+  const std::string e = violation([] { check_traffic_pairs(2, "sent by", 5, 40, 38); });
+  EXPECT_TRUE(contains(e, "MoE layer 2: sent by rank 5: 40 token-expert pairs drawn, 38 in the all-to-all traffic")) << e;
+  const std::string n = violation([] { check_traffic_pairs(0, "sent between nodes", -1, 7, 9); });
+  EXPECT_TRUE(contains(n, "MoE layer 0: sent between nodes: 7 token-expert pairs drawn, 9 in the all-to-all traffic")) << n;
+}
+
 TEST(Invariants, KvBlocksAllocatedMustBeFreed) {
   KvBlocks kv(160, 16);
   std::int64_t held = 0;

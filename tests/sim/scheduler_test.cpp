@@ -132,6 +132,48 @@ TEST(Scheduler, PreemptsTheLatestRequestWhenDecodeRunsOutOfBlocks) {
   EXPECT_LE(h.s.kv_peak_utilisation(), 1.0);
 }
 
+// The same two requests, counted: KV for 4 blocks of 16 tokens. Both prompts (30 tokens, 2 blocks
+// each) prefill in step 1, emitting token 1; steps 2 and 3 decode at KV 31 and 32. In step 4
+// request 0 needs a third block (KV 33), so request 1 is preempted holding 3 generated tokens: it
+// must recompute its prompt and the 2 tokens it had fed (30 + 3 - 1 = 32), once request 0 is
+// done. Prefill over the run: 30 + 30 + 32 = 92 tokens.
+TEST(Scheduler, PreemptedRequestsRecomputeTheirPromptAndFedTokens) {
+  Harness h(pool(1, 8, 1000), 64, requests(2, 30, 10));
+  h.s.enqueue(0);
+  h.s.enqueue(1);
+  std::int64_t t = 0, prefill = 0;
+  std::vector<std::int64_t> chunks;
+  int guard = 0;
+  while (h.s.has_work() && guard++ < 200) {
+    const StepRecord rec = h.step(t += 100);
+    prefill += rec.prefill_tokens;
+    for (const auto& c : h.batches[0].prefill_chunks) chunks.push_back(c.tokens);
+  }
+  EXPECT_EQ(h.s.preemptions(), 1);
+  EXPECT_EQ(h.recs[1].preemptions, 1);
+  EXPECT_EQ(chunks, (std::vector<std::int64_t>{30, 30, 32}));
+  EXPECT_EQ(prefill, 92);
+  EXPECT_TRUE(h.recs[1].finished());
+}
+
+// A prefix-cache hit is cached from admission and never computed: a 100-token prompt with 40 %
+// cached prefills 60 tokens, starting at position 40, and still decodes at the full KV length.
+TEST(Scheduler, PrefixHitsAreNeverComputed) {
+  auto reqs = requests(1, 100, 3);
+  reqs[0].prefix_hit = 0.4;
+  Harness h(pool(1, 8, 1000), 1'000'000, reqs);
+  h.s.enqueue(0);
+  const StepRecord first = h.step(100);
+  EXPECT_EQ(first.prefill_tokens, 60);
+  ASSERT_EQ(h.batches[0].prefill_chunks.size(), 1u);
+  EXPECT_EQ(h.batches[0].prefill_chunks[0].past, 40);
+  EXPECT_EQ(h.batches[0].prefill_chunks[0].tokens, 60);
+  const StepRecord second = h.step(200);
+  EXPECT_EQ(second.prefill_tokens, 0);
+  ASSERT_EQ(h.batches[0].decode_kv_lengths.size(), 1u);
+  EXPECT_EQ(h.batches[0].decode_kv_lengths[0], 101);
+}
+
 TEST(Scheduler, RejectsRequestsLargerThanARanksCache) {
   Harness h(pool(1, 8, 1000), 64, requests(1, 100, 10));
   EXPECT_EQ(h.s.enqueue(0), -1);

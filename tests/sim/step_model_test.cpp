@@ -308,6 +308,52 @@ TEST(TwoBatchOverlap, MixedStepsDeferTheCombineReceive) {
   EXPECT_GE(crecv0->start_ns, StepEvents::end(s.find("expert_gemm", L, 1)));
 }
 
+// While communication kernels hold a share s of the SMs, the computation beside them runs at
+// 1 - s of its speed: every compute op of an overlapped step takes 1 / (1 - s) of its time
+// (DeepEP normal mode: 24 of 132 SMs, x 1.222; half the SMs: x 2).
+TEST(TwoBatchOverlap, ComputeTakesOneOverTheFreeSmShareLonger) {
+  const auto traced = [](double share, const char* op) {
+    Fixture f(2, {OverlapScheme::kTwoBatch, share});
+    TraceOptions o;
+    o.max_ranks = 1;
+    TraceRecorder rec(o);
+    f.step->set_trace(&rec, 0, 0);
+    LayerBreakdown lb;
+    f.run(f.decode_batches(128, 2000), lb);
+    for (const auto& e : rec.events())
+      if (e.rank == 0 && std::string(e.name) == op && e.layer == 10 && e.micro_batch == 0)
+        return static_cast<double>(e.duration_ns);
+    return -1.0;
+  };
+  for (const char* op : {"expert_gemm", "attention"}) {
+    const double free = traced(0.0, op);
+    ASSERT_GT(free, 1000.0) << op;
+    for (const double share : {24.0 / 132.0, 0.5})
+      EXPECT_NEAR(traced(share, op) / free, 1.0 / (1.0 - share), 2.0 / free) << op << " at SM share " << share;
+  }
+}
+
+// With the analytic fidelity the combine is costed as the dispatch reversed with the combine's
+// bytes per token: DeepSeek-V3 dispatches 7,168 FP8 values + 56 FP32 scales + 8 (index, weight)
+// pairs (7,456 bytes) and combines 7,168 BF16 values (14,336 bytes), x 1.923. On two nodes at 128
+// tokens per rank the transfer dwarfs the few microseconds of latency, so each layer's combine
+// phase is close to 1.923 times its dispatch phase (and never more).
+TEST(StepModel, CombineMovesTheCombinesBytesPerToken) {
+  Fixture f(2);
+  LayerBreakdown lb;
+  f.run(f.decode_batches(128, 2000), lb);
+  const double ratio = models::combine_bytes_per_token(f.model) / models::dispatch_bytes_per_token(f.model);
+  EXPECT_NEAR(ratio, 14336.0 / 7456.0, 1e-12);
+  double dispatch = 0, combine = 0;
+  for (const auto& layer : lb.layer_ns) {
+    dispatch += layer[static_cast<int>(Phase::kDispatch)];
+    combine += layer[static_cast<int>(Phase::kCombine)];
+  }
+  ASSERT_GT(dispatch, 0.0);
+  EXPECT_GT(combine / dispatch, 0.95 * ratio);
+  EXPECT_LE(combine / dispatch, ratio);
+}
+
 TEST(SharedExpertOverlap, RunsTheSharedExpertDuringDispatch) {
   Fixture none(4), shared(4, {OverlapScheme::kSharedExpert, 0.0});
   LayerBreakdown a, b;
