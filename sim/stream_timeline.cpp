@@ -74,7 +74,7 @@ void StreamTimeline::compute(std::span<const double> ready, std::span<const doub
       free[r] = label.own_sms ? start + d : slowed_end(start, d);
       busy[r] += free[r] - start;
       end[r] = free[r];
-      record(static_cast<int>(r), false, label, start, d);
+      record(static_cast<int>(r), false, label, start, free[r] - start);
     }
     return;
   }
