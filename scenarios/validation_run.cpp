@@ -14,6 +14,7 @@ namespace {
 
 double run_figure(const sim::SimulationResult& r, const std::string& figure) {
   if (figure == "input_tokens_per_gpu_s") return r.summary.input_tokens_per_gpu_s;
+  if (figure == "steady_output_tokens_per_gpu_s") return r.pools.back().steady_tokens_per_gpu_s;
   return r.summary.output_tokens_per_gpu_s;
 }
 

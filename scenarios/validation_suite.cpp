@@ -43,7 +43,7 @@ void read_measure(const Field& f, ValidationCase& c) {
     c.kind = MeasureKind::kRun;
     const MapReader r = m.map("run", {"figure"});
     c.run_figure = as_choice(r.require("figure"), "figure",
-                             {"output_tokens_per_gpu_s", "input_tokens_per_gpu_s"});
+                             {"output_tokens_per_gpu_s", "input_tokens_per_gpu_s", "steady_output_tokens_per_gpu_s"});
   } else {
     c.kind = MeasureKind::kRatio;
     const MapReader r = m.map("ratio", {"of", "to", "minus_one"});

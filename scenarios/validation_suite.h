@@ -17,7 +17,8 @@
 //   step of the pool at that batch (sim::run_fixed_batch); the figure is the tokens fed per GPU
 //   per second (output tokens for decode without speculation, input tokens for prefill).
 // - `run`: a whole serving run of the scenario (a closed-loop benchmark client, say); the figure
-//   is one of summary.json's (`output_tokens_per_gpu_s`, `input_tokens_per_gpu_s`).
+//   is one of summary.json's: `output_tokens_per_gpu_s`, `input_tokens_per_gpu_s` (the whole
+//   run), or `steady_output_tokens_per_gpu_s` (the last pool's steady decode state, sim/metrics.h).
 // - `ratio`: case `of`'s figure over case `to`'s (minus one with `minus_one: true`): the
 //   overlap gain of an ablation, the growth of a step with the prompt length. Ratio cases are
 //   reported apart: the suite's median and max |error| are over the direct cases.

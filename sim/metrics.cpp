@@ -97,6 +97,22 @@ void summarize_pool(const std::vector<StepRecord>& steps, int pool_index, PoolRe
   pool.runtime_ns_per_step = pool.breakdown.runtime_ns / n;
   pool.graph_step_share = static_cast<double>(pool.breakdown.graph_steps) / n;
   for (double e : pool.breakdown.exposed_comm_ns) pool.exposed_comm_ns_per_step += e / n;
+  std::int64_t most = 0;
+  for (const auto& st : steps)
+    if (st.pool == pool_index && st.prefill_tokens == 0) most = std::max(most, st.running);
+  double steady_ns = 0, steady_tokens = 0;
+  for (const auto& st : steps) {
+    if (st.pool != pool_index || st.prefill_tokens != 0 || most == 0 || 10 * st.running < 9 * most) continue;
+    ++pool.steady_steps;
+    steady_ns += static_cast<double>(st.duration_ns);
+    steady_tokens += static_cast<double>(st.decode_tokens);
+  }
+  if (pool.steady_steps > 0 && steady_ns > 0) {
+    const auto k = static_cast<double>(pool.steady_steps);
+    pool.steady_step_ms = steady_ns / k * 1e-6;
+    pool.steady_tokens_per_step = steady_tokens / k;
+    pool.steady_tokens_per_gpu_s = steady_tokens / (steady_ns * 1e-9) / std::max(1, pool.ranks);
+  }
 }
 
 }  // namespace moesim::sim

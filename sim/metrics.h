@@ -76,6 +76,14 @@ struct PoolResult {
   double pipeline_send_ns_per_step = 0; // activations sent between pipeline stages
   double draft_ns_per_step = 0;         // speculative decoding: draft passes
   double runtime_ns_per_step = 0;       // launches and host time beyond the kernels (sim/runtime.h)
+  // The steady decode state, as a fixed-batch benchmark measures it: the decode-only steps (no
+  // prompt work) whose running requests are at least 90 % of the most any decode-only step ran.
+  // Ramp-up, admission and drain steps are left out.
+  std::int64_t steady_steps = 0;
+  double steady_step_ms = 0;             // their mean duration
+  double steady_tokens_per_step = 0;     // decode positions fed per step per instance
+  double steady_tokens_per_gpu_s = 0;    // those positions per second per GPU (1 + drafts each
+                                         // under speculative decoding: positions, not output tokens)
   double graph_step_share = 0;          // share of steps that replayed a CUDA graph
   std::int64_t drafts_proposed = 0;     // speculative decoding: draft tokens verified ...
   std::int64_t drafts_accepted = 0;     // ... and accepted

@@ -48,6 +48,7 @@ struct Instance {
   workloads::Rng rng;
   std::vector<RankBatch> batches;
   bool busy = false;
+  bool waking = false;  // an idle instance's next step is scheduled for this instant
   std::int64_t steps = 0;
   double next_rebalance_s;
 };
@@ -197,7 +198,28 @@ class ServingRun {
     s.records_[index].instance = inst.layout.instance();
     if (!s.closed_loop_ && index + 1 < s.requests_.size()) s.schedule_arrival(index + 1);
     if (rank < 0) s.on_done();
-    if (rank >= 0 && !inst.busy) s.start_step(inst);
+    if (rank >= 0) s.wake(inst);
+  }
+
+  // An idle instance takes up work at the end of the instant it arrives in, so that every request
+  // arriving at that instant (a closed-loop benchmark's clients all start at t = 0) joins the same
+  // step, as an engine's scheduler takes its whole waiting queue when it forms a batch.
+  void wake(Instance& inst) {
+    if (inst.busy || inst.waking) return;
+    inst.waking = true;
+    events_.schedule(events_.now(), kStepEndPriority, &ServingRun::on_wake, this, instance_index(inst));
+  }
+
+  std::uint64_t instance_index(const Instance& inst) const {
+    return static_cast<std::uint64_t>(pool_first_[static_cast<std::size_t>(inst.pool_index)] +
+                                      static_cast<std::size_t>(inst.layout.instance()));
+  }
+
+  static void on_wake(void* self, std::uint64_t instance) {
+    auto& s = *static_cast<ServingRun*>(self);
+    Instance& inst = *s.instances_[instance];
+    inst.waking = false;
+    if (!inst.busy) s.start_step(inst);
   }
 
   static void on_kv_arrival(void* self, std::uint64_t index) {
@@ -213,7 +235,7 @@ class ServingRun {
     rec.instance = inst.layout.instance();
     rec.rank = inst.scheduler.enqueue(index);
     if (rec.rank < 0) s.on_done();
-    if (rec.rank >= 0 && !inst.busy) s.start_step(inst);
+    if (rec.rank >= 0) s.wake(inst);
   }
 
   static void on_step_end(void* self, std::uint64_t instance) {
@@ -281,9 +303,7 @@ class ServingRun {
       config_.progress({events_.now().count_ns(), requests_done_, static_cast<std::int64_t>(requests_.size()),
                         static_cast<std::int64_t>(steps_.size())});
     inst.busy = true;
-    const auto id = static_cast<std::uint64_t>(pool_first_[static_cast<std::size_t>(inst.pool_index)] +
-                                               static_cast<std::size_t>(inst.layout.instance()));
-    events_.schedule(events_.now() + d, kStepEndPriority, &ServingRun::on_step_end, this, id);
+    events_.schedule(events_.now() + d, kStepEndPriority, &ServingRun::on_step_end, this, instance_index(inst));
   }
 
   const SimulationConfig& config_;

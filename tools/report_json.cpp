@@ -47,6 +47,13 @@ Json pool_json(const models::ModelSpec& model, const topology::Cluster& cluster,
   j["instances"] = p.instances;
   j["ranks_per_instance"] = p.ranks;
   j["steps"] = {{"count", p.steps}, {"mean_ms", p.mean_step_ms}, {"mean_tokens", p.mean_tokens_per_step}};
+  // The steady decode state apart from ramp-up and admission steps (sim/metrics.h).
+  j["steady_decode"] = {{"steps", p.steady_steps},
+                        {"mean_ms", p.steady_step_ms},
+                        {"tokens_per_step", p.steady_tokens_per_step},
+                        {"tokens_per_gpu_s", p.steady_tokens_per_gpu_s}};
+  j["runtime_ms_per_step"] = p.runtime_ns_per_step * 1e-6;
+  j["cuda_graph_step_share"] = p.graph_step_share;
   Json per_step;
   for (int i = 0; i < sim::kNumPhases; ++i)
     per_step[sim::phase_name(static_cast<sim::Phase>(i))] = p.phase_ns_per_step[static_cast<std::size_t>(i)] * 1e-6;

@@ -65,6 +65,13 @@ void print_pool(std::ostream& out, const models::ModelSpec& model, const sim::Po
              "%lld preemptions\n",
              sim::to_string(p.role), static_cast<long long>(p.steps), p.mean_step_ms, p.mean_tokens_per_step,
              100.0 * p.kv_peak_utilisation, static_cast<long long>(p.preemptions));
+  if (p.steady_steps > 0)
+    out << fmt("    steady decode: %lld full-batch steps, mean %.2f ms, %.0f tokens per step, %.1f tokens/s per GPU\n",
+               static_cast<long long>(p.steady_steps), p.steady_step_ms, p.steady_tokens_per_step,
+               p.steady_tokens_per_gpu_s);
+  if (p.runtime_ns_per_step > 0 || p.graph_step_share > 0)
+    out << fmt("    runtime: %.3f ms per step beyond the kernels; %.0f %% of steps replayed a CUDA graph\n",
+               p.runtime_ns_per_step * 1e-6, 100.0 * p.graph_step_share);
   out << "    time per step by phase (slowest rank per layer, summed over layers):\n";
   double total = p.lm_head_ns_per_step + p.pipeline_send_ns_per_step + p.draft_ns_per_step;
   for (auto v : p.phase_ns_per_step) total += v;

@@ -89,7 +89,7 @@ TEST(ValidationManifest, ErrorsNameFileLineAndKey) {
             "cases.yaml:2:62: cases[0].publishd: unknown key 'publishd'; did you mean 'published'?");
   EXPECT_EQ(manifest_error("cases:\n  - {name: a, scenario: s.yaml, measure: {run: {figure: x}}}\n"),
             "cases.yaml:2:57: cases[0].measure.run.figure: unknown figure 'x' (valid: output_tokens_per_gpu_s, "
-            "input_tokens_per_gpu_s)");
+            "input_tokens_per_gpu_s, steady_output_tokens_per_gpu_s)");
 }
 
 // The shipped suite reads, and names its cases in order.
