@@ -39,7 +39,8 @@ std::vector<Cell> published() {
   return cells;
 }
 
-double modelled_us(const topology::Cluster& cluster, int batch, int ep, topology::Direction direction) {
+double modelled_us(const topology::Cluster& cluster, int batch, int ep, topology::Direction direction,
+                   double bytes_per_token = 14336) {
   std::vector<int> devices(static_cast<std::size_t>(ep));
   std::iota(devices.begin(), devices.end(), 0);
   topology::TrafficMatrix tokens(ep);
@@ -50,7 +51,7 @@ double modelled_us(const topology::Cluster& cluster, int batch, int ep, topology
   topology::AllToAllOptions o;
   o.algorithm = "direct";
   o.direction = direction;
-  o.scale = 14336;  // hidden 7168 in BF16
+  o.scale = bytes_per_token;  // default: hidden 7168 in BF16
   return topology::all_to_all(cluster, devices, tokens, o).duration_ns / 1e3;
 }
 
@@ -74,6 +75,19 @@ TEST(AllToAllNvl72, ReproducesEveryPublishedCellWithin15Percent) {
     EXPECT_LT(std::abs(ec), 0.15) << c.batch << " x EP" << c.ep << " combine";
   }
   std::printf("  mean |error| %.1f %%, worst %.1f %%\n", 100 * sum / (2.0 * cells.size()), 100 * worst);
+}
+
+// The blog's quantised dispatches at batch 2048, EP8 (the CSV's notes): MXFP8 (7,392 bytes per
+// token) 172.2 us, NVFP4 (4,032 bytes) 101.7 us; the payload sizes of models::payload_formats.
+TEST(AllToAllNvl72, QuantisedDispatchesWithin15Percent) {
+  topology::ClusterConfig cfg = topology::cluster_preset_defaults("nvl72");
+  cfg.nodes = 1;
+  const topology::Cluster cluster(cfg);
+  const double mxfp8 = modelled_us(cluster, 2048, 8, topology::Direction::kDispatch, 7168 + 7168 / 32);
+  const double nvfp4 = modelled_us(cluster, 2048, 8, topology::Direction::kDispatch, 7168 / 2 + 7168 / 16);
+  std::printf("  MXFP8 172.2 / %.1f us, NVFP4 101.7 / %.1f us\n", mxfp8, nvfp4);
+  EXPECT_NEAR(mxfp8, 172.2, 0.15 * 172.2);
+  EXPECT_NEAR(nvfp4, 101.7, 0.15 * 101.7);
 }
 
 // A one-token all-to-all inside the rack pays the kernels' fixed cost and the NVLink latency,
