@@ -7,6 +7,7 @@
 
 #include "calibration/cost_model.h"
 #include "models/layer_ops.h"
+#include "sim/tp_collective.h"
 #include "topology/a2a_fixed.h"
 #include "topology/all_to_all.h"
 #include "topology/traffic.h"
@@ -484,6 +485,32 @@ TEST(StepModel, AnalyticCombineIsTheDispatchReversed) {
                             topology::a2a_fixed_ns(cluster.config(), combine, 32);
     EXPECT_NEAR(mirrored, c.duration_ns, 1e-6 * c.duration_ns) << algorithm;
   }
+}
+
+}  // namespace
+}  // namespace moesim::sim
+
+namespace moesim::sim {
+namespace {
+
+// AllGather + ReduceScatter (sim/moe_comm.h): every rank gathers every rank's tokens, so a
+// layer's dispatch is the all-gather of ranks x tokens x the dispatch bytes per token over the
+// EP group, and its combine the reduce-scatter of the combine bytes; no all-to-all.
+TEST(GatherScatterMoe, DispatchIsTheAllGatherOfEveryRanksTokens) {
+  Fixture f(2, {}, "allgather-reducescatter");  // EP16: DeepSeek-V3 does not fit on 8 H800
+  LayerBreakdown lb;
+  f.run(f.decode_batches(64, 1000), lb);
+  const auto& devices = f.layout->rank_devices();
+  const double tokens = 64.0 * static_cast<double>(devices.size());
+  const double gather = tp_collective_ns(f.cluster, devices, topology::CollectiveKind::kAllGather,
+                                         tokens * models::dispatch_bytes_per_token(f.model), "analytic");
+  const double scatter = tp_collective_ns(f.cluster, devices, topology::CollectiveKind::kReduceScatter,
+                                          tokens * models::combine_bytes_per_token(f.model), "analytic");
+  const int layer = f.model.first_k_dense;  // the first MoE layer
+  EXPECT_NEAR(lb.layer_ns[static_cast<std::size_t>(layer)][static_cast<int>(Phase::kDispatch)], gather, 1e-6 * gather);
+  EXPECT_NEAR(lb.layer_ns[static_cast<std::size_t>(layer)][static_cast<int>(Phase::kCombine)], scatter, 1e-6 * scatter);
+  EXPECT_EQ(lb.tokens_routed, lb.tokens_combined);
+  EXPECT_GT(lb.layer_ns[static_cast<std::size_t>(layer)][static_cast<int>(Phase::kExpertGemm)], 0.0);
 }
 
 }  // namespace
