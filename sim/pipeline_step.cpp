@@ -1,6 +1,7 @@
 #include "sim/pipeline_step.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "models/dtype.h"
 #include "models/layer_ops.h"
@@ -67,15 +68,18 @@ Duration InstanceStep::run(std::span<const RankBatch> batches, std::int64_t step
   if (runtime_.graph_everything) return gpu_step(batches, step, rng, breakdown, start);
   // Decode-only steps replay a CUDA graph of the busiest DP rank's batch size (every rank padded
   // to it, as engines with DP attention do); other steps run eagerly.
-  int largest = 0, requests = 0;
+  int largest = 0, smallest = std::numeric_limits<int>::max(), requests = 0;
   for (const auto& b : batches) {
+    const int decodes = static_cast<int>(b.decode_kv_lengths.size());
     if (!b.prefill_chunks.empty()) largest = -1;
-    if (largest >= 0) largest = std::max(largest, static_cast<int>(b.decode_kv_lengths.size()));
+    if (largest >= 0) largest = std::max(largest, decodes);
+    smallest = std::min(smallest, decodes);
     requests = std::max(requests, static_cast<int>(b.decode_kv_lengths.size() + b.prefill_chunks.size()));
   }
-  const RuntimePlan plan = plan_step(runtime_, largest);
+  const RuntimePlan plan = plan_step(runtime_, largest, smallest);
   std::span<const RankBatch> run = batches;
-  if (plan.graph() && plan.graph_batch > largest) {
+  // Every rank below the graph's size is padded to it (the busiest one too, when it is not a size).
+  if (plan.graph() && plan.graph_batch > smallest) {
     padded_.assign(batches.begin(), batches.end());
     for (auto& b : padded_)
       b.padding = static_cast<std::int64_t>(plan.graph_batch - static_cast<int>(b.decode_kv_lengths.size())) *

@@ -51,9 +51,12 @@ struct RuntimePlan {
   bool graph() const { return graph_batch > 0; }
 };
 
-// A decode-only step of at most `largest_batch` requests per DP rank (-1 when it holds prefill
-// work): the captured size it replays, if any.
-RuntimePlan plan_step(const RuntimeConfig& config, int largest_batch);
+// A decode-only step of `smallest_batch`..`largest_batch` requests per DP rank (largest -1 when
+// it holds prefill work): the captured size it replays, if any. Every DP rank replays the same
+// graph, so without padding each rank must hold exactly a captured size (TensorRT-LLM gathers
+// every rank's "can run a graph" before replaying one under attention DP).
+RuntimePlan plan_step(const RuntimeConfig& config, int largest_batch, int smallest_batch);
+inline RuntimePlan plan_step(const RuntimeConfig& config, int batch) { return plan_step(config, batch, batch); }
 
 // The step's duration from its kernels' `gpu_ns`, the `kernels` it launches per rank, its plan
 // and the requests of its busiest DP rank.

@@ -24,6 +24,15 @@ TEST(Runtime, PlansGraphsAtTheNextCapturedSize) {
   EXPECT_FALSE(runtime_preset("tgi").has_value());
 }
 
+TEST(Runtime, EveryDataParallelRankReplaysTheSameGraph) {
+  // With padding, ranks of 100 and 104 requests both replay the graph of 104.
+  EXPECT_EQ(plan_step(*runtime_preset("sglang"), 104, 100).graph_batch, 104);
+  // Without it, one rank of 127 beside ranks of 128 sends the whole step down the eager path.
+  const RuntimeConfig trtllm = *runtime_preset("trtllm");
+  EXPECT_EQ(plan_step(trtllm, 128, 128).graph_batch, 128);
+  EXPECT_FALSE(plan_step(trtllm, 128, 127).graph());
+}
+
 TEST(Runtime, EagerStepsAreLaunchBoundWhenKernelsAreShort) {
   RuntimeConfig c = *runtime_preset("vllm");  // 10 us per launch, no overlap scheduler
   c.host_step_ns = 500'000;
