@@ -342,6 +342,40 @@ TEST(TwoBatchOverlap, ComputeSlowsOnlyWhileCommunicationIsInFlight) {
   }
 }
 
+// While an all-to-all holds a share s of the SMs, a compute op progresses at 1 - s: an op that
+// overlaps in-flight communication for w ns of its wall time ends w * s later than alone.
+TEST(TwoBatchOverlap, ComputeBesideCommunicationRunsOnTheSmsLeft) {
+  const auto events = [](double share) {
+    Fixture f(2, {OverlapScheme::kTwoBatch, share});
+    TraceOptions o;
+    o.max_ranks = 1;
+    TraceRecorder rec(o);
+    f.step->set_trace(&rec, 0, 0);
+    LayerBreakdown lb;
+    f.run(f.decode_batches(128, 2000), lb);
+    return rec.events();
+  };
+  const auto find = [](const std::vector<TraceEvent>& ev) {
+    for (const auto& e : ev)
+      if (e.rank == 0 && !e.comm && std::string(e.name) == "attention_prep" && e.layer == 10 && e.micro_batch == 1)
+        return e;
+    return TraceEvent{};
+  };
+  const double alone = static_cast<double>(find(events(0.0)).duration_ns);
+  ASSERT_GT(alone, 1000.0);
+  for (const double share : {24.0 / 132.0, 0.5}) {
+    const auto ev = events(share);
+    const TraceEvent op = find(ev);
+    double overlap = 0;  // wall time the op spends beside in-flight communication on its rank
+    for (const auto& e : ev)
+      if (e.rank == 0 && e.comm)
+        overlap += std::max<double>(0, static_cast<double>(std::min(e.start_ns + e.duration_ns, op.start_ns + op.duration_ns) -
+                                                          std::max(e.start_ns, op.start_ns)));
+    ASSERT_GT(overlap, 1000.0) << share;
+    EXPECT_NEAR(static_cast<double>(op.duration_ns), alone + overlap * share, 3.0) << share;
+  }
+}
+
 // With the analytic fidelity the combine is costed as the dispatch reversed with the combine's
 // bytes per token: DeepSeek-V3 dispatches 7,168 FP8 values + 56 FP32 scales + 8 (index, weight)
 // pairs (7,456 bytes) and combines 7,168 BF16 values (14,336 bytes), x 1.923. On two nodes at 128
