@@ -11,18 +11,10 @@
 #include "kernels/all_to_all_bench.h"
 #include "kernels/gemm_bench.h"
 #include "kernels/timing_summary.h"
+#include "tests/kernels/error_of.h"
 
 namespace moesim::kernels {
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const KernelError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST(CpuGroupedGemm, EachGroupUsesItsOwnWeight) {
   // Group 0: one row [1 2] times W0 = [[1 0] [0 1]] (identity) -> [1 2].

@@ -11,6 +11,7 @@
 #include "kernels/all_to_all_bench.h"
 #include "kernels/gemm_bench.h"
 #include "kernels/timing_summary.h"
+#include "tests/kernels/error_of.h"
 
 namespace moesim::kernels {
 namespace {
@@ -24,15 +25,6 @@ class CudaKernels : public ::testing::Test {
   }
   int gpus_ = 0;
 };
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const KernelError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST_F(CudaKernels, GroupedGemmsMatchTheCpuReference) {
   auto bench = make_cuda_gemm_bench(0);

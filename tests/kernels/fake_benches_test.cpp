@@ -9,18 +9,10 @@
 #include <string>
 
 #include "kernels/fake_benches.h"
+#include "tests/kernels/error_of.h"
 
 namespace moesim::kernels {
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const KernelError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // No key twice, the CUDA backend's keys present.
 void expect_cuda_shaped(const DeviceInfo& info) {

@@ -12,18 +12,10 @@
 #include "kernels/gemm_layout.h"
 #include "kernels/local_gpu.h"
 #include "kernels/nvml_monitor.h"
+#include "tests/kernels/error_of.h"
 
 namespace moesim::kernels {
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const KernelError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST(GemmLayout, PointerAlignmentIsTheLargestPowerOfTwoUpTo256) {
   EXPECT_EQ(pointer_alignment(0), 256);

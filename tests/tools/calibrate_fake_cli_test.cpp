@@ -18,19 +18,9 @@ namespace {
 namespace fs = std::filesystem;
 using moesim::testing::run_moesim;
 
-fs::path temp_dir(const std::string& name) {
-  auto d = fs::temp_directory_path() / ("moesim_calibrate_fake_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir(const std::string& name) { return moesim::testing::scratch_dir("moesim_calibrate_fake_", name); }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using moesim::testing::read_file;
 
 TEST(CalibrateFakeCli, CaptureFitAndCheckThroughThePlugin) {
   const auto d = temp_dir("loop");

@@ -1,10 +1,15 @@
-// Runs the built `moesim` binary with arguments and captures its exit code and output.
+// Runs the built `moesim` binary with arguments and captures its exit code and output; the CLI
+// tests' scratch folders and file reads.
 #pragma once
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace moesim::testing {
 
@@ -23,6 +28,21 @@ inline CliResult run_moesim(const std::string& args) {
   const int status = pclose(p);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// An empty folder <tmp>/<prefix><name>_<pid>, emptied first if a previous run left it.
+inline std::filesystem::path scratch_dir(const std::string& prefix, const std::string& name) {
+  auto d = std::filesystem::temp_directory_path() / (prefix + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace moesim::testing

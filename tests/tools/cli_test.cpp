@@ -15,19 +15,9 @@ namespace fs = std::filesystem;
 using Result = moesim::testing::CliResult;
 Result run(const std::string& args) { return moesim::testing::run_moesim(args); }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using moesim::testing::read_file;
 
-fs::path temp_dir(const std::string& name) {
-  auto d = fs::temp_directory_path() / ("moesim_cli_test_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir(const std::string& name) { return moesim::testing::scratch_dir("moesim_cli_test_", name); }
 
 const std::string kScenario = std::string(MOESIM_SOURCE_DIR) + "/scenarios/library/dsv3-h800-32gpu.yaml";
 // A small, fast variant of the default scenario.
