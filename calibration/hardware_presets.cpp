@@ -18,18 +18,6 @@ const std::vector<HardwareFile>& presets() {
 
 }  // namespace
 
-double HardwareProfile::peak_flops(models::DType t) const {
-  switch (t) {
-    case models::DType::kFp4:  // no FP4 tensor cores on Hopper: runs as FP8
-    case models::DType::kFp8:
-    case models::DType::kInt8: return peak_fp8_flops;
-    case models::DType::kBf16:
-    case models::DType::kFp16: return peak_bf16_flops;
-    case models::DType::kFp32: return peak_fp32_flops > 0 ? peak_fp32_flops : peak_bf16_flops / 2;  // TF32
-  }
-  return peak_bf16_flops;
-}
-
 const GemmFitParams* HardwareProfile::gemm_fit(models::DType t) const {
   auto find = [&](models::DType d) -> const GemmFitParams* {
     for (const GemmFit& f : gemm_fits)
@@ -37,7 +25,8 @@ const GemmFitParams* HardwareProfile::gemm_fit(models::DType t) const {
     return nullptr;
   };
   switch (t) {
-    case models::DType::kFp4:
+    case models::DType::kMxfp4:
+    case models::DType::kNvfp4:
     case models::DType::kInt8:
     case models::DType::kFp8: return find(models::DType::kFp8);
     case models::DType::kFp16: {

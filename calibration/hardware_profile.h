@@ -19,17 +19,33 @@
 
 namespace moesim::calibration {
 
+// Tensor units and precisions (docs/hardware.md). A GEMM's operands pick the units it runs on:
+// NVFP4 weights run on FP4 units (W4A4), MXFP4 weights against FP8 activations on FP8 units
+// (W4A8: Blackwell's tcgen05 kind::f8f6f4 runs mixed FP4 x FP8 at the FP8 rate, PTX ISA 8.7),
+// FP8 and INT8 on their own, BF16 and FP16 on 16-bit units. A device without the units runs the
+// GEMM on others, weights still stored (and read from HBM) in their own format and converted in
+// the GEMM's main loop: by the profile's `runs_as` choice, else FP4 -> FP8 -> INT8 -> BF16 and
+// FP8 <-> INT8 -> BF16 (the next units it has: Hopper runs FP4 weights on FP8 units, Ascend runs
+// FP8 checkpoints as W8A8 INT8).
+enum class Units { kFp4, kFp8, kInt8, kBf16, kFp32 };
+std::string_view to_string(Units u);
+
 struct HardwareProfile {
   std::string name;
   std::string source;
   int sm_count = 0;
-  double peak_fp8_flops = 0;    // dense FLOP/s
+  double peak_fp4_flops = 0;    // dense FLOP/s; 0: no FP4 units
+  double peak_fp8_flops = 0;    // dense FLOP/s; 0: no FP8 units
+  double peak_int8_flops = 0;   // dense OP/s; 0: no INT8 units (or none published)
   double peak_bf16_flops = 0;   // dense FLOP/s
   double hbm_bytes = 0;
   double hbm_bytes_per_s = 0;
   double scaleup_bytes_per_s = 0;  // per direction
   double nic_bytes_per_s = 0;      // per direction, default NIC per device
   double peak_fp32_flops = 0;      // dense FP32 rate; 0: half the BF16 rate (TF32 tensor cores)
+  // Where the device lacks the units of a GEMM's operands, the units that run it instead (the
+  // profile's `compute.runs_as`); unset: the default chain above.
+  std::optional<Units> fp4_runs_as, fp8_runs_as, int8_runs_as;
 
   // Measured (moesim calibrate fit); empty / unset on spec-sheet presets.
   struct GemmFit {
@@ -40,7 +56,11 @@ struct HardwareProfile {
   std::optional<double> scaleup_efficiency;  // achieved / line rate of the scale-up all-to-all
   std::optional<double> scaleup_latency_ns;  // fixed cost of one scale-up all-to-all
 
-  double peak_flops(models::DType t) const;
+  // The units that run GEMMs whose weights are in `t`, and their dense peak rate.
+  Units units(models::DType t) const;
+  bool has_units(Units u) const { return units_peak(u) > 0; }
+  double units_peak(Units u) const;
+  double peak_flops(models::DType t) const { return units_peak(units(t)); }
   // The measured GEMM parameters for operands of `t`: the fit of the same dtype (FP4 and INT8
   // use FP8's, FP16 falls back to BF16's and back), else none.
   const GemmFitParams* gemm_fit(models::DType t) const;

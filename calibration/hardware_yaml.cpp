@@ -65,6 +65,30 @@ GemmFitParams read_fit(const YamlMap& m) {
   return p;
 }
 
+Units as_units(const YamlField& f) {
+  const std::string name = models::as_choice(f, "units", {"fp4", "fp8", "int8", "bf16"});
+  return name == "fp4" ? Units::kFp4 : name == "fp8" ? Units::kFp8 : name == "int8" ? Units::kInt8 : Units::kBf16;
+}
+
+// compute.runs_as: {fp8: bf16, ...}: the units that run GEMMs of a precision the device has no
+// units for (hardware_profile.h). Only for precisions it lacks, onto units it has.
+void read_runs_as(const YamlMap& compute, HardwareProfile& p) {
+  const YamlMap runs_as = compute.map("runs_as", {"fp4", "fp8", "int8"});
+  const std::pair<std::string_view, std::optional<Units>*> slots[] = {
+      {"fp4", &p.fp4_runs_as}, {"fp8", &p.fp8_runs_as}, {"int8", &p.int8_runs_as}};
+  for (const auto& [key, slot] : slots) {
+    const auto f = runs_as.get(key);
+    if (!f) continue;
+    const Units own = key == "fp4" ? Units::kFp4 : key == "fp8" ? Units::kFp8 : Units::kInt8;
+    if (p.has_units(own)) f->fail("this device has " + std::string(key) + " units (compute." + std::string(key) + ")");
+    const Units target = as_units(*f);
+    if (!p.has_units(target))
+      f->fail("this device has no " + std::string(to_string(target)) + " units (no compute." +
+              std::string(to_string(target)) + ")");
+    *slot = target;
+  }
+}
+
 HardwareFile read(const YamlField& doc) {
   const YamlMap top(doc, {"name", "description", "source", "compute", "memory", "network", "gemm"});
   HardwareFile out;
@@ -73,14 +97,16 @@ HardwareFile read(const YamlField& doc) {
   if (const auto f = top.get("description")) out.description = models::as_string(*f);
   p.source = models::as_string(top.require("source"));
 
-  const YamlMap compute = top.map("compute", {"sm_count", "fp8", "int8", "bf16", "fp32"}, true);
+  const YamlMap compute = top.map("compute", {"sm_count", "fp4", "fp8", "int8", "bf16", "fp32", "runs_as"}, true);
   p.sm_count = models::as_int(compute.require("sm_count"), 1);
   const auto fp8 = compute.get("fp8"), int8 = compute.get("int8");
-  if (fp8 && int8) int8->fail("give fp8 or int8 (the device's 8-bit tensor rate), not both");
   if (!fp8 && !int8) compute.fail("missing required key 'fp8' (or 'int8' on devices without FP8)");
-  p.peak_fp8_flops = positive(fp8 ? *fp8 : *int8, models::as_flops_per_s);
+  if (const auto f = compute.get("fp4")) p.peak_fp4_flops = positive(*f, models::as_flops_per_s);
+  if (fp8) p.peak_fp8_flops = positive(*fp8, models::as_flops_per_s);
+  if (int8) p.peak_int8_flops = positive(*int8, models::as_flops_per_s);
   p.peak_bf16_flops = positive(compute.require("bf16"), models::as_flops_per_s);
   if (const auto f = compute.get("fp32")) p.peak_fp32_flops = positive(*f, models::as_flops_per_s);
+  read_runs_as(compute, p);
 
   const YamlMap memory = top.map("memory", {"capacity", "bandwidth"}, true);
   p.hbm_bytes = positive(memory.require("capacity"), models::as_bytes);

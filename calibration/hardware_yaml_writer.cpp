@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <string_view>
+#include <utility>
 
 namespace moesim::calibration {
 namespace {
@@ -60,9 +61,16 @@ std::string hardware_yaml_text(const HardwareFile& file, const ProfileComments& 
   w.line(0, "source", yaml_quoted(p.source));
   w.line(0, "compute", "");
   w.line(2, "sm_count", std::to_string(p.sm_count), "compute.sm_count");
-  w.line(2, "fp8", flops(p.peak_fp8_flops), "compute.fp8");
+  if (p.peak_fp4_flops > 0) w.line(2, "fp4", flops(p.peak_fp4_flops), "compute.fp4");
+  if (p.peak_fp8_flops > 0) w.line(2, "fp8", flops(p.peak_fp8_flops), "compute.fp8");
+  if (p.peak_int8_flops > 0) w.line(2, "int8", flops(p.peak_int8_flops), "compute.int8");
   w.line(2, "bf16", flops(p.peak_bf16_flops), "compute.bf16");
   if (p.peak_fp32_flops > 0) w.line(2, "fp32", flops(p.peak_fp32_flops), "compute.fp32");
+  std::string runs_as;
+  for (const auto& [key, units] : {std::pair{"fp4", p.fp4_runs_as}, std::pair{"fp8", p.fp8_runs_as},
+                                   std::pair{"int8", p.int8_runs_as}})
+    if (units) runs_as += std::string(runs_as.empty() ? "" : ", ") + key + ": " + std::string(to_string(*units));
+  if (!runs_as.empty()) w.line(2, "runs_as", "{" + runs_as + "}", "compute.runs_as");
   w.line(0, "memory", "");
   w.line(2, "capacity", gibibytes(p.hbm_bytes), "memory.capacity");
   w.line(2, "bandwidth", bandwidth(p.hbm_bytes_per_s), "memory.bandwidth");

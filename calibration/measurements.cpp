@@ -106,7 +106,7 @@ void read_gemm(MeasurementFile& f, bool grouped) {
     m.line = r.line;
     m.grouped = grouped;
     const auto dtype = models::parse_dtype(row.text(0));
-    if (!dtype || *dtype == models::DType::kFp4 || *dtype == models::DType::kInt8)
+    if (!dtype || models::is_fp4(*dtype) || *dtype == models::DType::kInt8)
       fail(t, r.line, "column 'dtype': " + models::unknown_name_message("dtype", row.text(0), {"fp8", "bf16", "fp16", "fp32"}));
     m.dtype = *dtype;
     m.m_per_group = row.integers(1);

@@ -5,8 +5,9 @@
 
 namespace moesim::models {
 namespace {
-constexpr std::array<std::pair<DType, std::string_view>, 6> kNames{{
-    {DType::kFp4, "fp4"},
+constexpr std::array<std::pair<DType, std::string_view>, 7> kNames{{
+    {DType::kMxfp4, "mxfp4"},
+    {DType::kNvfp4, "nvfp4"},
     {DType::kFp8, "fp8"},
     {DType::kInt8, "int8"},
     {DType::kBf16, "bf16"},
@@ -17,7 +18,8 @@ constexpr std::array<std::pair<DType, std::string_view>, 6> kNames{{
 
 double bytes_per_element(DType t) {
   switch (t) {
-    case DType::kFp4: return 0.5;
+    case DType::kMxfp4:
+    case DType::kNvfp4: return 0.5;
     case DType::kFp8:
     case DType::kInt8: return 1.0;
     case DType::kBf16:
@@ -27,10 +29,18 @@ double bytes_per_element(DType t) {
   return 0.0;
 }
 
+bool is_fp4(DType t) { return t == DType::kMxfp4 || t == DType::kNvfp4; }
+
 std::string_view to_string(DType t) {
   for (const auto& [d, n] : kNames)
     if (d == t) return n;
   return "?";
+}
+
+std::vector<std::string_view> dtype_names() {
+  std::vector<std::string_view> out;
+  for (const auto& [d, n] : kNames) out.push_back(n);
+  return out;
 }
 
 std::optional<DType> parse_dtype(std::string_view name) {

@@ -19,7 +19,7 @@ void apply_quantization(const HfJson& root, ModelSpec& m) {
     m.weight_dtype = DType::kFp8;
     m.dispatch_dtype = DType::kFp8;
   } else if (method == "mxfp4") {
-    m.expert_weight_dtype = DType::kFp4;
+    m.expert_weight_dtype = DType::kMxfp4;
   }
 }
 

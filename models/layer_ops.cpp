@@ -30,11 +30,15 @@ std::vector<WeightMatmul> attention_projections(const ModelSpec& m) {
   };
 }
 
-bool quantises_activations(DType dtype) { return dtype == DType::kFp8 || dtype == DType::kFp4; }
+bool quantises_activations(DType dtype) { return dtype == DType::kFp8 || is_fp4(dtype); }
 
-double activation_quant_bytes(const ModelSpec& m, std::int64_t width) {
+double activation_quant_bytes(const ModelSpec& m, std::int64_t width, DType weights) {
   const auto w = static_cast<double>(width);
-  return w * bytes_per_element(m.activation_dtype) + w + (w / 128.0) * 4.0;
+  const double read = w * bytes_per_element(m.activation_dtype);
+  // NVFP4 GEMMs take NVFP4 activations (4 bits and an E4M3 scale per 16 values); FP8 and MXFP4
+  // (W4A8) GEMMs take FP8 activations with an FP32 scale per 128.
+  if (weights == DType::kNvfp4) return read + w / 2.0 + w / 16.0;
+  return read + w + (w / 128.0) * 4.0;
 }
 
 std::vector<StreamOp> attention_stream_ops(const ModelSpec& m) {
@@ -69,7 +73,7 @@ std::vector<StreamOp> attention_stream_ops(const ModelSpec& m) {
       }
     }
     for (std::size_t i = 0; i < inputs.size(); ++i)
-      ops.push_back({"activation_quant", activation_quant_bytes(m, inputs[i]), after[i]});
+      ops.push_back({"activation_quant", activation_quant_bytes(m, inputs[i], m.weight_dtype), after[i]});
   }
   return ops;
 }
@@ -266,7 +270,8 @@ namespace moesim::models {
 
 double dispatch_bytes_per_token(const ModelSpec& m) {
   double b = m.hidden * bytes_per_element(m.dispatch_dtype);
-  if (m.dispatch_dtype == DType::kFp8 || m.dispatch_dtype == DType::kFp4) b += (m.hidden / 128.0) * 4.0;
+  if (m.dispatch_dtype == DType::kFp8 || m.dispatch_dtype == DType::kMxfp4) b += (m.hidden / 128.0) * 4.0;
+  if (m.dispatch_dtype == DType::kNvfp4) b += m.hidden / 16.0;  // E4M3 scale per 16 values
   return b + m.top_k * (4.0 + 4.0);
 }
 

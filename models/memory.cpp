@@ -17,7 +17,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 double weight_bytes_per_param(DType t) {
   const double b = bytes_per_element(t);
   if (t == DType::kFp8) return b + 4.0 / (128.0 * 128.0);  // FP32 scale per 128x128 block
-  if (t == DType::kFp4) return b + 1.0 / 32.0;             // E8M0 scale per 32 values (MXFP4)
+  if (t == DType::kMxfp4) return b + 1.0 / 32.0;           // E8M0 scale per 32 values (OCP MX)
+  if (t == DType::kNvfp4) return b + 1.0 / 16.0;           // E4M3 scale per 16 values (NVFP4)
   return b;
 }
 

@@ -12,7 +12,7 @@ namespace {
 DType read_dtype(const YamlMap& map, std::string_view key, DType fallback) {
   const auto f = map.get(key);
   if (!f) return fallback;
-  return *parse_dtype(as_choice(*f, "dtype", {"fp4", "fp8", "int8", "bf16", "fp16", "fp32"}));
+  return *parse_dtype(as_choice(*f, "dtype", dtype_names()));
 }
 
 int read_int(const YamlMap& map, std::string_view key, int min, int fallback, int max = INT_MAX) {

@@ -60,7 +60,7 @@ RankCosts token_costs(const models::ModelSpec& m, const calibration::CostModel& 
     double quant = 0;  // the FP8 (FP4) GEMMs' activations, quantised per token first
     if (models::quantises_activations(w))
       for (const std::int64_t width : {gu.k, dn.k})
-        quant += cost.memory_op(static_cast<double>(rows) * models::activation_quant_bytes(m, width)).time_ns;
+        quant += cost.memory_op(static_cast<double>(rows) * models::activation_quant_bytes(m, width, w)).time_ns;
     return cost.gemm(rows, gu.n, gu.k, w).time_ns + cost.gemm(rows, dn.n, dn.k, w).time_ns +
            cost.memory_op(3.0 * static_cast<double>(rows) * inter * act_bytes).time_ns + quant;  // SiLU(gate)*up
   };

@@ -39,7 +39,7 @@ int predict(const GemmOptions& o) {
         "--device: " + models::unknown_name_message("hardware", o.device, names_of(calibration::hardware_presets())));
   const auto dtype = models::parse_dtype(o.dtype);
   if (!dtype)
-    throw UsageError("--dtype: unknown dtype '" + o.dtype + "' (valid: fp4, fp8, int8, bf16, fp16, fp32)");
+    throw UsageError("--dtype: " + models::unknown_name_message("dtype", o.dtype, models::dtype_names()));
   const auto names = names_of(calibration::cost_models());
   if (std::find(names.begin(), names.end(), o.cost_model) == names.end())
     throw UsageError("--cost-model: " + models::unknown_name_message("cost model", o.cost_model, names));
@@ -69,8 +69,8 @@ int predict(const GemmOptions& o) {
   std::printf("%s n=%lld k=%lld %s on %s (%s model)\n", shape.c_str(), static_cast<long long>(o.n),
               static_cast<long long>(o.k), o.dtype.c_str(), hw->name.c_str(), o.cost_model.c_str());
   std::printf("  time      %10.2f us\n", c.time_ns * 1e-3);
-  std::printf("  achieved  %10.1f TFLOPS (peak %.0f)\n", c.time_ns > 0 ? c.flops / c.time_ns * 1e-3 : 0.0,
-              hw->peak_flops(*dtype) * 1e-12);
+  std::printf("  achieved  %10.1f TFLOPS (peak %.0f of its %s units)\n", c.time_ns > 0 ? c.flops / c.time_ns * 1e-3 : 0.0,
+              hw->peak_flops(*dtype) * 1e-12, std::string(calibration::to_string(hw->units(*dtype))).c_str());
   std::printf("  traffic   %10.1f GB/s of HBM (%.2f MB)\n", c.time_ns > 0 ? c.bytes / c.time_ns : 0.0, c.bytes * 1e-6);
   std::printf("  bound     %s\n", c.compute_bound ? "compute" : "memory");
   return 0;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -70,10 +71,15 @@ TEST(HardwarePresets, EveryPresetIsCompleteAndCitesItsSource) {
     EXPECT_FALSE(hw.source.empty()) << info.name;
     EXPECT_FALSE(info.description.empty()) << info.name;
     EXPECT_GT(hw.sm_count, 0) << info.name;
-    // Hopper and Blackwell tensor cores run FP8 at twice the BF16 rate (Ascend: INT8).
-    EXPECT_NEAR(hw.peak_fp8_flops / hw.peak_bf16_flops, 2.0, 0.01) << info.name;
-    EXPECT_GE(hw.hbm_bytes, 80e9) << info.name;
-    EXPECT_GT(hw.hbm_bytes_per_s, 3e12) << info.name;
+    // Every listed device's 8-bit units (FP8, or INT8 where it has no FP8) run at twice its BF16
+    // rate; its FP4 units, where it has them, at two or three times its FP8 rate.
+    EXPECT_NEAR(std::max(hw.peak_fp8_flops, hw.peak_int8_flops) / hw.peak_bf16_flops, 2.0, 0.01) << info.name;
+    if (hw.peak_fp4_flops > 0) {
+      EXPECT_GE(hw.peak_fp4_flops / hw.peak_fp8_flops, 2.0 - 0.03) << info.name;
+      EXPECT_LE(hw.peak_fp4_flops / hw.peak_fp8_flops, 3.0) << info.name;
+    }
+    EXPECT_GE(hw.hbm_bytes, 64e9) << info.name;
+    EXPECT_GT(hw.hbm_bytes_per_s, 1.5e12) << info.name;
     EXPECT_GT(hw.scaleup_bytes_per_s, hw.nic_bytes_per_s) << info.name;
     EXPECT_GT(hw.nic_bytes_per_s, 0) << info.name;
   }

@@ -57,7 +57,8 @@ TEST(HardwareYaml, EveryProfileLoads) {
               hw.hbm_bytes);
   }
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"ascend-910c", "b200", "cpu-test", "gb200", "h100", "h200", "h800"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"a100", "a800", "ascend-910b", "ascend-910c", "b200", "b300", "cpu-test", "gb200", "gb300",
+                                      "h100", "h20", "h200", "h800", "mi300x", "mi325x", "mi355x"}));
 }
 
 // The values of the C++ presets these files replaced, written the way that code wrote them.
@@ -134,8 +135,14 @@ TEST(HardwareYaml, Errors) {
             "dev.yaml:4:13: compute.sm_count: expected an integer, got 'ten'");
   EXPECT_EQ(error_of(replace(kProfile, "  nic: 200Gbps\n", "")), "dev.yaml:11:3: network: missing required key 'nic'");
   EXPECT_EQ(error_of(replace(kProfile, "source: test\n", "")), "dev.yaml:1:1: missing required key 'source'");
-  EXPECT_EQ(error_of(replace(kProfile, "  fp8: 20TFLOPS", "  fp8: 20TFLOPS\n  int8: 20TOPS")),
-            "dev.yaml:6:9: compute.int8: give fp8 or int8 (the device's 8-bit tensor rate), not both");
+  EXPECT_EQ(error_of(replace(kProfile, "  fp8: 20TFLOPS\n", "")),
+            "dev.yaml:4:3: compute: missing required key 'fp8' (or 'int8' on devices without FP8)");
+  EXPECT_EQ(error_of(replace(kProfile, "  bf16: 10TFLOPS", "  bf16: 10TFLOPS\n  runs_as: {fp8: bf16}")),
+            "dev.yaml:7:18: compute.runs_as.fp8: this device has fp8 units (compute.fp8)");
+  EXPECT_EQ(error_of(replace(kProfile, "  bf16: 10TFLOPS", "  bf16: 10TFLOPS\n  runs_as: {fp4: int8}")),
+            "dev.yaml:7:18: compute.runs_as.fp4: this device has no int8 units (no compute.int8)");
+  EXPECT_EQ(error_of(replace(kProfile, "  bf16: 10TFLOPS", "  bf16: 10TFLOPS\n  runs_as: {fp4: fp16}")),
+            "dev.yaml:7:18: compute.runs_as.fp4: unknown units 'fp16'; did you mean 'fp4'? (valid: fp4, fp8, int8, bf16)");
   EXPECT_EQ(error_of(replace(kProfile, "  capacity: 24GiB", "  capacity: 0GiB")),
             "dev.yaml:8:13: memory.capacity: expected a positive value, got '0GiB'");
   EXPECT_EQ(error_of("name: [dev\n"), "dev.yaml:2:1: YAML syntax error: end of sequence flow not found");

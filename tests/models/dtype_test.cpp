@@ -8,7 +8,7 @@
 namespace moesim::models {
 namespace {
 
-constexpr std::array kAll{DType::kFp4, DType::kFp8, DType::kInt8, DType::kBf16, DType::kFp16, DType::kFp32};
+constexpr std::array kAll{DType::kMxfp4, DType::kNvfp4, DType::kFp8, DType::kInt8, DType::kBf16, DType::kFp16, DType::kFp32};
 
 TEST(DType, PrintThenParseRoundTripsEveryType) {
   for (DType t : kAll) {
@@ -33,7 +33,8 @@ TEST(DType, UnknownOrMiscasedNameDoesNotParse) {
 
 TEST(DType, BytesPerElementFollowBitWidths) {
   // A format of b bits stores b / 8 bytes per element.
-  EXPECT_DOUBLE_EQ(bytes_per_element(DType::kFp4), 4 / 8.0);
+  EXPECT_DOUBLE_EQ(bytes_per_element(DType::kMxfp4), 4 / 8.0);
+  EXPECT_DOUBLE_EQ(bytes_per_element(DType::kNvfp4), 4 / 8.0);
   EXPECT_DOUBLE_EQ(bytes_per_element(DType::kFp8), 8 / 8.0);
   EXPECT_DOUBLE_EQ(bytes_per_element(DType::kInt8), 8 / 8.0);
   EXPECT_DOUBLE_EQ(bytes_per_element(DType::kBf16), 16 / 8.0);

@@ -21,12 +21,12 @@ MemoryOptions options(int ep, bool mtp = false) {
 
 TEST(MemoryDtypes, Mxfp4ExpertsCarryOneScaleBytePer32Values) {
   const ModelSpec m = preset("gpt-oss-120b");
-  ASSERT_EQ(m.expert_dtype(), DType::kFp4);
+  ASSERT_EQ(m.expert_dtype(), DType::kMxfp4);
   ASSERT_EQ(m.weight_dtype, DType::kBf16);
   const MemoryPlan p = plan_rank_memory(m, options(8));
   // OCP MXFP4: 4-bit elements plus an 8-bit shared scale per block of 32.
   const double per_param = 0.5 + 1.0 / 32;
-  EXPECT_DOUBLE_EQ(weight_bytes_per_param(DType::kFp4), per_param);
+  EXPECT_DOUBLE_EQ(weight_bytes_per_param(DType::kMxfp4), per_param);
   EXPECT_NEAR(p.routed_expert_bytes, static_cast<double>(expert_params(m)) * (128 / 8) * 36 * per_param, 1.0);
   // Everything else (attention, routers, embeddings) stays BF16.
   const ParameterCount c = count_parameters(m);

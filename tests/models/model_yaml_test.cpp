@@ -137,7 +137,7 @@ TEST(ModelYaml, WrongTypeNamesTheValue) {
   EXPECT_EQ(error_of(kModel + "tie_embeddings: maybe\n"),
             "m.yaml:16:17: tie_embeddings: expected true or false, got 'maybe'");
   EXPECT_EQ(error_of(kModel + "dtypes: {weights: fp88}\n"),
-            "m.yaml:16:19: dtypes.weights: unknown dtype 'fp88'; did you mean 'fp8'? (valid: fp4, fp8, int8, bf16, "
+            "m.yaml:16:19: dtypes.weights: unknown dtype 'fp88'; did you mean 'fp8'? (valid: mxfp4, nvfp4, fp8, int8, bf16, "
             "fp16, fp32)");
 }
 
@@ -176,13 +176,13 @@ TEST(ModelYaml, WindowsSinksAndExpertDtype) {
   const ModelSpec m = load_model_yaml(
       replace(kModel, "  head_dim: 32\n",
               "  head_dim: 32\n  window: {size: 64, kind: chunked, full_every: 4}\n  sinks: true\n") +
-          "dtypes: {weights: bf16, experts: fp4}\nmtp_layers: 2\ntie_embeddings: true\n",
+          "dtypes: {weights: bf16, experts: mxfp4}\nmtp_layers: 2\ntie_embeddings: true\n",
       "m.yaml");
   EXPECT_EQ(m.window.size, 64);
   EXPECT_EQ(m.window.kind, WindowKind::kChunked);
   EXPECT_EQ(m.window.full_every, 4);
   EXPECT_TRUE(m.attention_sinks);
-  EXPECT_EQ(m.expert_dtype(), DType::kFp4);
+  EXPECT_EQ(m.expert_dtype(), DType::kMxfp4);
   EXPECT_EQ(m.weight_dtype, DType::kBf16);
   EXPECT_EQ(m.mtp_layers, 2);
   EXPECT_TRUE(m.tie_embeddings);

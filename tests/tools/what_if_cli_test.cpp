@@ -50,7 +50,7 @@ TEST(Gemm, PredictsDenseAndGroupedShapes) {
 TEST(Gemm, BadFlagsExitTwoWithOneLine) {
   const auto dtype = run_moesim("gemm --m 64 --n 4096 --k 7168 --dtype fp9");
   EXPECT_EQ(dtype.exit_code, 2);
-  EXPECT_EQ(dtype.out, "moesim: --dtype: unknown dtype 'fp9' (valid: fp4, fp8, int8, bf16, fp16, fp32)\n");
+  EXPECT_EQ(dtype.out, "moesim: --dtype: unknown dtype 'fp9'; did you mean 'fp8'? (valid: mxfp4, nvfp4, fp8, int8, bf16, fp16, fp32)\n");
   const auto mismatch = run_moesim("gemm --groups 3 --counts 1,2 --n 8 --k 8");
   EXPECT_EQ(mismatch.exit_code, 2);
   EXPECT_EQ(mismatch.out, "moesim: --counts has 2 values but --groups is 3\n");
