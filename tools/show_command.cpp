@@ -57,8 +57,11 @@ int show_model(const ShowOptions& o) {
   if (m.routed_experts > 0)
     std::printf("  MoE: %d routed + %d shared experts of width %d, top-%d\n", m.routed_experts, m.shared_experts,
                 m.moe_intermediate, m.top_k);
-  std::printf("  dtypes: weights %s, KV %s, dispatch %s, combine %s\n",
-              std::string(models::to_string(m.weight_dtype)).c_str(), std::string(models::to_string(m.kv_dtype)).c_str(),
+  const std::string experts =
+      m.expert_dtype() != m.weight_dtype ? ", routed experts " + std::string(models::to_string(m.expert_dtype())) : "";
+  std::printf("  dtypes: weights %s%s, KV %s, dispatch %s, combine %s\n",
+              std::string(models::to_string(m.weight_dtype)).c_str(), experts.c_str(),
+              std::string(models::to_string(m.kv_dtype)).c_str(),
               std::string(models::to_string(m.dispatch_dtype)).c_str(),
               std::string(models::to_string(m.combine_dtype)).c_str());
   std::printf("\n  parameters          %10.2f B total, %.2f B activated per token\n", p.total() * 1e-9,

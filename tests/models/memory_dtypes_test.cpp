@@ -19,6 +19,21 @@ MemoryOptions options(int ep, bool mtp = false) {
   return o;
 }
 
+// NVFP4 (NVIDIA's DeepSeek-R1-FP4): 4-bit values and an E4M3 scale per 16, so the routed experts
+// take 0.5625 of FP8's bytes (FP8 carries an FP32 scale per 128x128 block); nothing else changes.
+TEST(MemoryDtypes, Nvfp4ExpertsCarryOneScaleBytePer16Values) {
+  const ModelSpec fp4 = preset("deepseek-r1-fp4"), fp8 = preset("deepseek-v3");
+  ASSERT_EQ(fp4.expert_dtype(), DType::kNvfp4);
+  EXPECT_DOUBLE_EQ(weight_bytes_per_param(DType::kNvfp4), 0.5 + 1.0 / 16);
+  const MemoryPlan p4 = plan_rank_memory(fp4, options(8)), p8 = plan_rank_memory(fp8, options(8));
+  EXPECT_NEAR(p4.routed_expert_bytes / p8.routed_expert_bytes, (0.5 + 1.0 / 16) / (1 + 4.0 / (128 * 128)), 1e-9);
+  EXPECT_NEAR(p4.weight_bytes - p4.routed_expert_bytes, p8.weight_bytes - p8.routed_expert_bytes, 1.0);
+  EXPECT_GT(p4.kv_bytes, p8.kv_bytes);  // the memory the experts free goes to the KV cache
+  // Dispatch in NVFP4: half a byte per value, a byte of scale per 16, and the routing ids/weights.
+  EXPECT_DOUBLE_EQ(dispatch_bytes_per_token(fp4), 7168 / 2.0 + 7168 / 16.0 + 8 * 8.0);
+  EXPECT_EQ(count_parameters(fp4).total(), count_parameters(fp8).total());
+}
+
 TEST(MemoryDtypes, Mxfp4ExpertsCarryOneScaleBytePer32Values) {
   const ModelSpec m = preset("gpt-oss-120b");
   ASSERT_EQ(m.expert_dtype(), DType::kMxfp4);

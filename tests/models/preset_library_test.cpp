@@ -16,7 +16,7 @@ using test::preset;
 
 const std::vector<std::string> kPublished = {"deepseek-v3",  "kimi-k2",       "qwen3-235b-a22b",
                                              "qwen3-30b-a3b", "mixtral-8x7b", "mixtral-8x22b",
-                                             "gpt-oss-120b",  "llama-4-maverick"};
+                                             "gpt-oss-120b",  "llama-4-maverick", "deepseek-r1-fp4"};
 
 TEST(PresetLibrary, ListsEveryPresetOnce) {
   std::vector<std::string> names;
