@@ -54,10 +54,10 @@ ClusterSection read_cluster(const MapReader& m, const calibration::HardwareProfi
   std::string preset = "hgx";
   if (auto f = m.get("preset")) preset = as_choice(*f, "cluster preset", names_of(topology::cluster_presets()));
   topology::ClusterConfig c = topology::cluster_preset_defaults(preset);
-  // HGX servers and generic clusters are built from the device's own ports; NVL72 and
+  // HGX servers, xGMI meshes and generic clusters are built from the device's own ports; NVL72 and
   // CloudMatrix384 racks have their own fabric figures.
   // A measured profile (moesim calibrate fit) also brings its all-to-all efficiency and latency.
-  if (preset == "hgx" || preset == "generic") {
+  if (preset == "hgx" || preset == "xgmi" || preset == "generic") {
     c.nic_bytes_per_s = hw.nic_bytes_per_s;
     c.scaleup_bytes_per_s = hw.scaleup_bytes_per_s;
     if (hw.scaleup_efficiency) c.scaleup_efficiency = *hw.scaleup_efficiency;

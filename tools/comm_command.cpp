@@ -127,7 +127,7 @@ int run_comm(const CommOptions& o) {
 Command add_comm_command(CLI::App& app) {
   auto o = std::make_shared<CommOptions>();
   auto* cmd = app.add_subcommand("comm", "Time one MoE dispatch or combine all-to-all on a cluster preset");
-  cmd->add_option("--cluster", o->cluster, "Cluster preset (hgx, nvl72, cloudmatrix384, generic)");
+  cmd->add_option("--cluster", o->cluster, "Cluster preset (hgx, nvl72, xgmi, cloudmatrix384, generic)");
   cmd->add_option("--nodes", o->nodes, "Nodes (scale-up domains); default: as many as --ep needs")
       ->check(CLI::Range(1, 1 << 16));
   cmd->add_option("--device", o->device, "Hardware preset for the link line rates (e.g. h800)");

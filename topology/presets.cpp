@@ -55,6 +55,20 @@ ClusterConfig cloudmatrix384() {
   return c;
 }
 
+// AMD Instinct platforms (MI300X, MI325X, MI355X): 8 GPUs per node fully connected by Infinity
+// Fabric (xGMI), no switch: each GPU has seven links, one to each peer, so a pair's traffic is
+// limited to one link (the device's scale-up bandwidth / 7 per direction: 64 GB/s on MI300X) and
+// only an all-to-all among all eight reaches the device's whole scale-up bandwidth. One 400 Gb/s
+// NIC per GPU on rail-optimised leaves, as hgx. Link efficiency and fixed costs are hgx's (no
+// published xGMI all-to-all measurement is in the calibration data; an assumption).
+ClusterConfig xgmi() {
+  ClusterConfig c;
+  c.preset = "xgmi";
+  c.scaleup_bytes_per_s = 448e9;  // MI300X datasheet: 896 GB/s over seven links, both directions
+  c.rails = 8;
+  return c;
+}
+
 // Generic: scale-up domains of devices_per_node devices on one switch, one NIC per device on a
 // top-of-rack leaf per domain, leaves under spines with the given oversubscription.
 ClusterConfig generic() {
@@ -68,6 +82,7 @@ const std::vector<PresetEntry>& entries() {
   static const std::vector<PresetEntry> kEntries = {
       {{"hgx", "nodes of 8 GPUs on NVSwitch, one NIC per GPU, rail-optimised leaves under spines"}, &hgx},
       {{"nvl72", "racks of 72 GPUs in one NVLink 5 domain, one scale-out NIC per GPU"}, &nvl72},
+      {{"xgmi", "AMD nodes of 8 GPUs in a full xGMI mesh (a link per pair, no switch), one NIC per GPU"}, &xgmi},
       {{"cloudmatrix384", "384 Ascend NPUs on one UB supernode (boards of 8), RoCE scale-out"}, &cloudmatrix384},
       {{"generic", "N devices per scale-up domain, top-of-rack leaves, oversubscribed spines"}, &generic},
   };
@@ -115,8 +130,31 @@ void FabricBuilder::build_preset() {
     throw TopologyError("unknown cluster preset '" + cfg.preset + "' (valid: " + preset_names() + ")");
   const int rails = cfg.rails >= 0 ? cfg.rails : cluster_preset_defaults(cfg.preset).rails;
   add_devices();
-  add_scaleup(cfg.devices_per_board > 0);
+  if (cfg.preset == "xgmi") {
+    add_scaleup_mesh();
+  } else {
+    add_scaleup(cfg.devices_per_board > 0);
+  }
   add_scaleout(rails);
+  // A mesh has no one scale-up link per device that bounds its traffic: its all-to-alls are
+  // costed flow by flow over the pairs' own links, as a custom fabric's (Cluster::regular()).
+  if (cfg.preset == "xgmi") {
+    c_.device_links_.clear();
+    c_.leaves_.clear();
+  }
+}
+
+// A full mesh per node: one link between every pair of its devices, the device's scale-up
+// bandwidth split evenly over its devices_per_node - 1 links.
+void FabricBuilder::add_scaleup_mesh() {
+  const ClusterConfig& cfg = c_.config_;
+  LinkProps pair{cfg.scaleup_bytes_per_s / std::max(1, cfg.devices_per_node - 1), cfg.scaleup_latency_ns / 2,
+                 cfg.scaleup_efficiency, LinkClass::kScaleUp};
+  for (int n = 0; n < cfg.nodes; ++n)
+    for (int i = 0; i < cfg.devices_per_node; ++i)
+      for (int j = i + 1; j < cfg.devices_per_node; ++j)
+        add_link(c_.graph_, devices_[static_cast<std::size_t>(n * cfg.devices_per_node + i)],
+                 devices_[static_cast<std::size_t>(n * cfg.devices_per_node + j)], pair);
 }
 
 void FabricBuilder::add_devices() {
