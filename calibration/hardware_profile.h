@@ -9,6 +9,8 @@
 // as the cluster's defaults when the scenario does not set them).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,7 +30,9 @@ namespace moesim::calibration {
 // FP8 <-> INT8 -> BF16 (the next units it has: Hopper runs FP4 weights on FP8 units, Ascend runs
 // FP8 checkpoints as W8A8 INT8).
 enum class Units { kFp4, kFp8, kInt8, kBf16, kFp32 };
+inline constexpr std::size_t kUnitKinds = 5;
 std::string_view to_string(Units u);
+std::optional<Units> parse_units(std::string_view name);  // "fp4", "fp8", ... (to_string's names)
 
 struct HardwareProfile {
   std::string name;
@@ -44,8 +48,8 @@ struct HardwareProfile {
   double nic_bytes_per_s = 0;      // per direction, default NIC per device
   double peak_fp32_flops = 0;      // dense FP32 rate; 0: half the BF16 rate (TF32 tensor cores)
   // Where the device lacks the units of a GEMM's operands, the units that run it instead (the
-  // profile's `compute.runs_as`); unset: the default chain above.
-  std::optional<Units> fp4_runs_as, fp8_runs_as, int8_runs_as;
+  // profile's `compute.runs_as`), indexed by the missing units; unset: the default chain above.
+  std::array<std::optional<Units>, kUnitKinds> runs_as{};
 
   // Measured (moesim calibrate fit); empty / unset on spec-sheet presets.
   struct GemmFit {

@@ -65,27 +65,19 @@ GemmFitParams read_fit(const YamlMap& m) {
   return p;
 }
 
-Units as_units(const YamlField& f) {
-  const std::string name = models::as_choice(f, "units", {"fp4", "fp8", "int8", "bf16"});
-  return name == "fp4" ? Units::kFp4 : name == "fp8" ? Units::kFp8 : name == "int8" ? Units::kInt8 : Units::kBf16;
-}
-
 // compute.runs_as: {fp8: bf16, ...}: the units that run GEMMs of a precision the device has no
 // units for (hardware_profile.h). Only for precisions it lacks, onto units it has.
 void read_runs_as(const YamlMap& compute, HardwareProfile& p) {
   const YamlMap runs_as = compute.map("runs_as", {"fp4", "fp8", "int8"});
-  const std::pair<std::string_view, std::optional<Units>*> slots[] = {
-      {"fp4", &p.fp4_runs_as}, {"fp8", &p.fp8_runs_as}, {"int8", &p.int8_runs_as}};
-  for (const auto& [key, slot] : slots) {
+  for (const Units own : {Units::kFp4, Units::kFp8, Units::kInt8}) {
+    const std::string key(to_string(own));
     const auto f = runs_as.get(key);
     if (!f) continue;
-    const Units own = key == "fp4" ? Units::kFp4 : key == "fp8" ? Units::kFp8 : Units::kInt8;
-    if (p.has_units(own)) f->fail("this device has " + std::string(key) + " units (compute." + std::string(key) + ")");
-    const Units target = as_units(*f);
-    if (!p.has_units(target))
-      f->fail("this device has no " + std::string(to_string(target)) + " units (no compute." +
-              std::string(to_string(target)) + ")");
-    *slot = target;
+    if (p.has_units(own)) f->fail("this device has " + key + " units (compute." + key + ")");
+    const Units target = *parse_units(models::as_choice(*f, "units", {"fp4", "fp8", "int8", "bf16"}));
+    const std::string name(to_string(target));
+    if (!p.has_units(target)) f->fail("this device has no " + name + " units (no compute." + name + ")");
+    p.runs_as[static_cast<std::size_t>(own)] = target;
   }
 }
 

@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <string_view>
-#include <utility>
 
 namespace moesim::calibration {
 namespace {
@@ -67,9 +66,9 @@ std::string hardware_yaml_text(const HardwareFile& file, const ProfileComments& 
   w.line(2, "bf16", flops(p.peak_bf16_flops), "compute.bf16");
   if (p.peak_fp32_flops > 0) w.line(2, "fp32", flops(p.peak_fp32_flops), "compute.fp32");
   std::string runs_as;
-  for (const auto& [key, units] : {std::pair{"fp4", p.fp4_runs_as}, std::pair{"fp8", p.fp8_runs_as},
-                                   std::pair{"int8", p.int8_runs_as}})
-    if (units) runs_as += std::string(runs_as.empty() ? "" : ", ") + key + ": " + std::string(to_string(*units));
+  for (const Units own : {Units::kFp4, Units::kFp8, Units::kInt8})
+    if (const auto& units = p.runs_as[static_cast<std::size_t>(own)])
+      runs_as += (runs_as.empty() ? "" : ", ") + std::string(to_string(own)) + ": " + std::string(to_string(*units));
   if (!runs_as.empty()) w.line(2, "runs_as", "{" + runs_as + "}", "compute.runs_as");
   w.line(0, "memory", "");
   w.line(2, "capacity", gibibytes(p.hbm_bytes), "memory.capacity");

@@ -36,6 +36,12 @@ Units operand_units(models::DType t) {
 
 }  // namespace
 
+std::optional<Units> parse_units(std::string_view name) {
+  for (const Units u : {Units::kFp4, Units::kFp8, Units::kInt8, Units::kBf16, Units::kFp32})
+    if (to_string(u) == name) return u;
+  return std::nullopt;
+}
+
 std::string_view to_string(Units u) {
   switch (u) {
     case Units::kFp4: return "fp4";
@@ -61,10 +67,7 @@ double HardwareProfile::units_peak(Units u) const {
 Units HardwareProfile::units(models::DType t) const {
   const Units wanted = operand_units(t);
   if (has_units(wanted)) return wanted;
-  const std::optional<Units> chosen = wanted == Units::kFp4   ? fp4_runs_as
-                                      : wanted == Units::kFp8 ? fp8_runs_as
-                                      : wanted == Units::kInt8 ? int8_runs_as
-                                                               : std::nullopt;
+  const std::optional<Units> chosen = runs_as[static_cast<std::size_t>(wanted)];
   if (chosen && has_units(*chosen)) return *chosen;
   for (const Units u : fallback_chain(wanted))
     if (has_units(u)) return u;
