@@ -55,6 +55,16 @@ void read_gqa(const HfJson& c, ModelSpec& m) {
                                       std::to_string(m.kv_heads));
   m.head_dim = c.get_int("head_dim", m.hidden / m.heads, 1);
   m.attention = m.kv_heads == m.heads ? AttentionKind::kMha : AttentionKind::kGqa;
+  // Partial RoPE: partial_rotary_factor (GLM-4.5, Qwen3-Next) or rotary_dim (MiniMax-M2).
+  if (c.has("rotary_dim")) {
+    const int dim = c.get_int("rotary_dim", m.head_dim, 2);
+    if (dim > m.head_dim) c.fail("rotary_dim", std::to_string(dim) + " exceeds head_dim " + std::to_string(m.head_dim));
+    m.rope.partial = static_cast<double>(dim) / m.head_dim;
+  } else {
+    m.rope.partial = c.get_number("partial_rotary_factor", 1);
+    if (!(m.rope.partial > 0 && m.rope.partial <= 1))
+      c.fail("partial_rotary_factor", "expected a fraction in (0, 1], got " + std::to_string(m.rope.partial));
+  }
 }
 
 // local[i]: layer i uses the window. Representable: all local, or full exactly on every Nth.
@@ -230,6 +240,62 @@ ModelSpec map_llama4(const HfJson& c) {
   return m;
 }
 
+// Router fields shared by the sigmoid-routed GQA MoE models (GLM-4.5, MiniMax-M2).
+void read_sigmoid_router(const HfJson& c, ModelSpec& m) {
+  const std::string scoring = c.get_string("scoring_func", "sigmoid");
+  if (scoring != "softmax" && scoring != "sigmoid")
+    c.fail("scoring_func", "unknown router scoring '" + scoring + "' (valid: softmax, sigmoid)");
+  m.scoring = scoring == "sigmoid" ? RouterScoring::kSigmoid : RouterScoring::kSoftmax;
+  m.norm_top_k = c.get_bool("norm_topk_prob", true);
+  m.routed_scaling = positive_number(c, "routed_scaling_factor", 1);
+}
+
+// GLM-4.5/4.6: DeepSeek-V3's MoE layout (first_k_dense_replace, n_group/topk_group, shared
+// experts) under GQA attention with q/k/v biases, optional per-head q/k norms and partial RoPE.
+ModelSpec map_glm4_moe(const HfJson& c) {
+  ModelSpec m;
+  read_basics(c, m);
+  read_gqa(c, m);
+  m.qkv_bias = c.get_bool("attention_bias", false);
+  if (c.get_bool("use_qk_norm", false)) m.qk_norm = QkNorm::kPerHead;
+  m.mtp_layers = c.get_int("num_nextn_predict_layers", 0);
+  m.dense_intermediate = c.require_int("intermediate_size");
+  m.routed_experts = c.require_int("n_routed_experts");
+  m.shared_experts = c.get_int("n_shared_experts", 0);
+  m.top_k = c.require_int("num_experts_per_tok");
+  m.moe_intermediate = c.require_int("moe_intermediate_size");
+  m.first_k_dense = std::min(m.num_layers, c.get_int("first_k_dense_replace", 0));
+  read_sigmoid_router(c, m);
+  m.expert_groups = c.get_int("n_group", 1, 1);
+  m.top_groups = c.get_int("topk_group", m.expert_groups, 1);
+  if (m.routed_experts % m.expert_groups != 0 || m.top_groups > m.expert_groups)
+    c.fail("n_group", "n_group " + std::to_string(m.expert_groups) + " / topk_group " + std::to_string(m.top_groups) +
+                          " do not partition " + std::to_string(m.routed_experts) + " experts");
+  return m;
+}
+
+// MiniMax-M2: every layer MoE (intermediate_size is per expert), q/k norms over all heads
+// (qk_norm_type per_layer) or per head, rotary_dim of each head, MTP modules.
+ModelSpec map_minimax_m2(const HfJson& c) {
+  ModelSpec m;
+  read_basics(c, m);
+  read_gqa(c, m);
+  if (c.get_bool("use_qk_norm", false))
+    m.qk_norm = c.get_string("qk_norm_type", "per_layer") == "per_head" ? QkNorm::kPerHead : QkNorm::kFull;
+  m.routed_experts = c.require_int("num_local_experts");
+  m.top_k = c.require_int("num_experts_per_tok");
+  m.moe_intermediate = c.require_int("intermediate_size");
+  if (const int shared = c.get_int("shared_intermediate_size", 0); shared > 0) {
+    if (shared % m.moe_intermediate != 0)
+      c.fail("shared_intermediate_size", std::to_string(shared) + " is not a multiple of intermediate_size " +
+                                             std::to_string(m.moe_intermediate));
+    m.shared_experts = shared / m.moe_intermediate;
+  }
+  if (c.get_bool("use_mtp", false)) m.mtp_layers = c.get_int("num_mtp_modules", 0);
+  read_sigmoid_router(c, m);
+  return m;
+}
+
 ModelSpec map_dense(const HfJson& c) {
   ModelSpec m;
   read_basics(c, m);
@@ -250,6 +316,8 @@ constexpr HfArchitecture kArchitectures[] = {
     {"Qwen2MoeForCausalLM", &map_qwen_moe},
     {"OlmoeForCausalLM", &map_olmoe},
     {"GptOssForCausalLM", &map_gpt_oss},
+    {"Glm4MoeForCausalLM", &map_glm4_moe},
+    {"MiniMaxM2ForCausalLM", &map_minimax_m2},
     {"Llama4ForConditionalGeneration", &map_llama4, true},
     {"LlamaForCausalLM", &map_dense},
     {"Qwen2ForCausalLM", &map_dense},

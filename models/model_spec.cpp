@@ -27,6 +27,12 @@ int ModelSpec::num_local_layers() const {
   return n;
 }
 
+int ModelSpec::rotary_dim() const {
+  if (attention == AttentionKind::kMla) return mla.qk_rope_head_dim;
+  const int d = static_cast<int>(rope.partial * head_dim + 0.5);
+  return d - d % 2;  // RoPE turns pairs of dims
+}
+
 std::int64_t ModelSpec::kv_elements_per_token_per_layer() const {
   if (attention == AttentionKind::kMla) return mla.kv_lora_rank + mla.qk_rope_head_dim;
   return 2LL * kv_heads * head_dim;

@@ -62,6 +62,10 @@ struct LocalAttention {
 // where m(a) = 0.1 a ln(factor) + 1 (m(0) = 1), as in DeepSeek-V3's config.
 struct RopeSpec {
   double theta = 10000;
+  // Fraction of each MHA/GQA head's dims that RoPE turns: the first partial x head_dim, the rest
+  // pass through unrotated (GLM-4.5 0.5, MiniMax-M2 64 of 128, Qwen3-Next 0.25); 1 = every dim.
+  // MLA rotates its decoupled qk_rope_head_dim instead and keeps 1.
+  double partial = 1;
   bool interleaved = false;
   double yarn_factor = 1;  // 1 = no YaRN scaling
   int yarn_original_context = 4096;
@@ -132,6 +136,9 @@ struct ModelSpec {
   // The span of past positions layer `layer` attends to and caches: 0 = full attention.
   int attention_window(int layer) const;
   int num_local_layers() const;
+
+  // Dims of each head that RoPE turns: qk_rope_head_dim for MLA, partial x head_dim otherwise.
+  int rotary_dim() const;
 
   // Elements cached per token per layer: MLA caches the latent plus the RoPE key; MHA/GQA cache
   // K and V for every KV head.

@@ -46,8 +46,12 @@ double read_number(const YamlMap& map, std::string_view key, double min, double 
 }
 
 void read_rope(const YamlMap& top, ModelSpec& m) {
-  const YamlMap r = top.map("rope", {"theta", "interleaved", "yarn"});
+  const YamlMap r = top.map("rope", {"theta", "interleaved", "partial", "yarn"});
   m.rope.theta = read_number(r, "theta", 1, m.rope.theta, false);
+  if (const auto f = r.get("partial")) {
+    m.rope.partial = as_number(*f);
+    if (!(m.rope.partial > 0 && m.rope.partial <= 1)) f->fail("expected a fraction in (0, 1], got " + f->node.Scalar());
+  }
   if (const auto f = r.get("interleaved")) m.rope.interleaved = as_bool(*f);
   if (!r.has("yarn")) return;
   const YamlMap y = r.map("yarn", {"factor", "original_context", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
@@ -166,6 +170,10 @@ ModelSpec read_model(const YamlField& doc) {
   m.norm_eps = read_number(top, "norm_eps", 0, m.norm_eps, false);
   read_rope(top, m);
   read_attention(top, m);
+  if (m.attention == AttentionKind::kMla && m.rope.partial != 1)
+    top.map("rope", {"theta", "interleaved", "partial", "yarn"})
+        .get("partial")
+        ->fail("mla attention turns its qk_rope_head_dim; partial is for mha/gqa heads");
   read_moe(top, m);
   const YamlMap mlp = top.map("mlp", {"intermediate"});
   if (const auto f = mlp.get("intermediate")) m.dense_intermediate = as_int(*f, 1);

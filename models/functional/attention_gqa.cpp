@@ -23,8 +23,9 @@ Matrix gqa_attention(const AttentionContext& c, const GqaWeights& w, const Matri
     rms_norm_groups(q, w.q_norm, s.norm_eps);
     rms_norm_groups(k, w.k_norm, s.norm_eps);
   }
-  c.rope.rotate(q, c.positions, 0, s.heads);
-  c.rope.rotate(k, c.positions, 0, s.kv_heads);
+  // Partial RoPE (ModelSpec::rotary_dim): the first rotary_dim dims of each head turn.
+  c.rope.rotate(q, c.positions, 0, s.heads, hd);
+  c.rope.rotate(k, c.positions, 0, s.kv_heads, hd);
 
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   AttentionMask mask{0, s.attention_window(c.layer), s.window.kind};

@@ -10,12 +10,10 @@
 namespace moesim::models::functional {
 namespace {
 
-int rope_dim(const ModelSpec& s) { return s.attention == AttentionKind::kMla ? s.mla.qk_rope_head_dim : s.head_dim; }
-
 }  // namespace
 
 Decoder::Decoder(ModelSpec spec, DecoderWeights weights)
-    : spec_(std::move(spec)), w_(std::move(weights)), rope_(spec_.rope, rope_dim(spec_)) {
+    : spec_(std::move(spec)), w_(std::move(weights)), rope_(spec_.rope, spec_.rotary_dim()) {
   check_weights(spec_, w_);
 }
 

@@ -62,6 +62,25 @@ TEST(FunctionalRope, RotatesByRelativePosition) {
   EXPECT_NEAR(x(0, 8), std::sin(1.0), 1e-6);
 }
 
+// Partial RoPE (GLM-4.5: half of each head): a table of the rotary width turns the first
+// rotary_dim dims of each head-wide span and leaves the rest as they were.
+TEST(FunctionalRope, PartialRotaryTurnsTheFirstDimsOfEachHead) {
+  ModelSpec m;
+  m.attention = AttentionKind::kGqa;
+  m.head_dim = 16;
+  m.rope.partial = 0.5;
+  ASSERT_EQ(m.rotary_dim(), 8);
+  Matrix x = Matrix::Ones(1, 32);  // two heads of 16
+  const int pos[] = {3};
+  RopeTable(m.rope, m.rotary_dim()).rotate(x, pos, 0, 2, m.head_dim);
+  for (int h = 0; h < 2; ++h) {
+    // (x0, x4) turn by 3·θ^0 = 3 radians; dims 8..15 pass through.
+    EXPECT_NEAR(x(0, h * 16), std::cos(3.0) - std::sin(3.0), 1e-6);
+    EXPECT_NEAR(x(0, h * 16 + 4), std::cos(3.0) + std::sin(3.0), 1e-6);
+    for (int d = 8; d < 16; ++d) EXPECT_EQ(x(0, h * 16 + d), 1.0f) << h << " " << d;
+  }
+}
+
 // DeepSeek-V3's YaRN settings on its 64-wide RoPE key: the correction range is dimensions
 // floor(64 ln(4096 / (32·2π)) / (2 ln 10⁴)) = 10 to ceil(64 ln(4096 / 2π) / (2 ln 10⁴)) = 23.
 TEST(FunctionalRope, YarnBlendsFrequenciesOverTheCorrectionRange) {

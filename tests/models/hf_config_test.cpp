@@ -67,6 +67,7 @@ void expect_same_architecture(const ModelSpec& a, const ModelSpec& b) {
   EXPECT_EQ(a.norm_eps, b.norm_eps);
   EXPECT_EQ(a.rope.theta, b.rope.theta);
   EXPECT_EQ(a.rope.interleaved, b.rope.interleaved);
+  EXPECT_EQ(a.rope.partial, b.rope.partial);
   EXPECT_EQ(a.rope.yarn_factor, b.rope.yarn_factor);
   EXPECT_EQ(a.rope.yarn_original_context, b.rope.yarn_original_context);
   EXPECT_EQ(a.rope.yarn_beta_fast, b.rope.yarn_beta_fast);
@@ -83,12 +84,27 @@ void expect_same_architecture(const ModelSpec& a, const ModelSpec& b) {
 
 TEST(HfConfig, EveryPublishedPresetIsReproducedFromItsConfig) {
   for (const char* name : {"deepseek-v3", "kimi-k2", "qwen3-235b-a22b", "qwen3-30b-a3b", "mixtral-8x7b",
-                           "mixtral-8x22b", "gpt-oss-120b", "llama-4-maverick"}) {
+                           "mixtral-8x22b", "gpt-oss-120b", "gpt-oss-20b", "llama-4-maverick", "deepseek-v2-lite",
+                           "glm-4.5", "glm-4.6", "minimax-m2"}) {
     SCOPED_TRACE(name);
     const ModelSpec imported = import(name);
     expect_same_architecture(imported, preset(name));
     EXPECT_EQ(imported.source, data_path(std::string(name) + ".config.json"));
   }
+}
+
+// Partial RoPE comes from partial_rotary_factor (GLM) or rotary_dim (MiniMax-M2), and a bad one
+// names its key.
+TEST(HfConfig, PartialRotaryFromEitherKey) {
+  EXPECT_EQ(import("glm-4.5").rotary_dim(), 64);
+  EXPECT_EQ(import("minimax-m2").rotary_dim(), 64);
+  EXPECT_EQ(import("qwen3-30b-a3b").rotary_dim(), 128);
+  const std::string head = R"({"architectures": ["MiniMaxM2ForCausalLM"], "num_hidden_layers": 2, "hidden_size": 64,
+    "vocab_size": 10, "num_attention_heads": 4, "head_dim": 16, "num_local_experts": 4, "num_experts_per_tok": 2,
+    "intermediate_size": 32, )";
+  EXPECT_EQ(error_of(head + R"("rotary_dim": 32})"), "config.json: rotary_dim: 32 exceeds head_dim 16");
+  EXPECT_EQ(error_of(head + R"("partial_rotary_factor": 1.5})"),
+            "config.json: partial_rotary_factor: expected a fraction in (0, 1], got 1.500000");
 }
 
 TEST(HfConfig, NameComesFromNameOrPath) {
@@ -142,7 +158,9 @@ TEST(HfConfig, ForwardNumerics) {
   EXPECT_EQ(v3.qk_norm, QkNorm::kNone);
   const ModelSpec v2 = import("deepseek-v2-lite");
   EXPECT_FALSE(v2.norm_top_k);
-  EXPECT_EQ(v2.rope.yarn_factor, 1);
+  EXPECT_EQ(v2.rope.yarn_factor, 40);
+  EXPECT_EQ(v2.rope.yarn_mscale, 0.707);
+  EXPECT_EQ(v2.rope.yarn_mscale_all_dim, 0.707);
   const ModelSpec qwen2 = import("qwen1.5-moe-a2.7b");
   EXPECT_TRUE(qwen2.qkv_bias);
   EXPECT_TRUE(qwen2.shared_expert_gate);
@@ -233,7 +251,8 @@ TEST(HfConfig, UnknownArchitectureListsTheSupportedOnes) {
   EXPECT_EQ(error_of(R"({"architectures": ["MixtralForCausalLm"]})"),
             "config.json: architectures: unknown architecture 'MixtralForCausalLm'; did you mean "
             "'MixtralForCausalLM'? (valid: DeepseekV3ForCausalLM, DeepseekV2ForCausalLM, MixtralForCausalLM, "
-            "Qwen3MoeForCausalLM, Qwen2MoeForCausalLM, OlmoeForCausalLM, GptOssForCausalLM, "
+            "Qwen3MoeForCausalLM, Qwen2MoeForCausalLM, OlmoeForCausalLM, GptOssForCausalLM, Glm4MoeForCausalLM, "
+            "MiniMaxM2ForCausalLM, "
             "Llama4ForConditionalGeneration, LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)");
 }
 

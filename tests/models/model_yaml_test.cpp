@@ -87,6 +87,20 @@ TEST(ModelYaml, ForwardNumericsErrors) {
             "m.yaml:16:23: moe.shared_expert_gate: a shared-expert gate needs shared_experts >= 1");
   EXPECT_EQ(error_of(kModel + "  routed_scaling: -1\n"),
             "m.yaml:16:19: moe.routed_scaling: expected a number > 0, got -1");
+  EXPECT_EQ(error_of(replace(kModel, "vocab: 1024\n", "vocab: 1024\nrope: {partial: 0}\n")),
+            "m.yaml:5:17: rope.partial: expected a fraction in (0, 1], got 0");
+}
+
+TEST(ModelYaml, PartialRotary) {
+  EXPECT_EQ(load_model_yaml(kModel, "m.yaml").rotary_dim(), 32);
+  const ModelSpec m = load_model_yaml(replace(kModel, "vocab: 1024\n", "vocab: 1024\nrope: {partial: 0.25}\n"), "m.yaml");
+  EXPECT_EQ(m.rope.partial, 0.25);
+  EXPECT_EQ(m.rotary_dim(), 8);
+  // MLA rotates its decoupled RoPE key: partial is refused there, at the key.
+  const std::string mla = "name: m\nlayers: 2\nhidden: 64\nvocab: 10\nrope: {partial: 0.5}\n"
+                          "attention: {kind: mla, heads: 2, q_lora_rank: 0, kv_lora_rank: 16, qk_nope_head_dim: 8, "
+                          "qk_rope_head_dim: 4, v_head_dim: 8}\nmlp: {intermediate: 32}\n";
+  EXPECT_EQ(error_of(mla), "m.yaml:5:17: rope.partial: mla attention turns its qk_rope_head_dim; partial is for mha/gqa heads");
 }
 
 // Found by fuzzing: yaml-cpp 0.7's LoadAll never returns (allocating without bound) on a lone

@@ -85,6 +85,44 @@ TEST(PresetParameters, GptOss120b) {
   EXPECT_NEAR(c.activated / 5.13e9, 1.0, 0.01) << c.activated;
 }
 
+// gpt-oss model card (OpenAI, 2025): gpt-oss-20b has 20.91 B total, 3.61 B active per token.
+TEST(PresetParameters, GptOss20b) {
+  const Counts c = counts("gpt-oss-20b");
+  EXPECT_NEAR(c.total / 20.91e9, 1.0, 0.01) << c.total;
+  EXPECT_NEAR(c.activated / 3.61e9, 1.0, 0.01) << c.activated;
+}
+
+// DeepSeek-V2 report (arXiv:2405.04434): V2-Lite has 15.7 B total, 2.4 B activated.
+TEST(PresetParameters, DeepSeekV2Lite) {
+  const Counts c = counts("deepseek-v2-lite");
+  EXPECT_NEAR(c.total / 15.7e9, 1.0, 0.01) << c.total;
+  EXPECT_NEAR(c.activated / 2.4e9, 1.0, 0.03) << c.activated;  // "2.4B": two significant figures
+}
+
+// GLM-4.5 card (Zhipu AI, 2025): 355 B total, 32 B active; GLM-4.6 keeps the architecture. The
+// active figure counts the transformer blocks only (neither the embedding row nor the LM head):
+// with them the count is 32.8 B.
+TEST(PresetParameters, Glm45And46) {
+  for (const char* name : {"glm-4.5", "glm-4.6"}) {
+    SCOPED_TRACE(name);
+    const ModelSpec m = preset(name);
+    const Counts c = counts(name);
+    EXPECT_NEAR(c.total / 355e9, 1.0, 0.01) << c.total;
+    const double blocks = c.activated - static_cast<double>(m.vocab) * m.hidden - m.hidden;
+    EXPECT_NEAR(blocks / 32e9, 1.0, 0.01) << blocks;
+    EXPECT_EQ(m.rotary_dim(), 64);  // partial_rotary_factor 0.5 of head_dim 128
+  }
+}
+
+// MiniMax-M2 card (MiniMax, 2025): 230 B total, 10 B activated ("10B": two significant figures,
+// so the count must round to it).
+TEST(PresetParameters, MiniMaxM2) {
+  const Counts c = counts("minimax-m2");
+  EXPECT_NEAR(c.total / 230e9, 1.0, 0.01) << c.total;
+  EXPECT_GE(c.activated, 9.5e9);
+  EXPECT_LT(c.activated, 10.5e9);
+}
+
 // Meta: Llama 4 Maverick, 17 B active / 400 B total (text model; the vision encoder is not
 // modelled). "17B" has two significant figures, so the count must round to it: [16.5, 17.5) B.
 TEST(PresetParameters, Llama4Maverick) {
