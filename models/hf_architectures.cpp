@@ -96,6 +96,11 @@ ModelSpec map_deepseek(const HfJson& c) {
   m.mla.qk_nope_head_dim = c.require_int("qk_nope_head_dim");
   m.mla.qk_rope_head_dim = c.require_int("qk_rope_head_dim", 0);
   m.mla.v_head_dim = c.require_int("v_head_dim");
+  if (c.has("index_topk")) {  // DeepSeek-V3.2: DSA's lightning indexer
+    m.sparse.index_heads = c.require_int("index_n_heads", 1);
+    m.sparse.index_head_dim = c.require_int("index_head_dim", 1);
+    m.sparse.top_k = c.require_int("index_topk", 1);
+  }
   m.dense_intermediate = c.require_int("intermediate_size");
   m.mtp_layers = c.get_int("num_nextn_predict_layers", 0);
   if (!c.has("n_routed_experts")) return m;  // dense
@@ -311,6 +316,7 @@ ModelSpec map_dense(const HfJson& c) {
 constexpr HfArchitecture kArchitectures[] = {
     {"DeepseekV3ForCausalLM", &map_deepseek},
     {"DeepseekV2ForCausalLM", &map_deepseek},
+    {"DeepseekV32ForCausalLM", &map_deepseek},
     {"MixtralForCausalLM", &map_mixtral},
     {"Qwen3MoeForCausalLM", &map_qwen_moe},
     {"Qwen2MoeForCausalLM", &map_qwen_moe},

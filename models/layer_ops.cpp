@@ -20,6 +20,14 @@ std::vector<WeightMatmul> attention_projections(const ModelSpec& m) {
     const double uv = static_cast<double>(a.v_head_dim) / static_cast<double>(a.qk_nope_head_dim + a.v_head_dim);
     ops.push_back({"kv_b_proj", a.kv_lora_rank, m.heads * (a.qk_nope_head_dim + a.v_head_dim), uv});
     ops.push_back({"o_proj", static_cast<std::int64_t>(m.heads) * a.v_head_dim, h, 1.0});
+    if (m.sparse.enabled()) {
+      // The lightning indexer (DSA): its queries from the q latent (or the hidden state without q
+      // LoRA), one shared key and the per-head weights from the hidden state; before the core.
+      const auto& x = m.sparse;
+      ops.push_back({"indexer_q", a.q_lora_rank > 0 ? a.q_lora_rank : h, std::int64_t{x.index_heads} * x.index_head_dim});
+      ops.push_back({"indexer_k", h, x.index_head_dim});
+      ops.push_back({"indexer_weights", h, x.index_heads});
+    }
     return ops;
   }
   return {
@@ -117,7 +125,30 @@ std::int64_t prefix_read(const ModelSpec& m, int w, std::int64_t past) {
   return past % w;
 }
 
+// The DSA indexer for `pairs` (query, cached token) scores: q·k over index_head_dim in each of
+// index_heads heads, ReLU, times the head's weight, summed (2 FLOPs per multiply-add); reading
+// `keys` cached indexer keys. Zero for dense attention.
+Work indexer_work(const ModelSpec& m, double pairs, double keys) {
+  if (!m.sparse.enabled()) return {};
+  const auto& x = m.sparse;
+  return {pairs * (2.0 * x.index_heads * x.index_head_dim + 2.0 * x.index_heads), keys * (x.index_head_dim + 4.0)};
+}
+
+Work dense_decode_core(const ModelSpec& m, std::int64_t attended);
+
+// DSA: the indexer scores every cached token; the MLA core reads and attends to top_k of them.
 Work decode_core(const ModelSpec& m, std::int64_t attended) {
+  if (!m.sparse.enabled()) return dense_decode_core(m, attended);
+  const double len = static_cast<double>(attended);
+  const Work core = dense_decode_core(m, std::min<std::int64_t>(attended, m.sparse.top_k));
+  const Work index = indexer_work(m, len, len);
+  // The core reads only the latents (the indexer keys are the indexer's bytes).
+  const double indexer_key = m.sparse.index_head_dim + 4.0;
+  const double core_bytes = core.bytes - static_cast<double>(std::min<std::int64_t>(attended, m.sparse.top_k)) * indexer_key;
+  return {core.flops + index.flops, core_bytes + index.bytes};
+}
+
+Work dense_decode_core(const ModelSpec& m, std::int64_t attended) {
   const double len = static_cast<double>(attended);
   Work w;
   if (m.attention == AttentionKind::kMla) {
@@ -135,7 +166,32 @@ Work decode_core(const ModelSpec& m, std::int64_t attended) {
   return w;
 }
 
+// Σ over the chunk's queries of min(positions attended, top_k): DSA's sparse pairs.
+double sparse_pairs(std::int64_t past, std::int64_t chunk, std::int64_t k) {
+  const auto tri = [](double n) { return n * (n + 1) / 2; };
+  const std::int64_t end = past + chunk, knee = std::clamp<std::int64_t>(k, past, end);  // queries past `knee` see k
+  return tri(static_cast<double>(knee)) - tri(static_cast<double>(past)) + static_cast<double>(end - knee) * static_cast<double>(k);
+}
+
+// DSA prefill (MQA form of MLA, as the V3.2-Exp kernels run it): each query attends to at most
+// top_k positions over the [latent | rope] cache; the indexer scores every causal pair and reads
+// the prefix's indexer keys once.
+Work sparse_prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk) {
+  const auto& a = m.mla;
+  const double q = static_cast<double>(chunk);
+  const double pairs = attended_prefix_sum(m, 0, past + chunk) - attended_prefix_sum(m, 0, past);
+  const double sparse = sparse_pairs(past, chunk, m.sparse.top_k);
+  const double latent = static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim) * bytes_per_element(m.kv_dtype);
+  Work w = indexer_work(m, pairs, static_cast<double>(past) + q);
+  w.flops += 2.0 * m.heads * sparse * (2.0 * a.kv_lora_rank + a.qk_rope_head_dim) +
+             q * (2.0 * m.heads * a.qk_nope_head_dim * a.kv_lora_rank + 2.0 * m.heads * a.kv_lora_rank * a.v_head_dim);
+  // The selected latents (at most the prefix once), and the chunk's new cache entries written.
+  w.bytes += (std::min(static_cast<double>(past), sparse) + q) * latent + q * m.kv_bytes_per_token_per_layer();
+  return w;
+}
+
 Work prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk, int window) {
+  if (m.sparse.enabled()) return sparse_prefill_core(m, past, chunk);
   const double q = static_cast<double>(chunk);
   const double pairs = attended_prefix_sum(m, window, past + chunk) - attended_prefix_sum(m, window, past);
   const double prefix = static_cast<double>(prefix_read(m, window, past));
@@ -158,7 +214,7 @@ Work prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk, int
 // over the [latent | rope] cache, values from the latent; W_UK and W_UV folded into its query and
 // output), reading the prefix's latent once; no expansion of the prefix into per-head K/V.
 Work prefill_absorbed_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk, int window) {
-  if (m.attention != AttentionKind::kMla) return prefill_core(m, past, chunk, window);
+  if (m.attention != AttentionKind::kMla || m.sparse.enabled()) return prefill_core(m, past, chunk, window);
   const auto& a = m.mla;
   const double q = static_cast<double>(chunk);
   const double pairs = attended_prefix_sum(m, window, past + chunk) - attended_prefix_sum(m, window, past);
@@ -184,6 +240,11 @@ std::int64_t effective_kv_len(const ModelSpec& m, int layer, std::int64_t kv_len
 }
 
 Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len) { return decode_core(m, kv_len); }
+
+Work attention_decode_indexer(const ModelSpec& m, std::int64_t kv_len) {
+  const double len = static_cast<double>(kv_len);
+  return indexer_work(m, len, len);
+}
 
 Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len, int layer) {
   return decode_core(m, effective_kv_len(m, layer, kv_len));

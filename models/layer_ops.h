@@ -82,6 +82,9 @@ std::int64_t effective_kv_len(const ModelSpec& m, int layer, std::int64_t kv_len
 // Attention core for one decode token attending to `kv_len` cached positions (including itself).
 Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len);
 Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len, int layer);
+// The DSA indexer's part of attention_decode_core (zero for dense attention): it scores all
+// kv_len cached positions, so it grows with the context while the sparse core stops at top_k.
+Work attention_decode_indexer(const ModelSpec& m, std::int64_t kv_len);
 // Attention core for `queries` consecutive query tokens of one request (speculative-decoding
 // verification: the newest token and the draft tokens after it) whose cache holds `kv_len`
 // positions including them: query j attends causally up to its own position, and the cache is

@@ -39,7 +39,10 @@ std::int64_t ModelSpec::kv_elements_per_token_per_layer() const {
 }
 
 double ModelSpec::kv_bytes_per_token_per_layer() const {
-  return static_cast<double>(kv_elements_per_token_per_layer()) * bytes_per_element(kv_dtype);
+  // A DSA indexer key: index_head_dim FP8 values and one FP32 scale (the V3.2-Exp inference
+  // code quantises it in blocks of 128 = index_head_dim).
+  const double indexer = sparse.enabled() ? sparse.index_head_dim + 4.0 : 0.0;
+  return static_cast<double>(kv_elements_per_token_per_layer()) * bytes_per_element(kv_dtype) + indexer;
 }
 
 double ModelSpec::kv_bytes_for_context(std::int64_t tokens) const {

@@ -46,6 +46,18 @@ struct MlaDims {
   int v_head_dim = 128;
 };
 
+// DeepSeek Sparse Attention (DSA; DeepSeek-V3.2-Exp report, 2025): a lightning indexer of
+// index_heads small heads (index_head_dim wide, FP8) scores every cached token for each query
+// (ReLU of q·k, weighted per head and summed), and the MLA core then attends to the top_k best
+// tokens only, in MLA's MQA (absorbed) form. The indexer keeps its own key cache, one
+// index_head_dim-wide FP8 key plus an FP32 scale per token and layer. top_k = 0: dense attention.
+struct SparseAttention {
+  int index_heads = 0;      // index_n_heads
+  int index_head_dim = 0;   // index_head_dim
+  int top_k = 0;            // index_topk: tokens each query attends to
+  bool enabled() const { return top_k > 0; }
+};
+
 struct LocalAttention {
   int size = 0;        // tokens; 0 = no local attention (every layer attends to the full context)
   WindowKind kind = WindowKind::kSliding;
@@ -94,6 +106,7 @@ struct ModelSpec {
   int kv_heads = 0;   // MHA/GQA only
   int head_dim = 0;   // MHA/GQA only
   MlaDims mla;        // MLA only
+  SparseAttention sparse;  // MLA only: DSA (DeepSeek-V3.2)
   LocalAttention window;
   // Learned per-head attention-sink logits (gpt-oss): no cached positions and negligible work;
   // recorded so imported configs round-trip.
@@ -143,6 +156,7 @@ struct ModelSpec {
   // Elements cached per token per layer: MLA caches the latent plus the RoPE key; MHA/GQA cache
   // K and V for every KV head.
   std::int64_t kv_elements_per_token_per_layer() const;
+  // Bytes cached per token per layer: the KV elements in kv_dtype, plus a DSA indexer's key.
   double kv_bytes_per_token_per_layer() const;
   // Bytes a token occupies when every layer caches it: exact without local attention, an upper
   // bound with it (local layers stop growing at their window; see kv_bytes_for_context).

@@ -69,8 +69,8 @@ void read_rope(const YamlMap& top, ModelSpec& m) {
 void read_attention(const YamlMap& top, ModelSpec& m) {
   const YamlMap a = top.map("attention",
                             {"kind", "heads", "kv_heads", "head_dim", "q_lora_rank", "kv_lora_rank",
-                             "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "window", "sinks", "qk_norm",
-                             "qkv_bias"},
+                             "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "sparse", "window", "sinks",
+                             "qk_norm", "qkv_bias"},
                             true);
   const std::string kind = as_choice(a.require("kind"), "attention kind", {"mha", "gqa", "mla"});
   m.heads = as_int(a.require("heads"), 1);
@@ -82,8 +82,14 @@ void read_attention(const YamlMap& top, ModelSpec& m) {
     m.mla.qk_nope_head_dim = as_int(a.require("qk_nope_head_dim"), 1);
     m.mla.qk_rope_head_dim = as_int(a.require("qk_rope_head_dim"), 0);
     m.mla.v_head_dim = as_int(a.require("v_head_dim"), 1);
+    if (a.has("sparse")) {  // DSA (DeepSeek-V3.2): a lightning indexer, then top-k attention
+      const YamlMap x = a.map("sparse", {"index_heads", "index_head_dim", "top_k"});
+      m.sparse.index_heads = as_int(x.require("index_heads"), 1);
+      m.sparse.index_head_dim = as_int(x.require("index_head_dim"), 1);
+      m.sparse.top_k = as_int(x.require("top_k"), 1);
+    }
   } else {
-    reject_keys(a, {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"},
+    reject_keys(a, {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "sparse"},
                 "only for mla attention");
     m.attention = kind == "mha" ? AttentionKind::kMha : AttentionKind::kGqa;
     m.head_dim = as_int(a.require("head_dim"), 1);

@@ -8,6 +8,9 @@ ModelSpec attention_shard(const ModelSpec& m, int tp) {
   s.heads = m.heads / tp;
   if (m.attention != AttentionKind::kMla) s.kv_heads = m.kv_heads >= tp ? m.kv_heads / tp : 1;
   s.dense_intermediate = m.dense_intermediate / tp;
+  // The DSA indexer's heads split with the attention heads when they divide (their weighted sum
+  // is one more reduction); otherwise every rank runs the whole indexer.
+  if (m.sparse.enabled() && m.sparse.index_heads % tp == 0) s.sparse.index_heads = m.sparse.index_heads / tp;
   return s;
 }
 

@@ -54,6 +54,10 @@ int show_model(const ShowOptions& o) {
   std::printf("%s  (%s)\n", m.name.c_str(), m.source.c_str());
   std::printf("  layers %d (%d dense, %d MoE), hidden %d, vocab %d, %s attention with %d heads\n", m.num_layers,
               m.num_dense_layers(), m.num_moe_layers(), m.hidden, m.vocab, attention_name(m.attention), m.heads);
+  if (m.sparse.enabled())
+    std::printf("  sparse attention (DSA): a %d-head indexer (%d wide) scores every cached token, the core attends to "
+                "the top %d\n",
+                m.sparse.index_heads, m.sparse.index_head_dim, m.sparse.top_k);
   if (m.routed_experts > 0)
     std::printf("  MoE: %d routed + %d shared experts of width %d, top-%d\n", m.routed_experts, m.shared_experts,
                 m.moe_intermediate, m.top_k);

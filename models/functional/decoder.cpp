@@ -15,6 +15,10 @@ namespace {
 Decoder::Decoder(ModelSpec spec, DecoderWeights weights)
     : spec_(std::move(spec)), w_(std::move(weights)), rope_(spec_.rope, spec_.rotary_dim()) {
   check_weights(spec_, w_);
+  // DSA's indexer and top-k selection are costed (models/layer_ops.h) but not run here; dense
+  // attention in their place would give traces of a different model.
+  if (spec_.sparse.enabled())
+    throw ModelError(spec_.name + ": sparse attention (DSA) is not run by the functional decoder");
 }
 
 int Decoder::add_sequence() {

@@ -44,6 +44,9 @@ void expect_same_architecture(const ModelSpec& a, const ModelSpec& b) {
     EXPECT_EQ(a.mla.qk_rope_head_dim, b.mla.qk_rope_head_dim);
     EXPECT_EQ(a.mla.v_head_dim, b.mla.v_head_dim);
   }
+  EXPECT_EQ(a.sparse.index_heads, b.sparse.index_heads);
+  EXPECT_EQ(a.sparse.index_head_dim, b.sparse.index_head_dim);
+  EXPECT_EQ(a.sparse.top_k, b.sparse.top_k);
   EXPECT_EQ(a.window.size, b.window.size);
   EXPECT_EQ(a.window.kind, b.window.kind);
   EXPECT_EQ(a.window.full_every, b.window.full_every);
@@ -83,7 +86,7 @@ void expect_same_architecture(const ModelSpec& a, const ModelSpec& b) {
 }
 
 TEST(HfConfig, EveryPublishedPresetIsReproducedFromItsConfig) {
-  for (const char* name : {"deepseek-v3", "kimi-k2", "qwen3-235b-a22b", "qwen3-30b-a3b", "mixtral-8x7b",
+  for (const char* name : {"deepseek-v3", "deepseek-v3.2", "kimi-k2", "qwen3-235b-a22b", "qwen3-30b-a3b", "mixtral-8x7b",
                            "mixtral-8x22b", "gpt-oss-120b", "gpt-oss-20b", "llama-4-maverick", "deepseek-v2-lite",
                            "glm-4.5", "glm-4.6", "minimax-m2"}) {
     SCOPED_TRACE(name);
@@ -250,7 +253,8 @@ TEST(HfConfig, JsonSyntaxErrorNamesLineAndColumn) {
 TEST(HfConfig, UnknownArchitectureListsTheSupportedOnes) {
   EXPECT_EQ(error_of(R"({"architectures": ["MixtralForCausalLm"]})"),
             "config.json: architectures: unknown architecture 'MixtralForCausalLm'; did you mean "
-            "'MixtralForCausalLM'? (valid: DeepseekV3ForCausalLM, DeepseekV2ForCausalLM, MixtralForCausalLM, "
+            "'MixtralForCausalLM'? (valid: DeepseekV3ForCausalLM, DeepseekV2ForCausalLM, DeepseekV32ForCausalLM, "
+            "MixtralForCausalLM, "
             "Qwen3MoeForCausalLM, Qwen2MoeForCausalLM, OlmoeForCausalLM, GptOssForCausalLM, Glm4MoeForCausalLM, "
             "MiniMaxM2ForCausalLM, "
             "Llama4ForConditionalGeneration, LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)");
