@@ -9,6 +9,7 @@
 #include "calibration/cost_model.h"
 #include "calibration/hardware_profile.h"
 #include "models/layer_ops.h"
+#include "models/linear_attention.h"
 
 namespace moesim::calibration {
 
@@ -62,6 +63,25 @@ class BoundedCostModel : public CostModel {
     return total;
   }
 
+  // Each part at the model's bound for its FLOPs and bytes (the recurrence reads and writes every
+  // decoding sequence's state; the chunked prefill is compute-heavy), one launch each.
+  KernelCost linear_attention(const models::ModelSpec& model, std::size_t decoding, int queries,
+                              std::span<const PrefillChunk> chunks) const override {
+    const double peak = hw_.peak_flops(model.activation_dtype);
+    KernelCost total;
+    if (decoding > 0) {
+      const models::Work w = models::linear_attention_decode_core(model, queries);
+      const auto n = static_cast<double>(decoding);
+      accumulate(total, bound(w.flops * n, w.bytes * n, peak));
+    }
+    if (!chunks.empty()) {
+      models::Work sum;
+      for (const auto& c : chunks) add(sum, models::linear_attention_prefill_core(model, c.past, c.tokens));
+      accumulate(total, bound(sum.flops, sum.bytes, peak));
+    }
+    return total;
+  }
+
   KernelCost memory_op(double bytes) const override { return bound(0, bytes, hw_.peak_bf16_flops); }
   double achievable_hbm_bytes_per_s() const override { return hw_.hbm_bytes_per_s; }
 
@@ -76,6 +96,12 @@ class BoundedCostModel : public CostModel {
   const HardwareProfile& hw() const { return hw_; }
 
  private:
+  static void accumulate(KernelCost& total, const KernelCost& c) {
+    total.time_ns += c.time_ns;
+    total.flops += c.flops;
+    total.bytes += c.bytes;
+    total.compute_bound = total.compute_bound || c.compute_bound;
+  }
   static void add(models::Work& total, const models::Work& w) {
     total.flops += w.flops;
     total.bytes += w.bytes;

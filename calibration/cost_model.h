@@ -61,6 +61,11 @@ class CostModel {
                                       int queries) const = 0;
   virtual KernelCost attention_prefill(const models::ModelSpec& model,
                                        std::span<const PrefillChunk> chunks) const = 0;
+  // The Gated DeltaNet cores of one linear-attention layer (models/linear_attention.h):
+  // `decoding` sequences feeding `queries` tokens each through the recurrent kernel, and the
+  // prefill chunks through the chunked one; zero for neither.
+  virtual KernelCost linear_attention(const models::ModelSpec& model, std::size_t decoding, int queries,
+                                      std::span<const PrefillChunk> chunks) const = 0;
   // Elementwise / reduction kernels that stream `bytes` through HBM.
   virtual KernelCost memory_op(double bytes) const = 0;
   // memory_op for many kernels at once: time_ns[i] gets exactly memory_op(bytes[i]).time_ns. The

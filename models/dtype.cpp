@@ -29,6 +29,12 @@ double bytes_per_element(DType t) {
   return 0.0;
 }
 
+double cache_bytes_per_element(DType t) {
+  if (t == DType::kNvfp4) return 0.5 + 1.0 / 16.0;
+  if (t == DType::kMxfp4) return 0.5 + 1.0 / 32.0;
+  return bytes_per_element(t);
+}
+
 bool is_fp4(DType t) { return t == DType::kMxfp4 || t == DType::kNvfp4; }
 
 std::string_view to_string(DType t) {

@@ -15,6 +15,10 @@ enum class DType { kMxfp4, kNvfp4, kFp8, kInt8, kBf16, kFp16, kFp32 };
 
 // Storage bytes per element (FP4 is 0.5; block scales are accounted separately by callers).
 double bytes_per_element(DType t);
+// Bytes per cached element (KV cache), block scales included: FP4 caches carry their block
+// scales (NVFP4 an E4M3 scale per 16 values, as TensorRT-LLM's NVFP4 KV cache; MXFP4 an E8M0
+// scale per 32, OCP MX); FP8 and INT8 caches one scale per tensor or head, negligible per token.
+double cache_bytes_per_element(DType t);
 bool is_fp4(DType t);
 std::string_view to_string(DType t);
 std::optional<DType> parse_dtype(std::string_view name);  // "fp8", "bf16", ...

@@ -174,6 +174,37 @@ ModelSpec map_qwen_moe(const HfJson& c) {
   return m;
 }
 
+// Qwen3-Next: Qwen3-MoE's experts (a gated shared expert beside 512 routed ones) under a hybrid
+// of Gated DeltaNet layers and gated full attention on every full_attention_interval-th layer
+// (or as layer_types lists them).
+ModelSpec map_qwen3_next(const HfJson& c) {
+  ModelSpec m = map_qwen_moe(c);
+  m.shared_expert_gate = m.shared_experts > 0;  // Qwen3NextSparseMoeBlock.shared_expert_gate
+  m.output_gate = true;                         // Qwen3NextAttention: q_proj carries the gate
+  auto& l = m.linear;
+  l.full_every = c.get_int("full_attention_interval", 4, 1);
+  const auto types = c.get_string_list("layer_types");
+  if (!types.empty()) {
+    if (types.size() != static_cast<std::size_t>(m.num_layers))
+      c.fail("layer_types", "expected one entry per layer (" + std::to_string(m.num_layers) + ")");
+    const auto first_full = std::find(types.begin(), types.end(), "full_attention");
+    l.full_every = first_full == types.end() ? 0 : static_cast<int>(first_full - types.begin()) + 1;
+    for (std::size_t i = 0; i < types.size(); ++i)
+      if (l.full_every == 0 || (types[i] == "full_attention") != ((static_cast<int>(i) + 1) % l.full_every == 0))
+        c.fail("layer_types", "linear/full attention pattern is not 'full on every Nth layer'; unsupported");
+  }
+  l.key_heads = c.require_int("linear_num_key_heads");
+  l.value_heads = c.require_int("linear_num_value_heads");
+  if (l.value_heads % l.key_heads != 0)
+    c.fail("linear_num_value_heads", std::to_string(l.value_heads) + " is not a multiple of linear_num_key_heads " +
+                                         std::to_string(l.key_heads));
+  l.key_head_dim = c.require_int("linear_key_head_dim");
+  l.value_head_dim = c.require_int("linear_value_head_dim");
+  l.conv_kernel = c.get_int("linear_conv_kernel_dim", 4, 1);
+  m.mtp_layers = c.get_int("mtp_num_hidden_layers", 0);
+  return m;
+}
+
 ModelSpec map_olmoe(const HfJson& c) {
   ModelSpec m;
   read_basics(c, m);
@@ -320,6 +351,7 @@ constexpr HfArchitecture kArchitectures[] = {
     {"MixtralForCausalLM", &map_mixtral},
     {"Qwen3MoeForCausalLM", &map_qwen_moe},
     {"Qwen2MoeForCausalLM", &map_qwen_moe},
+    {"Qwen3NextForCausalLM", &map_qwen3_next},
     {"OlmoeForCausalLM", &map_olmoe},
     {"GptOssForCausalLM", &map_gpt_oss},
     {"Glm4MoeForCausalLM", &map_glm4_moe},

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/linear_attention.h"
+
 namespace moesim::models {
 
 std::vector<WeightMatmul> attention_projections(const ModelSpec& m) {
@@ -30,8 +32,10 @@ std::vector<WeightMatmul> attention_projections(const ModelSpec& m) {
     }
     return ops;
   }
+  // Gated attention: the q projection carries the output gate beside the queries.
+  const std::int64_t q_width = static_cast<std::int64_t>(m.heads) * m.head_dim * (m.output_gate ? 2 : 1);
   return {
-      {"q_proj", h, static_cast<std::int64_t>(m.heads) * m.head_dim},
+      {"q_proj", h, q_width},
       {"k_proj", h, static_cast<std::int64_t>(m.kv_heads) * m.head_dim},
       {"v_proj", h, static_cast<std::int64_t>(m.kv_heads) * m.head_dim},
       {"o_proj", static_cast<std::int64_t>(m.heads) * m.head_dim, h, 1.0},
@@ -50,7 +54,7 @@ double activation_quant_bytes(const ModelSpec& m, std::int64_t width, DType weig
 }
 
 std::vector<StreamOp> attention_stream_ops(const ModelSpec& m) {
-  const double act = bytes_per_element(m.activation_dtype), kv = bytes_per_element(m.kv_dtype);
+  const double act = bytes_per_element(m.activation_dtype), kv = cache_bytes_per_element(m.kv_dtype);
   const auto h = static_cast<double>(m.hidden), heads = static_cast<double>(m.heads);
   // Read x and the residual, write the new residual and the normed x.
   std::vector<StreamOp> ops{{"input_norm", 4 * h * act}, {"post_attention_norm", 4 * h * act, 1.0}};
@@ -65,6 +69,8 @@ std::vector<StreamOp> attention_stream_ops(const ModelSpec& m) {
     if (m.qk_norm != QkNorm::kNone) ops.push_back({"qk_norm", 2.0 * (q + k) * act});
     ops.push_back({"rope", 2.0 * (q + k) * act});
     ops.push_back({"kv_cache_write", 2.0 * k * (act + kv)});
+    // Gated attention: the core's output times sigmoid(gate), read both and write the product.
+    if (m.output_gate) ops.push_back({"output_gate", 3.0 * q * act, 1.0});
   }
   if (quantises_activations(m.weight_dtype)) {
     // One quantisation per distinct projection input (projections reading the same input share
@@ -181,7 +187,7 @@ Work sparse_prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t chu
   const double q = static_cast<double>(chunk);
   const double pairs = attended_prefix_sum(m, 0, past + chunk) - attended_prefix_sum(m, 0, past);
   const double sparse = sparse_pairs(past, chunk, m.sparse.top_k);
-  const double latent = static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim) * bytes_per_element(m.kv_dtype);
+  const double latent = static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim) * cache_bytes_per_element(m.kv_dtype);
   Work w = indexer_work(m, pairs, static_cast<double>(past) + q);
   w.flops += 2.0 * m.heads * sparse * (2.0 * a.kv_lora_rank + a.qk_rope_head_dim) +
              q * (2.0 * m.heads * a.qk_nope_head_dim * a.kv_lora_rank + 2.0 * m.heads * a.kv_lora_rank * a.v_head_dim);
@@ -270,7 +276,11 @@ Work attention_prefill_absorbed_core(const ModelSpec& m, std::int64_t past, std:
 
 // Every local layer shares one window, so the sum is full-layer work × full layers plus
 // local-layer work × local layers.
+// Linear-attention layers (never windowed) add their fixed-state core.
 Work attention_decode_all_layers(const ModelSpec& m, std::int64_t kv_len) {
+  if (m.linear.enabled())
+    return scaled_sum(decode_core(m, kv_len), m.num_token_caching_layers(), linear_attention_decode_core(m),
+                      m.num_linear_layers());
   const int local = m.num_local_layers();
   const std::int64_t local_len = local == 0 ? 0
       : (m.window.kind == WindowKind::kSliding ? std::min<std::int64_t>(kv_len, m.window.size)
@@ -279,15 +289,22 @@ Work attention_decode_all_layers(const ModelSpec& m, std::int64_t kv_len) {
 }
 
 Work attention_prefill_all_layers(const ModelSpec& m, std::int64_t past, std::int64_t chunk) {
+  if (m.linear.enabled())
+    return scaled_sum(prefill_core(m, past, chunk, 0), m.num_token_caching_layers(),
+                      linear_attention_prefill_core(m, past, chunk), m.num_linear_layers());
   const int local = m.num_local_layers();
   return scaled_sum(prefill_core(m, past, chunk, 0), m.num_layers - local,
                     prefill_core(m, past, chunk, local == 0 ? 0 : m.window.size), local);
 }
 
-int layer_kernels(const ModelSpec& m, bool moe, int comm_kernels) {
+int layer_kernels(const ModelSpec& m, int layer, int comm_kernels) {
   const int quant = quantises_activations(m.weight_dtype) ? 2 : 0;  // one per MLP GEMM's input
   const int mlp = 3 + quant;                                        // gate/up, SiLU·up, down
-  int n = static_cast<int>(attention_stream_ops(m).size() + attention_projections(m).size()) + 1;
+  // The attention core; a linear layer's is the convolution and the recurrence.
+  int n = m.is_linear_layer(layer) ? static_cast<int>(linear_attention_stream_ops(m).size() +
+                                                      linear_attention_projections(m).size()) + 2
+                                   : static_cast<int>(attention_stream_ops(m).size() + attention_projections(m).size()) + 1;
+  const bool moe = m.is_moe_layer(layer);
   if (!moe) return n + mlp;
   n += 1 + static_cast<int>(moe_stream_ops(m).size());  // router GEMM, top-k and the output add
   if (m.shared_experts > 0) n += mlp;
@@ -306,7 +323,8 @@ ParameterCount count_parameters(const ModelSpec& m) {
       mlp_gate_up(m, m.dense_intermediate).params() + mlp_down(m, m.dense_intermediate).params();
   const std::int64_t expert = expert_params(m);
   const int moe_layers = m.num_moe_layers();
-  p.attention = attn_layer * m.num_layers;
+  const int linear = m.num_linear_layers();
+  p.attention = attn_layer * (m.num_layers - linear) + (linear > 0 ? linear_attention_params(m) * linear : 0);
   p.dense_mlp = dense_layer * m.num_dense_layers();
   p.routed_experts = expert * m.routed_experts * moe_layers;
   p.shared_experts = expert * m.shared_experts * moe_layers;

@@ -62,11 +62,12 @@ double activation_quant_bytes(const ModelSpec& m, std::int64_t width, DType weig
 // Whether GEMMs with weights in `dtype` quantise their activations first (FP8, MXFP4, NVFP4).
 bool quantises_activations(DType dtype);
 
-// Kernels one layer launches for one (micro-)batch, counted from the op lists the costs use:
-// the attention stream ops, projections and core; a dense layer's MLP (gate/up, activation,
+// Kernels layer `layer` launches for one (micro-)batch, counted from the op lists the costs use:
+// the attention stream ops, projections and core (a linear-attention layer's: its stream ops,
+// projections, convolution and recurrence, models/linear_attention.h); a dense layer's MLP (gate/up, activation,
 // down, and the activations' quantisations); an MoE layer's router GEMM, its stream ops, the
 // shared experts' MLP, the grouped GEMMs' MLP, and `comm_kernels` for its dispatch and combine.
-int layer_kernels(const ModelSpec& m, bool moe, int comm_kernels);
+int layer_kernels(const ModelSpec& m, int layer, int comm_kernels);
 
 // SwiGLU MLP: fused gate+up [hidden → 2·inter] then down [inter → hidden].
 WeightMatmul mlp_gate_up(const ModelSpec& m, std::int64_t intermediate);
@@ -98,7 +99,8 @@ Work attention_prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t 
 // latent cache, which is read once; no per-head expansion of the prefix): what engines run for
 // short extends after long cached prefixes. Other attention kinds: attention_prefill_core.
 Work attention_prefill_absorbed_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk);
-// Sums of the per-layer figures over every layer of the model.
+// Sums of the per-layer figures over every layer of the model (linear-attention layers with
+// their fixed-state cores, models/linear_attention.h).
 Work attention_decode_all_layers(const ModelSpec& m, std::int64_t kv_len);
 Work attention_prefill_all_layers(const ModelSpec& m, std::int64_t past, std::int64_t chunk);
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "models/layer_ops.h"
+#include "models/linear_attention.h"
 #include "models/parallel_shard.h"
 
 namespace moesim::models {
@@ -68,12 +69,16 @@ MemoryPlan plan_rank_memory(const ModelSpec& m, const MemoryOptions& o) {
   double attention_layer = 0;
   for (const auto& op : attention_projections(shard)) attention_layer += static_cast<double>(op.params());
 
+  const double linear_layer = m.linear.enabled() ? static_cast<double>(linear_attention_params(shard)) : 0.0;
+
   double replicated = 0, routed = 0;
-  int layers = 0;
-  for (int l = begin; l < end; ++l, ++layers) {
+  int caching = 0, linear = 0;  // the stage's token-caching and linear-attention layers
+  for (int l = begin; l < end; ++l) {
     const LayerParams p = mlp_params(m, shard, m.is_moe_layer(l), experts_per_rank, o);
-    replicated += attention_layer + p.replicated;
+    const bool is_linear = m.is_linear_layer(l);
+    replicated += (is_linear ? linear_layer : attention_layer) + p.replicated;
     routed += p.routed;
+    (is_linear ? linear : caching) += 1;
   }
   // A loaded MTP module (DeepSeek-V3 §2.2) is one more block shaped like the model's MoE layers
   // (a dense one for dense models) plus its [2h -> h] projection; it shares embedding and head.
@@ -88,7 +93,8 @@ MemoryPlan plan_rank_memory(const ModelSpec& m, const MemoryOptions& o) {
   plan.routed_expert_bytes = routed * eb;
   plan.weight_bytes = replicated * wb + embedding * ab + plan.routed_expert_bytes;
 
-  double per_token = shard.kv_bytes_per_token_per_layer() * (layers + mtp);
+  double per_token = shard.kv_bytes_per_token_per_layer() * (caching + mtp);
+  plan.state_bytes_per_request = shard.linear_state_bytes_per_layer() * linear;
   if (o.draft_model != nullptr && last) {
     const ModelSpec& d = *o.draft_model;
     const ModelSpec dshard = attention_shard(d, o.attention_tp);
@@ -143,7 +149,13 @@ std::string MemoryPlan::table() const {
                 capacity_bytes / kGiB, weight_bytes / kGiB, routed_expert_bytes / kGiB,
                 activation_bytes / kGiB, comm_buffer_bytes / kGiB, runtime_reserve_bytes / kGiB,
                 kv_bytes / kGiB, static_cast<long long>(kv_capacity_tokens));
-  return buf;
+  std::string out = buf;
+  if (state_bytes_per_request > 0) {
+    std::snprintf(buf, sizeof buf, "\n  linear state     %8.2f MiB per request (%lld tokens' worth)",
+                  state_bytes_per_request / (1024.0 * 1024.0), static_cast<long long>(state_tokens_per_request()));
+    out += buf;
+  }
+  return out;
 }
 
 }  // namespace moesim::models

@@ -21,7 +21,11 @@
 // over the TP group). kv_capacity_tokens divides the KV budget by those bytes; with local
 // attention that is a lower bound on what fits, and kv_capacity_requests() gives the exact
 // number of requests of a given context length (ModelSpec::kv_bytes_for_context) for a plan of
-// the whole, unsplit model.
+// the whole, unsplit model. Linear-attention layers (Qwen3-Next's Gated DeltaNet) cache no tokens:
+// each request holds their fixed state instead (state_bytes_per_request, the stage's linear layers
+// of its attention shard), which the scheduler takes from the same pool in token-sized blocks
+// (state_tokens_per_request), as vLLM's hybrid KV-cache manager and SGLang's mamba pool reserve
+// it per running request.
 #pragma once
 
 #include <cstdint>
@@ -60,6 +64,14 @@ struct MemoryPlan {
   double kv_bytes = 0;             // what is left for the KV cache (negative: does not fit)
   double kv_bytes_per_token = 0;   // KV cache bytes one token takes on this rank
   std::int64_t kv_capacity_tokens = 0;
+  double state_bytes_per_request = 0;  // linear-attention state a request holds on this rank
+  // That state in tokens of kv_bytes_per_token, rounded up (0 without linear attention).
+  std::int64_t state_tokens_per_request() const {
+    if (state_bytes_per_request <= 0 || kv_bytes_per_token <= 0) return 0;
+    const double t = state_bytes_per_request / kv_bytes_per_token;
+    const auto whole = static_cast<std::int64_t>(t);
+    return static_cast<double>(whole) < t ? whole + 1 : whole;
+  }
   bool fits() const { return kv_bytes > 0 && kv_capacity_tokens > 0; }
   // A multi-line table (bytes in GiB) for reports and out-of-memory errors.
   std::string table() const;

@@ -58,6 +58,31 @@ struct SparseAttention {
   bool enabled() const { return top_k > 0; }
 };
 
+// Gated DeltaNet linear attention (Yang, Kautz and Hatamizadeh 2024, "Gated Delta Networks";
+// Qwen3-Next): every layer but each full_every-th ((i + 1) % full_every == 0) replaces softmax
+// attention with a recurrence over a fixed-size state per sequence: value_heads states of
+// key_head_dim x value_head_dim (key heads shared by value_heads / key_heads value heads, as GQA),
+// decayed and delta-rule updated per token, plus a causal depthwise convolution of conv_kernel
+// taps over the q, k and v channels, whose last conv_kernel - 1 inputs are kept. Its projections:
+// q, k, v and the output gate z from the hidden state, beta and the decay (two per value head),
+// and the output. A linear layer caches no tokens; its state is the same at any context length.
+// state_dtype: the recurrent state's format (SGLang's default --mamba-ssm-dtype, float32); the
+// convolution window is kept in the activation dtype. full_every = 0: no linear attention.
+struct LinearAttention {
+  int full_every = 0;
+  int key_heads = 0;       // linear_num_key_heads
+  int value_heads = 0;     // linear_num_value_heads
+  int key_head_dim = 0;    // linear_key_head_dim
+  int value_head_dim = 0;  // linear_value_head_dim
+  int conv_kernel = 4;     // linear_conv_kernel_dim
+  DType state_dtype = DType::kFp32;
+  bool enabled() const { return full_every > 0; }
+  std::int64_t key_dim() const { return std::int64_t{key_heads} * key_head_dim; }
+  std::int64_t value_dim() const { return std::int64_t{value_heads} * value_head_dim; }
+  // Channels through the short convolution: q, k and v.
+  std::int64_t conv_dim() const { return 2 * key_dim() + value_dim(); }
+};
+
 struct LocalAttention {
   int size = 0;        // tokens; 0 = no local attention (every layer attends to the full context)
   WindowKind kind = WindowKind::kSliding;
@@ -108,6 +133,10 @@ struct ModelSpec {
   MlaDims mla;        // MLA only
   SparseAttention sparse;  // MLA only: DSA (DeepSeek-V3.2)
   LocalAttention window;
+  LinearAttention linear;  // MHA/GQA only: Gated DeltaNet layers (Qwen3-Next)
+  // The attention output is multiplied by sigmoid of a gate from the hidden state (Qwen3-Next's
+  // gated attention): the q projection is twice as wide, carrying the gate with the queries.
+  bool output_gate = false;
   // Learned per-head attention-sink logits (gpt-oss): no cached positions and negligible work;
   // recorded so imported configs round-trip.
   bool attention_sinks = false;
@@ -146,9 +175,20 @@ struct ModelSpec {
   int num_moe_layers() const;
   int num_dense_layers() const { return num_layers - num_moe_layers(); }
 
-  // The span of past positions layer `layer` attends to and caches: 0 = full attention.
+  // The span of past positions layer `layer` attends to and caches: 0 = full attention (or a
+  // linear-attention layer, which caches no positions).
   int attention_window(int layer) const;
   int num_local_layers() const;
+  // Whether layer `layer` is a linear-attention (Gated DeltaNet) layer, and how many are.
+  bool is_linear_layer(int layer) const;
+  int num_linear_layers() const;
+  // Layers that cache every position they attend to (all but the linear-attention ones).
+  int num_token_caching_layers() const { return num_layers - num_linear_layers(); }
+  // Bytes one sequence's state takes in one linear-attention layer (recurrent state and the
+  // convolution window), whatever its length; 0 without linear attention.
+  double linear_state_bytes_per_layer() const;
+  // Σ over the linear-attention layers: the fixed part of a sequence's cache.
+  double state_bytes_per_sequence() const { return linear_state_bytes_per_layer() * num_linear_layers(); }
 
   // Dims of each head that RoPE turns: qk_rope_head_dim for MLA, partial x head_dim otherwise.
   int rotary_dim() const;
@@ -158,11 +198,12 @@ struct ModelSpec {
   std::int64_t kv_elements_per_token_per_layer() const;
   // Bytes cached per token per layer: the KV elements in kv_dtype, plus a DSA indexer's key.
   double kv_bytes_per_token_per_layer() const;
-  // Bytes a token occupies when every layer caches it: exact without local attention, an upper
-  // bound with it (local layers stop growing at their window; see kv_bytes_for_context).
-  double kv_bytes_per_token() const { return kv_bytes_per_token_per_layer() * num_layers; }
-  // KV bytes of one request holding `tokens` positions: Σ over layers of min(tokens, window) ×
-  // per-layer bytes (a chunked layer's worst case is a full chunk).
+  // Bytes a token occupies in the layers that cache tokens: exact without local attention, an
+  // upper bound with it (local layers stop growing at their window; see kv_bytes_for_context).
+  double kv_bytes_per_token() const { return kv_bytes_per_token_per_layer() * num_token_caching_layers(); }
+  // Cache bytes of one request holding `tokens` positions: Σ over the token-caching layers of
+  // min(tokens, window) × per-layer bytes (a chunked layer's worst case is a full chunk), plus
+  // the state of the linear-attention layers (state_bytes_per_sequence) once it holds any.
   double kv_bytes_for_context(std::int64_t tokens) const;
 };
 

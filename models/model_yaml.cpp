@@ -35,6 +35,26 @@ void read_window(const YamlMap& attention, ModelSpec& m) {
   m.window.full_every = read_int(w, "full_every", 0, 0);
 }
 
+// Gated DeltaNet layers (ModelSpec::linear): every layer but each full_every-th.
+void read_linear(const YamlMap& attention, ModelSpec& m) {
+  if (!attention.has("linear")) return;
+  if (const auto f = attention.get("window")) f->fail("a model with linear attention has no local windows");
+  const YamlMap x = attention.map("linear", {"full_every", "key_heads", "value_heads", "key_head_dim",
+                                             "value_head_dim", "conv_kernel", "state_dtype"});
+  auto& l = m.linear;
+  l.full_every = as_int(x.require("full_every"), 1);
+  l.key_heads = as_int(x.require("key_heads"), 1);
+  const YamlField v = x.require("value_heads");
+  l.value_heads = as_int(v, 1);
+  if (l.value_heads % l.key_heads != 0)
+    v.fail("value_heads (" + std::to_string(l.value_heads) + ") must be a multiple of key_heads (" +
+           std::to_string(l.key_heads) + ")");
+  l.key_head_dim = as_int(x.require("key_head_dim"), 1);
+  l.value_head_dim = as_int(x.require("value_head_dim"), 1);
+  if (const auto f = x.get("conv_kernel")) l.conv_kernel = as_int(*f, 1, 64);
+  if (const auto f = x.get("state_dtype")) l.state_dtype = *parse_dtype(as_choice(*f, "dtype", dtype_names()));
+}
+
 double read_number(const YamlMap& map, std::string_view key, double min, double fallback, bool inclusive = true) {
   const auto f = map.get(key);
   if (!f) return fallback;
@@ -70,12 +90,13 @@ void read_attention(const YamlMap& top, ModelSpec& m) {
   const YamlMap a = top.map("attention",
                             {"kind", "heads", "kv_heads", "head_dim", "q_lora_rank", "kv_lora_rank",
                              "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "sparse", "window", "sinks",
-                             "qk_norm", "qkv_bias"},
+                             "qk_norm", "qkv_bias", "linear", "output_gate"},
                             true);
   const std::string kind = as_choice(a.require("kind"), "attention kind", {"mha", "gqa", "mla"});
   m.heads = as_int(a.require("heads"), 1);
   if (kind == "mla") {
     reject_keys(a, {"kv_heads", "head_dim"}, "only for mha/gqa attention (mla uses the lora and head dims)");
+    reject_keys(a, {"linear", "output_gate"}, "only for mha/gqa attention");
     m.attention = AttentionKind::kMla;
     m.mla.q_lora_rank = read_int(a, "q_lora_rank", 0, 0);
     m.mla.kv_lora_rank = as_int(a.require("kv_lora_rank"), 1);
@@ -106,6 +127,8 @@ void read_attention(const YamlMap& top, ModelSpec& m) {
     }
   }
   read_window(a, m);
+  read_linear(a, m);
+  if (const auto f = a.get("output_gate")) m.output_gate = as_bool(*f);
   if (const auto f = a.get("sinks")) m.attention_sinks = as_bool(*f);
   if (const auto f = a.get("qk_norm")) {
     const std::string v = as_choice(*f, "qk_norm", {"none", "head", "full"});

@@ -11,6 +11,12 @@ ModelSpec attention_shard(const ModelSpec& m, int tp) {
   // The DSA indexer's heads split with the attention heads when they divide (their weighted sum
   // is one more reduction); otherwise every rank runs the whole indexer.
   if (m.sparse.enabled() && m.sparse.index_heads % tp == 0) s.sparse.index_heads = m.sparse.index_heads / tp;
+  // Gated DeltaNet layers split their key and value heads (and so their state) over TP, as
+  // their projections are column- and row-parallel (vLLM, SGLang).
+  if (m.linear.enabled()) {
+    s.linear.key_heads = m.linear.key_heads / tp;
+    s.linear.value_heads = m.linear.value_heads / tp;
+  }
   return s;
 }
 
@@ -22,6 +28,9 @@ std::string attention_tp_problem(const ModelSpec& m, int tp) {
   if (m.attention != AttentionKind::kMla && m.kv_heads % tp != 0 && tp % m.kv_heads != 0)
     return "attention tp " + t + " neither divides nor is a multiple of the " + std::to_string(m.kv_heads) +
            " KV heads of " + m.name;
+  if (m.linear.enabled() && m.linear.key_heads % tp != 0)
+    return "attention tp " + t + " does not divide the " + std::to_string(m.linear.key_heads) +
+           " linear-attention key heads of " + m.name;
   if (m.num_dense_layers() > 0 && m.dense_intermediate % tp != 0)
     return "attention tp " + t + " does not divide the dense MLP intermediate size " +
            std::to_string(m.dense_intermediate) + " of " + m.name;

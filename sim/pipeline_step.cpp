@@ -21,7 +21,7 @@ InstanceStep::InstanceStep(const models::ModelSpec& model, const PoolLayout& poo
   const int comm = pool.config.comm.algorithm == "low-latency" ? 4 : 2;
   double per_pass = 2;
   for (int l = first.first_layer(); l < first.end_layer(); ++l)
-    per_pass += models::layer_kernels(model, model.is_moe_layer(l), comm);
+    per_pass += models::layer_kernels(model, l, comm);
   const int micro = pool.config.overlap.scheme == OverlapScheme::kTwoBatch ? 2 : 1;
   kernels_ = per_pass * micro * pool.config.pipeline_stages;
   for (const auto& layout : layouts_)

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "models/layer_ops.h"
+#include "models/linear_attention.h"
 #include "topology/all_to_all.h"
 
 namespace moesim::sim {
@@ -21,7 +22,7 @@ double core_ns(const models::ModelSpec& m, const calibration::CostModel& cost, s
 
 int first_local_layer(const models::ModelSpec& m) {
   for (int l = 0; l < m.num_layers; ++l)
-    if (m.attention_window(l) > 0) return l;
+    if (m.attention_window(l) > 0 || m.is_linear_layer(l)) return l;
   return -1;
 }
 
@@ -52,6 +53,23 @@ RankCosts token_costs(const models::ModelSpec& m, const calibration::CostModel& 
     }
   }
   c.attention = c.attention_local = base;
+  c.attention_local_prep = c.attention_prep;
+  if (a.linear.enabled()) {
+    // A linear-attention layer: its own projections and stream ops (models/linear_attention.h).
+    c.attention_local = c.attention_local_prep = 0;
+    if (t > 0) {
+      for (const auto& op : models::linear_attention_stream_ops(a)) {
+        const double ns = cost.memory_op(static_cast<double>(t) * op.bytes_per_token).time_ns;
+        c.attention_local += ns;
+        c.attention_local_prep += (1.0 - op.after_core) * ns;
+      }
+      for (const auto& op : models::linear_attention_projections(a)) {
+        const double ns = cost.gemm(t, op.n, op.k, w).time_ns;
+        c.attention_local += ns;
+        c.attention_local_prep += (1.0 - op.after_core) * ns;
+      }
+    }
+  }
 
   auto mlp = [&](std::int64_t rows, std::int64_t inter) {
     if (rows == 0 || inter == 0) return 0.0;
@@ -86,7 +104,10 @@ RankCosts with_attention_cores(RankCosts c, const models::ModelSpec& m, const ca
   const models::ModelSpec& a = shape.attention != nullptr ? *shape.attention : m;
   c.attention = c.attention + core_ns(a, cost, b.decode_kv_lengths, b.decode_queries, b.prefill_chunks);
   const int local = first_local_layer(m);
-  if (local >= 0) {
+  if (m.linear.enabled()) {
+    c.attention_local = c.attention_local +
+        cost.linear_attention(a, b.decode_kv_lengths.size(), b.decode_queries, b.prefill_chunks).time_ns;
+  } else if (local >= 0) {
     // A local layer attends to at most its window (or the current chunk) of the context.
     std::vector<std::int64_t> kv(b.decode_kv_lengths.size());
     for (std::size_t i = 0; i < kv.size(); ++i) kv[i] = models::effective_kv_len(m, local, b.decode_kv_lengths[i]);

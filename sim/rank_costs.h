@@ -27,16 +27,20 @@ namespace moesim::sim {
 
 struct RankCosts {
   double attention = 0;        // ns, one full-attention layer
-  double attention_local = 0;  // ns, one local-attention (sliding/chunked window) layer, if any
-  double attention_prep = 0;   // ns, the part of either before the attention core in a decode step
-                               // (models::WeightMatmul::after_core; window-independent)
+  // ns, one layer of the model's other attention kind, if any: a local-attention (sliding or
+  // chunked window) layer, or a linear-attention (Gated DeltaNet) layer.
+  double attention_local = 0;
+  double attention_prep = 0;   // ns, the part of `attention` before the core in a decode step
+                               // (models::WeightMatmul::after_core)
+  double attention_local_prep = 0;  // the same for `attention_local` (equal for a local window)
   double dense_mlp = 0;
   double shared = 0;
   double router = 0;
   double lm_head = 0;
 };
 
-// The first layer with local attention, or -1 if every layer attends to the full context.
+// The first layer of the model's other attention kind (a local window or linear attention), or -1
+// if every layer attends to the full context with softmax attention.
 int first_local_layer(const models::ModelSpec& model);
 
 struct RankCostShape {

@@ -28,8 +28,10 @@ int Scheduler::enqueue(std::size_t index) {
   // A prefill instance holds only the prompt; the others eventually hold prompt and output.
   const std::int64_t need =
       rec.input_tokens + (pool_.role == PoolRole::kPrefill ? 0 : rec.output_tokens + queries_ - 1);
-  if (ranks_.front().kv.blocks_for(need) > ranks_.front().kv.capacity_blocks()) {
-    rec.rejected = "needs " + std::to_string(need) + " KV tokens, a rank holds " + std::to_string(kv_capacity_tokens_);
+  if (ranks_.front().kv.blocks_for(held_tokens(need)) > ranks_.front().kv.capacity_blocks()) {
+    rec.rejected = "needs " + std::to_string(need) + " KV tokens" +
+                   (state_tokens_ > 0 ? " and " + std::to_string(state_tokens_) + " tokens' worth of linear-attention state" : "") +
+                   ", a rank holds " + std::to_string(kv_capacity_tokens_);
     return -1;
   }
   std::size_t best = 0, best_load = SIZE_MAX;
@@ -84,7 +86,7 @@ void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record)
     auto& l = live_[idx];
     // Cached + the token fed now + its draft tokens.
     const std::int64_t kv_len = l.input_tokens + l.generated + queries_ - 1;
-    while (!rank.kv.grow(l.blocks, kv_len))
+    while (!rank.kv.grow(l.blocks, held_tokens(kv_len)))
       if (!preempt_one(rank, position)) return;  // no room even after preempting later requests
     l.decoding = true;
     budget -= queries_;
@@ -96,7 +98,7 @@ void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record)
   auto prefill = [&](std::size_t idx) {
     auto& l = live_[idx];
     const std::int64_t chunk = std::min(l.target - l.cached, budget);
-    if (chunk <= 0 || !rank.kv.grow(l.blocks, l.cached + chunk)) return false;
+    if (chunk <= 0 || !rank.kv.grow(l.blocks, held_tokens(l.cached + chunk))) return false;
     l.chunk = chunk;
     budget -= chunk;
     batch.prefill_chunks.push_back({l.cached, chunk});
@@ -125,7 +127,7 @@ void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record)
     // Room for what the request holds once admitted: a transferred prompt's whole KV, or the
     // prefix-cache hit plus the first chunk.
     const std::int64_t first = transferred ? l.target : l.cached + std::min(l.target - l.cached, budget);
-    if (!rank.kv.grow(l.blocks, first)) break;
+    if (!rank.kv.grow(l.blocks, held_tokens(first))) break;
     if (transferred) l.cached = l.target;
     rank.waiting.pop_front();
     rank.running.push_back(idx);

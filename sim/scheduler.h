@@ -47,6 +47,10 @@ class Scheduler {
             const std::vector<workloads::Request>& requests, std::vector<RequestRecord>& records,
             workloads::Rng acceptance = workloads::Rng(0));
 
+  // Every request also holds `tokens` of its rank's pool while it is running: the fixed state of
+  // a model's linear-attention layers (models::MemoryPlan::state_tokens_per_request). Default 0.
+  void reserve_state_tokens(std::int64_t tokens) { state_tokens_ = tokens; }
+
   // Queues request `index` (whose record is already filled in) and returns the chosen rank, or
   // -1 if the request can never fit (its record then says why).
   int enqueue(std::size_t index);
@@ -96,6 +100,9 @@ class Scheduler {
 
   PoolConfig pool_;
   std::int64_t kv_capacity_tokens_;
+  std::int64_t state_tokens_ = 0;  // reserve_state_tokens
+  // Pool tokens a request holds when `tokens` of its positions are cached.
+  std::int64_t held_tokens(std::int64_t tokens) const { return tokens + state_tokens_; }
   const std::vector<workloads::Request>& requests_;
   std::vector<RequestRecord>& records_;
   std::vector<Live> live_;

@@ -40,7 +40,9 @@ struct Instance {
         layout(step_model.layout()),
         rng(workloads::make_stream(c.seed, std::string("routing.") + to_string(pool.config.role) + "." +
                                                std::to_string(index))),
-        next_rebalance_s(pool.config.placement.rebalance_interval_s) {}
+        next_rebalance_s(pool.config.placement.rebalance_interval_s) {
+    scheduler.reserve_state_tokens(pool.memory.state_tokens_per_request());
+  }
   int pool_index;
   Scheduler scheduler;
   InstanceStep step_model;

@@ -173,10 +173,11 @@ class StepModel {
   void end_layer_accounting(int layer, double& layer_start, LayerBreakdown& breakdown);
   void set_layer(int layer) {
     layer_ = layer;
-    layer_local_ = model_.attention_window(layer) > 0;
+    layer_local_ = model_.attention_window(layer) > 0 || model_.is_linear_layer(layer);
   }
   double fabric_token_count() const;
   double attention_of(const RankCosts& c) const { return layer_local_ ? c.attention_local : c.attention; }
+  double attention_prep_of(const RankCosts& c) const { return layer_local_ ? c.attention_local_prep : c.attention_prep; }
 
   const models::ModelSpec& model_;
   InstanceLayout deployment_;
@@ -208,7 +209,7 @@ class StepModel {
   bool gather_scatter_ = false;            // AllGather + ReduceScatter instead of an all-to-all (sim/moe_comm.h)
   std::vector<double> busy_before_, dispatch_end_;
   int layer_ = 0;
-  bool layer_local_ = false;  // the current layer has local (windowed) attention
+  bool layer_local_ = false;  // the current layer has local (windowed) or linear attention
   TraceRecorder* recorder_ = nullptr;
   int trace_pool_ = 0, trace_instance_ = 0;
   // Tensor parallelism (sim/step_model_parallel.cpp).

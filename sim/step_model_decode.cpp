@@ -35,7 +35,7 @@ void StepModel::decode_stage(MicroBatch& mb, int layer, int stage, int moe_layer
   auto& phases = breakdown.layer_ns[static_cast<std::size_t>(layer)];
   switch (stage) {
     case 0: {
-      for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = mb.costs[r].attention_prep;
+      for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = attention_prep_of(mb.costs[r]);
       timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention_prep", layer, m});
       return;
     }
@@ -43,7 +43,7 @@ void StepModel::decode_stage(MicroBatch& mb, int layer, int stage, int moe_layer
       double attn = 0;
       for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
         const double a = attention_of(mb.costs[r]);
-        mb.scratch[r] = std::max(0.0, a - mb.costs[r].attention_prep);
+        mb.scratch[r] = std::max(0.0, a - attention_prep_of(mb.costs[r]));
         attn = std::max(attn, a);
       }
       timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention", layer, m});

@@ -58,6 +58,12 @@ int show_model(const ShowOptions& o) {
     std::printf("  sparse attention (DSA): a %d-head indexer (%d wide) scores every cached token, the core attends to "
                 "the top %d\n",
                 m.sparse.index_heads, m.sparse.index_head_dim, m.sparse.top_k);
+  if (m.linear.enabled())
+    std::printf("  linear attention (Gated DeltaNet) on %d of %d layers (full attention on every %d%s): %d value "
+                "heads of %dx%d state, %.1f MiB per sequence\n",
+                m.num_linear_layers(), m.num_layers, m.linear.full_every,
+                m.linear.full_every == 2 ? "nd" : m.linear.full_every == 3 ? "rd" : "th", m.linear.value_heads,
+                m.linear.key_head_dim, m.linear.value_head_dim, m.state_bytes_per_sequence() / (1024.0 * 1024.0));
   if (m.routed_experts > 0)
     std::printf("  MoE: %d routed + %d shared experts of width %d, top-%d\n", m.routed_experts, m.shared_experts,
                 m.moe_intermediate, m.top_k);
@@ -75,13 +81,14 @@ int show_model(const ShowOptions& o) {
               p.attention * 1e-9, p.dense_mlp * 1e-9, p.routed_experts * 1e-9, p.shared_experts * 1e-9,
               p.routers * 1e-9, p.embedding * 1e-9);
   // Matmul FLOPs: 2 per activated weight (the embedding lookup is not a matmul), plus the
-  // attention core over `context` cached positions in every layer.
+  // attention core over `context` cached positions in every layer (within its window; a linear
+  // layer's recurrence whatever the context).
   const double matmul = 2.0 * static_cast<double>(p.activated - static_cast<std::int64_t>(m.hidden));
-  const double core = models::attention_decode_core(m, o.context).flops * m.num_layers;
+  const double core = models::attention_decode_all_layers(m, o.context).flops;
   std::printf("\n  FLOPs per decode token at context %lld: %.1f GFLOP (matmuls %.1f + attention core %.1f)\n",
               static_cast<long long>(o.context), (matmul + core) * 1e-9, matmul * 1e-9, core * 1e-9);
-  std::printf("  KV cache per token: %.1f KiB (%.0f B per layer)\n", m.kv_bytes_per_token() / 1024.0,
-              m.kv_bytes_per_token_per_layer());
+  std::printf("  KV cache per token: %.1f KiB (%.0f B per layer%s)\n", m.kv_bytes_per_token() / 1024.0,
+              m.kv_bytes_per_token_per_layer(), m.linear.enabled() ? ", full-attention layers only" : "");
 
   models::MemoryOptions mem;
   mem.ep = o.ep;

@@ -19,6 +19,8 @@ Decoder::Decoder(ModelSpec spec, DecoderWeights weights)
   // attention in their place would give traces of a different model.
   if (spec_.sparse.enabled())
     throw ModelError(spec_.name + ": sparse attention (DSA) is not run by the functional decoder");
+  if (spec_.linear.enabled())
+    throw ModelError(spec_.name + ": linear attention (Gated DeltaNet) is not run by the functional decoder");
 }
 
 int Decoder::add_sequence() {

@@ -42,5 +42,14 @@ TEST(DType, BytesPerElementFollowBitWidths) {
   EXPECT_DOUBLE_EQ(bytes_per_element(DType::kFp32), 32 / 8.0);
 }
 
+// A cached FP4 element carries its share of the block scale (NVFP4: an E4M3 byte per 16 values;
+// MXFP4: an E8M0 byte per 32); FP8 and wider caches have none per token.
+TEST(DType, CacheBytesIncludeFp4BlockScales) {
+  EXPECT_DOUBLE_EQ(cache_bytes_per_element(DType::kNvfp4), 0.5 + 1.0 / 16);
+  EXPECT_DOUBLE_EQ(cache_bytes_per_element(DType::kMxfp4), 0.5 + 1.0 / 32);
+  EXPECT_DOUBLE_EQ(cache_bytes_per_element(DType::kFp8), 1.0);
+  EXPECT_DOUBLE_EQ(cache_bytes_per_element(DType::kBf16), 2.0);
+}
+
 }  // namespace
 }  // namespace moesim::models

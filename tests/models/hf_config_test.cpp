@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "models/layer_ops.h"
 #include "model_test_support.h"
@@ -83,12 +84,20 @@ void expect_same_architecture(const ModelSpec& a, const ModelSpec& b) {
   EXPECT_EQ(a.norm_top_k, b.norm_top_k);
   EXPECT_EQ(a.routed_scaling, b.routed_scaling);
   EXPECT_EQ(a.shared_expert_gate, b.shared_expert_gate);
+  EXPECT_EQ(a.output_gate, b.output_gate);
+  EXPECT_EQ(a.linear.full_every, b.linear.full_every);
+  EXPECT_EQ(a.linear.key_heads, b.linear.key_heads);
+  EXPECT_EQ(a.linear.value_heads, b.linear.value_heads);
+  EXPECT_EQ(a.linear.key_head_dim, b.linear.key_head_dim);
+  EXPECT_EQ(a.linear.value_head_dim, b.linear.value_head_dim);
+  EXPECT_EQ(a.linear.conv_kernel, b.linear.conv_kernel);
+  EXPECT_EQ(a.linear.state_dtype, b.linear.state_dtype);
 }
 
 TEST(HfConfig, EveryPublishedPresetIsReproducedFromItsConfig) {
   for (const char* name : {"deepseek-v3", "deepseek-v3.2", "kimi-k2", "qwen3-235b-a22b", "qwen3-30b-a3b", "mixtral-8x7b",
                            "mixtral-8x22b", "gpt-oss-120b", "gpt-oss-20b", "llama-4-maverick", "deepseek-v2-lite",
-                           "glm-4.5", "glm-4.6", "minimax-m2"}) {
+                           "glm-4.5", "glm-4.6", "minimax-m2", "qwen3-next-80b-a3b"}) {
     SCOPED_TRACE(name);
     const ModelSpec imported = import(name);
     expect_same_architecture(imported, preset(name));
@@ -108,6 +117,21 @@ TEST(HfConfig, PartialRotaryFromEitherKey) {
   EXPECT_EQ(error_of(head + R"("rotary_dim": 32})"), "config.json: rotary_dim: 32 exceeds head_dim 16");
   EXPECT_EQ(error_of(head + R"("partial_rotary_factor": 1.5})"),
             "config.json: partial_rotary_factor: expected a fraction in (0, 1], got 1.500000");
+}
+
+// Qwen3-Next's hybrid layout from full_attention_interval, or from layer_types when listed; a
+// pattern other than "full on every Nth layer" is refused by name.
+TEST(HfConfig, Qwen3NextLayerTypes) {
+  nlohmann::json j = test::fixture_config("qwen3-next-80b-a3b");
+  EXPECT_EQ(import("qwen3-next-80b-a3b").num_linear_layers(), 36);
+  std::vector<std::string> types(48, "linear_attention");
+  for (std::size_t i = 1; i < types.size(); i += 2) types[i] = "full_attention";
+  j["layer_types"] = types;
+  EXPECT_EQ(load_hf_config_text(j.dump(), "config.json").linear.full_every, 2);
+  types[5] = "linear_attention";
+  j["layer_types"] = types;
+  EXPECT_EQ(error_of(j.dump()),
+            "config.json: layer_types: linear/full attention pattern is not 'full on every Nth layer'; unsupported");
 }
 
 TEST(HfConfig, NameComesFromNameOrPath) {
@@ -255,7 +279,7 @@ TEST(HfConfig, UnknownArchitectureListsTheSupportedOnes) {
             "config.json: architectures: unknown architecture 'MixtralForCausalLm'; did you mean "
             "'MixtralForCausalLM'? (valid: DeepseekV3ForCausalLM, DeepseekV2ForCausalLM, DeepseekV32ForCausalLM, "
             "MixtralForCausalLM, "
-            "Qwen3MoeForCausalLM, Qwen2MoeForCausalLM, OlmoeForCausalLM, GptOssForCausalLM, Glm4MoeForCausalLM, "
+            "Qwen3MoeForCausalLM, Qwen2MoeForCausalLM, Qwen3NextForCausalLM, OlmoeForCausalLM, GptOssForCausalLM, Glm4MoeForCausalLM, "
             "MiniMaxM2ForCausalLM, "
             "Llama4ForConditionalGeneration, LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)");
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "models/layer_ops.h"
+#include "models/memory.h"
 #include "models/presets.h"
 
 namespace moesim::models {
@@ -89,6 +91,26 @@ TEST(KvCache, Fp8CacheHalvesBf16Bytes) {
     m.kv_dtype = DType::kFp8;
     EXPECT_DOUBLE_EQ(m.kv_bytes_per_token_per_layer() * 2, bf16) << name;
   }
+}
+
+// An NVFP4 KV cache (TensorRT-LLM on Blackwell) stores 4 bits and an E4M3 scale per 16 values:
+// 0.5625 of FP8's bytes, so 1/0.5625 = 1.78 times the tokens fit in the same memory, and the
+// attention core reads (and the cache write writes) that many fewer bytes.
+TEST(KvCache, Nvfp4CacheCountsItsBlockScales) {
+  ModelSpec m = preset("deepseek-r1-fp4");
+  m.kv_dtype = DType::kFp8;
+  const double fp8 = m.kv_bytes_per_token_per_layer();
+  const Work core8 = attention_decode_core(m, 8192);
+  m.kv_dtype = DType::kNvfp4;
+  EXPECT_DOUBLE_EQ(m.kv_bytes_per_token_per_layer(), fp8 * (0.5 + 1.0 / 16));
+  EXPECT_DOUBLE_EQ(attention_decode_core(m, 8192).bytes, core8.bytes * (0.5 + 1.0 / 16));
+  MemoryOptions o;
+  o.ep = 8;
+  o.capacity_bytes = 180e9;
+  const MemoryPlan p4 = plan_rank_memory(m, o);
+  m.kv_dtype = DType::kFp8;
+  const MemoryPlan p8 = plan_rank_memory(m, o);
+  EXPECT_NEAR(static_cast<double>(p4.kv_capacity_tokens) / static_cast<double>(p8.kv_capacity_tokens), 1 / 0.5625, 1e-4);
 }
 
 }  // namespace

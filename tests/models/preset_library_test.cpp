@@ -18,7 +18,8 @@ const std::vector<std::string> kPublished = {"deepseek-v3",  "kimi-k2",       "q
                                              "qwen3-30b-a3b", "mixtral-8x7b", "mixtral-8x22b",
                                              "gpt-oss-120b",  "llama-4-maverick", "deepseek-r1-fp4",
                                              "gpt-oss-20b",   "deepseek-v2-lite", "glm-4.5",
-                                             "glm-4.6",       "minimax-m2",      "deepseek-v3.2"};
+                                             "glm-4.6",       "minimax-m2",      "deepseek-v3.2",
+                                             "qwen3-next-80b-a3b"};
 
 TEST(PresetLibrary, ListsEveryPresetOnce) {
   std::vector<std::string> names;

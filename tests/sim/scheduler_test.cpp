@@ -221,3 +221,30 @@ TEST(Scheduler, DecodeInstanceOnlyDecodesTransferredPrompts) {
 
 }  // namespace
 }  // namespace moesim::sim
+
+namespace moesim::sim {
+namespace {
+
+// A linear-attention model's requests each hold their fixed state as well as their KV tokens
+// (models::MemoryPlan::state_tokens_per_request), so fewer run at once and a request whose
+// state does not fit beside its prompt is refused.
+TEST(Scheduler, LinearAttentionStateTakesItsTokensFromThePool) {
+  // 64 blocks of 16 tokens; prompts of 100 tokens take 7 blocks, with 200 tokens of state 19.
+  Harness plain(pool(1, 16, 4096), 1024, requests(16, 100, 10));
+  Harness state(pool(1, 16, 4096), 1024, requests(16, 100, 10));
+  state.s.reserve_state_tokens(200);
+  for (std::size_t i = 0; i < 16; ++i) {
+    ASSERT_EQ(plain.s.enqueue(i), 0);
+    ASSERT_EQ(state.s.enqueue(i), 0);
+  }
+  EXPECT_EQ(plain.step(1000).running, 9);  // 9 x 7 = 63 blocks
+  EXPECT_EQ(state.step(1000).running, 3);  // 3 x 19 = 57 blocks
+  Harness big(pool(1, 16, 4096), 1024, requests(1, 900, 10));
+  big.s.reserve_state_tokens(200);
+  EXPECT_EQ(big.s.enqueue(0), -1);
+  EXPECT_EQ(big.recs[0].rejected,
+            "needs 910 KV tokens and 200 tokens' worth of linear-attention state, a rank holds 1024");
+}
+
+}  // namespace
+}  // namespace moesim::sim

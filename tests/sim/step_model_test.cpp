@@ -419,12 +419,40 @@ TEST(RankCosts, AttentionBeforeItsCoreDoesNotDependOnTheCache) {
   EXPECT_GT(b.attention - b.attention_prep, a.attention - a.attention_prep);
 }
 
+// A Gated DeltaNet layer (Qwen3-Next's `attention_local` slot) costs the same at any context: its
+// recurrence reads each sequence's fixed state; the full-attention layers grow with the cache.
+TEST(RankCosts, LinearAttentionLayersCostTheSameAtAnyContext) {
+  const auto hw = *calibration::find_hardware_preset("h200");
+  const auto cost = calibration::make_cost_model("fitted", hw);
+  const models::ModelSpec model = *models::find_model_preset("qwen3-next-80b-a3b");
+  EXPECT_EQ(first_local_layer(model), 0);
+  RankBatch shortkv, longkv;
+  shortkv.decode_kv_lengths.assign(64, 2000);
+  longkv.decode_kv_lengths.assign(64, 128000);
+  shortkv.sampled_tokens = longkv.sampled_tokens = 64;
+  const RankCosts a = rank_costs(model, *cost, shortkv), b = rank_costs(model, *cost, longkv);
+  EXPECT_DOUBLE_EQ(a.attention_local, b.attention_local);
+  EXPECT_GT(b.attention, 3 * a.attention);
+  // Its core streams 64 states of 2 MiB in and out: at least 256 MiB at the H200's bandwidth.
+  EXPECT_GT(a.attention_local, 64 * 2 * 2.0 * 1024 * 1024 / hw.hbm_bytes_per_s * 1e9);
+  EXPECT_GT(a.attention_local_prep, 0.0);
+  EXPECT_LT(a.attention_local_prep, a.attention_local);
+  EXPECT_NE(a.attention_local_prep, a.attention_prep);  // its own projections
+  // A prefill chunk of 8K tokens costs the linear layer twice what 4K does, give or take launches.
+  RankBatch p4, p8;
+  p4.prefill_chunks.push_back({0, 4096});
+  p8.prefill_chunks.push_back({0, 8192});
+  const RankCosts c4 = rank_costs(model, *cost, p4), c8 = rank_costs(model, *cost, p8);
+  EXPECT_NEAR(c8.attention_local / c4.attention_local, 2.0, 0.1);
+  EXPECT_GT(c8.attention / c4.attention, c8.attention_local / c4.attention_local);
+}
+
 // The memo keeps the token-count part of the costs: every batch gets exactly rank_costs', for a
 // model with local (windowed) attention too, with prefill chunks, and for an attention shard.
 TEST(RankCosts, MemoGivesRankCostsBitForBit) {
   const auto hw = *calibration::find_hardware_preset("h800");
   const auto cost = calibration::make_cost_model("fitted", hw);
-  for (const char* name : {"deepseek-v3", "gpt-oss-120b"}) {
+  for (const char* name : {"deepseek-v3", "gpt-oss-120b", "qwen3-next-80b-a3b"}) {
     const models::ModelSpec model = *models::find_model_preset(name);
     const models::ModelSpec shard = models::attention_shard(model, 2);
     RankCostMemo memo;
@@ -443,6 +471,7 @@ TEST(RankCosts, MemoGivesRankCostsBitForBit) {
       EXPECT_EQ(a.attention, r.attention) << name << " " << i;
       EXPECT_EQ(a.attention_local, r.attention_local) << name << " " << i;
       EXPECT_EQ(a.attention_prep, r.attention_prep) << name << " " << i;
+      EXPECT_EQ(a.attention_local_prep, r.attention_local_prep) << name << " " << i;
       EXPECT_EQ(a.dense_mlp, r.dense_mlp) << name << " " << i;
       EXPECT_EQ(a.shared, r.shared) << name << " " << i;
       EXPECT_EQ(a.router, r.router) << name << " " << i;
