@@ -1,5 +1,6 @@
 // `model:` and `hardware:` (presets or files), file paths, and small shared checks.
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <system_error>
 
@@ -46,31 +47,60 @@ double as_number_in(const Field& f, double lo, double hi) {
 
 namespace {
 
-// {file: ...} or {hf_config: ...}: exactly one of `keys`, naming the key given.
-Field one_of(const MapReader& m, std::string_view a, std::string_view b) {
-  const auto fa = m.get(a);
-  const auto fb = m.get(b);
-  if (fa.has_value() == fb.has_value())
-    fail_at(m.loc(), m.path(), fa ? "give either '" + std::string(a) + "' or '" + std::string(b) + "', not both"
-                                  : "give a preset name, or a map with '" + std::string(a) + "' or '" +
-                                        std::string(b) + "'");
-  return fa ? *fa : *fb;
+// {preset: ...}, {file: ...} or {hf_config: ...}: exactly one of them, naming the key given.
+Field model_source(const MapReader& m) {
+  std::optional<Field> found;
+  for (const std::string_view key : {"preset", "file", "hf_config"}) {
+    const auto f = m.get(key);
+    if (!f) continue;
+    if (found) fail_at(m.loc(), m.path(), "give one of 'preset', 'file' and 'hf_config', not two");
+    found = f;
+  }
+  if (!found) fail_at(m.loc(), m.path(), "give a preset name, or a map with 'preset', 'file' or 'hf_config'");
+  return *found;
+}
+
+models::ModelSpec preset_model(const Field& f) {
+  return *models::find_model_preset(as_choice(f, "model", names_of(models::model_presets())));
+}
+
+// `dtypes:` beside the model's source: the precision this deployment serves each tensor class in,
+// over the model's own (a Hugging Face config says BF16 KV; engines often serve FP8).
+void override_dtypes(const MapReader& m, models::ModelSpec& spec) {
+  const MapReader d = m.map("dtypes", {"weights", "experts", "kv_cache", "dispatch", "combine", "activations"});
+  const auto read = [&](std::string_view key) -> std::optional<models::DType> {
+    const auto f = d.get(key);
+    if (!f) return std::nullopt;
+    return models::parse_dtype(as_choice(*f, "dtype", models::dtype_names()));
+  };
+  if (const auto t = read("weights")) spec.weight_dtype = *t;
+  if (const auto t = read("experts")) spec.expert_weight_dtype = *t;
+  if (const auto t = read("kv_cache")) spec.kv_dtype = *t;
+  if (const auto t = read("dispatch")) spec.dispatch_dtype = *t;
+  if (const auto t = read("combine")) spec.combine_dtype = *t;
+  if (const auto t = read("activations")) spec.activation_dtype = *t;
 }
 
 }  // namespace
 
 models::ModelSpec read_model(const Field& f, const PathContext& paths) {
-  if (f.node->kind != YamlNode::Kind::kMap)
-    return *models::find_model_preset(as_choice(f, "model", names_of(models::model_presets())));
-  const MapReader m(*f.node, f.path, {"file", "hf_config"});
-  const Field file = one_of(m, "file", "hf_config");
-  const bool hf = file.path.ends_with("hf_config");
-  const std::string path = paths.existing_file(file, hf ? "config.json" : "model file");
-  try {
-    return hf ? models::load_hf_config(path) : models::load_model_file(path);
-  } catch (const models::ModelError& e) {
-    throw ScenarioError(e.what());
+  if (f.node->kind != YamlNode::Kind::kMap) return preset_model(f);
+  const MapReader m(*f.node, f.path, {"preset", "file", "hf_config", "dtypes"});
+  const Field source = model_source(m);
+  models::ModelSpec spec;
+  if (source.path.ends_with("preset")) {
+    spec = preset_model(source);
+  } else {
+    const bool hf = source.path.ends_with("hf_config");
+    const std::string path = paths.existing_file(source, hf ? "config.json" : "model file");
+    try {
+      spec = hf ? models::load_hf_config(path) : models::load_model_file(path);
+    } catch (const models::ModelError& e) {
+      throw ScenarioError(e.what());
+    }
   }
+  override_dtypes(m, spec);
+  return spec;
 }
 
 calibration::HardwareProfile read_hardware(const Field& f, const PathContext& paths) {

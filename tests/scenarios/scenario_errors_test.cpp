@@ -57,7 +57,7 @@ TEST(ScenarioErrors, WrongType) {
             "scn.yaml:7:22: workload.requests: expected an integer, got '1.5'");
   EXPECT_EQ(load_error("model: [tiny-moe]\n"), "scn.yaml:1:8: model: expected a string, got a list");
   EXPECT_EQ(load_error("model: {name: tiny-moe}\n"),
-            "scn.yaml:1:9: model.name: unknown key 'name' (valid keys: file, hf_config)");
+            "scn.yaml:1:9: model.name: unknown key 'name' (valid keys: preset, file, hf_config, dtypes)");
   EXPECT_EQ(load_error("model: tiny-moe\nhardware: h800\ncluster: [1, 2]\n"),
             "scn.yaml:3:10: cluster: expected a map, got a list");
   EXPECT_EQ(load_error("model: tiny-moe\nhardware:\n"),

@@ -70,6 +70,32 @@ TEST(ScenarioFiles, HuggingFaceConfig) {
   EXPECT_EQ(s.model.num_layers, 32);
 }
 
+// A scenario serves a model in its own precisions: `dtypes` beside the preset, file or config
+// overrides the model's, class by class; the rest stay the model's.
+TEST(ScenarioFiles, DtypesOverrideTheModels) {
+  TempDir dir;
+  dir.write("mixtral/config.json", kHfConfig);
+  const Scenario hf = load_scenario_file(dir.write(
+      "run.yaml", "model: {hf_config: mixtral/config.json, dtypes: {kv_cache: fp8, dispatch: fp8}}\nhardware: h800\n" +
+                      std::string(kRest)));
+  EXPECT_EQ(hf.model.kv_dtype, models::DType::kFp8);
+  EXPECT_EQ(hf.model.dispatch_dtype, models::DType::kFp8);
+  EXPECT_EQ(hf.model.weight_dtype, models::DType::kBf16);
+  const Scenario fp4 = load_scenario_file(dir.write(
+      "fp4.yaml", "model: {preset: deepseek-r1-fp4, dtypes: {kv_cache: nvfp4}}\nhardware: b200\n" + std::string(kRest)));
+  EXPECT_EQ(fp4.model.kv_dtype, models::DType::kNvfp4);
+  EXPECT_EQ(fp4.model.expert_dtype(), models::DType::kNvfp4);  // the preset's own
+  const std::string scn = (dir.path() / "run.yaml").string();
+  EXPECT_EQ(testing::load_error_as("model: {preset: tiny-moe, dtypes: {kv_cache: fp5}}\n", scn),
+            scn + ":1:46: model.dtypes.kv_cache: unknown dtype 'fp5'; did you mean 'fp8'? (valid: mxfp4, nvfp4, fp8, int8, "
+                  "bf16, fp16, fp32)");
+  EXPECT_EQ(testing::load_error_as("model: {preset: tiny-moe, dtypes: {kv: fp8}}\n", scn),
+            scn + ":1:36: model.dtypes.kv: unknown key 'kv'; did you mean 'kv_cache'?");
+  const std::string unknown = testing::load_error_as("model: {preset: tiny-mo}\n", scn);
+  EXPECT_EQ(unknown.substr(0, unknown.find(" (valid")),
+            scn + ":1:17: model.preset: unknown model 'tiny-mo'; did you mean 'tiny-moe'?");
+}
+
 TEST(ScenarioFiles, ReaderErrorsPassThroughAsOneLine) {
   TempDir dir;
   const std::string model = dir.write("m.yaml", std::string(kModelYaml) + "colour: red\n");
@@ -96,9 +122,9 @@ TEST(ScenarioFiles, MissingFilesAreReportedAtTheKey) {
   EXPECT_EQ(testing::load_error_as("model: tiny-moe\nhardware: {file: /nonexistent/hw.yaml}\n", scn),
             scn + ":2:18: hardware.file: cannot open hardware profile '/nonexistent/hw.yaml'");
   EXPECT_EQ(testing::load_error_as("model: {file: a.yaml, hf_config: b.json}\n", scn),
-            scn + ":1:8: model: give either 'file' or 'hf_config', not both");
+            scn + ":1:8: model: give one of 'preset', 'file' and 'hf_config', not two");
   EXPECT_EQ(testing::load_error_as("model: {}\n", scn),
-            scn + ":1:8: model: give a preset name, or a map with 'file' or 'hf_config'");
+            scn + ":1:8: model: give a preset name, or a map with 'preset', 'file' or 'hf_config'");
   EXPECT_EQ(testing::load_error_as("model: tiny-moe\nhardware: {path: hw.yaml}\n", scn),
             scn + ":2:12: hardware.path: unknown key 'path' (valid keys: file)");
 }
