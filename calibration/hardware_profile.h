@@ -50,6 +50,11 @@ struct HardwareProfile {
   // Where the device lacks the units of a GEMM's operands, the units that run it instead (the
   // profile's `compute.runs_as`), indexed by the missing units; unset: the default chain above.
   std::array<std::optional<Units>, kUnitKinds> runs_as{};
+  // A package of several compute dies (the Ascend 910C holds two), every figure above being the
+  // whole package's; die_link_bytes_per_s is the on-package link between two of its dies, per
+  // direction. A deployment may run one rank per package or one per die (die_of below).
+  int dies = 1;
+  double die_link_bytes_per_s = 0;
 
   // Measured (moesim calibrate fit); empty / unset on spec-sheet presets.
   struct GemmFit {
@@ -69,6 +74,12 @@ struct HardwareProfile {
   // use FP8's, FP16 falls back to BF16's and back), else none.
   const GemmFitParams* gemm_fit(models::DType t) const;
 };
+
+// One die of a multi-die package, as a device of its own: the package's compute units, peaks,
+// HBM capacity and bandwidth, scale-up and NIC bandwidth split evenly over its dies (each die has
+// its own HBM stacks and its own share of the package's ports); measured fits and efficiencies
+// kept. Named "<package>/die". A one-die profile is returned as it is.
+HardwareProfile die_of(const HardwareProfile& package);
 
 struct HardwarePresetInfo {
   std::string_view name;

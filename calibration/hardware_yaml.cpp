@@ -82,7 +82,7 @@ void read_runs_as(const YamlMap& compute, HardwareProfile& p) {
 }
 
 HardwareFile read(const YamlField& doc) {
-  const YamlMap top(doc, {"name", "description", "source", "compute", "memory", "network", "gemm"});
+  const YamlMap top(doc, {"name", "description", "source", "package", "compute", "memory", "network", "gemm"});
   HardwareFile out;
   HardwareProfile& p = out.profile;
   p.name = models::as_string(top.require("name"));
@@ -109,6 +109,16 @@ HardwareFile read(const YamlField& doc) {
   p.nic_bytes_per_s = positive(network.require("nic"), models::as_bandwidth_bytes_per_s);
   if (const auto f = network.get("scaleup_efficiency")) p.scaleup_efficiency = fraction(*f);
   if (const auto f = network.get("scaleup_latency")) p.scaleup_latency_ns = as_duration_ns(*f);
+
+  if (top.has("package")) {
+    const YamlMap package = top.map("package", {"dies", "die_link"});
+    const YamlField dies = package.require("dies");
+    p.dies = models::as_int(dies, 1, 16);
+    if (p.sm_count % p.dies != 0)
+      dies.fail(std::to_string(p.dies) + " dies do not split the " + std::to_string(p.sm_count) + " compute units evenly");
+    if (p.dies > 1) p.die_link_bytes_per_s = positive(package.require("die_link"), models::as_bandwidth_bytes_per_s);
+    else if (const auto f = package.get("die_link")) f->fail("a one-die package has no die link");
+  }
 
   const std::vector<std::string_view> fit_keys = {"mma_fraction",       "hbm_fraction",      "fixed_overhead",
                                                   "per_group_overhead", "per_tile_overhead", "block_m",

@@ -58,6 +58,11 @@ std::string hardware_yaml_text(const HardwareFile& file, const ProfileComments& 
   w.line(0, "name", p.name);
   if (!file.description.empty()) w.line(0, "description", yaml_quoted(file.description));
   w.line(0, "source", yaml_quoted(p.source));
+  if (p.dies > 1) {
+    w.line(0, "package", "");
+    w.line(2, "dies", std::to_string(p.dies), "package.dies");
+    w.line(2, "die_link", bandwidth(p.die_link_bytes_per_s), "package.die_link");
+  }
   w.line(0, "compute", "");
   w.line(2, "sm_count", std::to_string(p.sm_count), "compute.sm_count");
   if (p.peak_fp4_flops > 0) w.line(2, "fp4", flops(p.peak_fp4_flops), "compute.fp4");

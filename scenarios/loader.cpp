@@ -29,12 +29,13 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
 
   const PathContext paths{s.source_file, std::filesystem::path(source_name).parent_path()};
   s.model = read_model(top.require("model"), paths);
-  s.hardware = read_hardware(top.require("hardware"), paths);
+  const HardwareSection hardware = read_hardware(top.require("hardware"), paths);
+  s.hardware = hardware.device;
 
   if (auto f = top.get("cost_model"))
     s.cost_model = as_choice(*f, "cost model", names_of(calibration::cost_models()));
 
-  const ClusterSection cluster = read_cluster(top.map("cluster", kClusterKeys, true), s.hardware, paths);
+  const ClusterSection cluster = read_cluster(top.map("cluster", kClusterKeys, true), hardware, paths);
   s.cluster = cluster.config;
   s.fabric = cluster.fabric;
 

@@ -49,7 +49,8 @@ ClusterSection read_fabric(const MapReader& m, const Field& file, const PathCont
 
 }  // namespace
 
-ClusterSection read_cluster(const MapReader& m, const calibration::HardwareProfile& hw, const PathContext& paths) {
+ClusterSection read_cluster(const MapReader& m, const HardwareSection& hardware, const PathContext& paths) {
+  const calibration::HardwareProfile& hw = hardware.device;
   if (auto file = m.get("file")) return read_fabric(m, *file, paths);
   std::string preset = "hgx";
   if (auto f = m.get("preset")) preset = as_choice(*f, "cluster preset", names_of(topology::cluster_presets()));
@@ -57,11 +58,15 @@ ClusterSection read_cluster(const MapReader& m, const calibration::HardwareProfi
   // HGX servers, xGMI meshes and generic clusters are built from the device's own ports; NVL72 and
   // CloudMatrix384 racks have their own fabric figures.
   // A measured profile (moesim calibrate fit) also brings its all-to-all efficiency and latency.
-  if (preset == "hgx" || preset == "xgmi" || preset == "generic") {
+  if (preset == "hgx" || preset == "xgmi" || preset == "hccs" || preset == "generic") {
     c.nic_bytes_per_s = hw.nic_bytes_per_s;
     c.scaleup_bytes_per_s = hw.scaleup_bytes_per_s;
     if (hw.scaleup_efficiency) c.scaleup_efficiency = *hw.scaleup_efficiency;
     if (hw.scaleup_latency_ns) c.scaleup_latency_ns = *hw.scaleup_latency_ns;
+  } else if (hardware.dies_per_package > 1) {
+    // A rack preset's ports are a package's: each die has its share.
+    c.nic_bytes_per_s /= hardware.dies_per_package;
+    c.scaleup_bytes_per_s /= hardware.dies_per_package;
   }
 
   c.nodes = as_int(m.require("nodes"), 1);
@@ -69,6 +74,13 @@ ClusterSection read_cluster(const MapReader& m, const calibration::HardwareProfi
   if (per_node) c.devices_per_node = as_int(*per_node, 1);
   const auto per_board = m.get("devices_per_board");
   if (per_board) c.devices_per_board = as_int(*per_board, 0);
+  // A rank per die: nodes and boards of packages hold that many dies each.
+  if (hardware.dies_per_package > 1 && c.devices_per_node <= topology::kMaxClusterDevices) {
+    c.dies_per_package = hardware.dies_per_package;
+    c.package_link_bytes_per_s = hardware.die_link_bytes_per_s;
+    c.devices_per_node *= c.dies_per_package;
+    c.devices_per_board *= c.dies_per_package;
+  }
   const std::int64_t devices = std::int64_t{c.nodes} * c.devices_per_node;
   if (devices > topology::kMaxClusterDevices)
     m.require("nodes").fail(std::to_string(c.nodes) + " nodes of " + std::to_string(c.devices_per_node) + " devices are " +
@@ -99,8 +111,9 @@ ClusterSection read_cluster(const MapReader& m, const calibration::HardwareProfi
   section.config = c;
   section.shape.devices = c.nodes * c.devices_per_node;
   section.shape.devices_per_node = c.devices_per_node;
-  section.shape.text = std::to_string(section.shape.devices) + " devices (" + std::to_string(c.nodes) +
-                       (c.nodes == 1 ? " node x " : " nodes x ") + std::to_string(c.devices_per_node) + ")";
+  section.shape.text = std::to_string(section.shape.devices) + (c.dies_per_package > 1 ? " dies (" : " devices (") +
+                       std::to_string(c.nodes) + (c.nodes == 1 ? " node x " : " nodes x ") +
+                       std::to_string(c.devices_per_node) + ")";
   return section;
 }
 

@@ -50,10 +50,15 @@ std::string number_text(double x);
 // A number in [lo, hi]: "expected a number in [lo, hi], got <text>".
 double as_number_in(const Field& f, double lo, double hi);
 
-// read_sources.cpp: `model:` a preset name, {file: m.yaml} or {hf_config: config.json};
-// `hardware:` a preset name or {file: profile.yaml}.
+// read_sources.cpp: `model:` a preset name, or {preset | file | hf_config, dtypes};
+// `hardware:` a preset name, or {preset | file, rank: package | die}.
 models::ModelSpec read_model(const Field& f, const PathContext& paths);
-calibration::HardwareProfile read_hardware(const Field& f, const PathContext& paths);
+struct HardwareSection {
+  calibration::HardwareProfile device;  // what one rank runs on: the package, or one of its dies
+  int dies_per_package = 1;             // > 1: ranks are dies of packages of this many
+  double die_link_bytes_per_s = 0;      // the link joining a package's dies
+};
+HardwareSection read_hardware(const Field& f, const PathContext& paths);
 
 // What the deployment checks need to know of the cluster.
 struct ClusterShape {
@@ -68,10 +73,11 @@ struct ClusterSection {
   ClusterShape shape;
 };
 
-// read_cluster.cpp: the preset's defaults (hgx and generic take their link bandwidths from the
-// hardware), then the user's keys; or {file: fabric.yaml} (topology/topology_yaml.h), relative
+// read_cluster.cpp: the preset's defaults (hgx, xgmi, hccs and generic take their link
+// bandwidths from the hardware), then the user's keys; with a rank per die, nodes and boards
+// counted in packages hold dies_per_package times the devices, joined in packages; or {file: fabric.yaml} (topology/topology_yaml.h), relative
 // to the scenario's folder, whose errors are reported at the file name with their own position.
-ClusterSection read_cluster(const MapReader& m, const calibration::HardwareProfile& hw, const PathContext& paths);
+ClusterSection read_cluster(const MapReader& m, const HardwareSection& hw, const PathContext& paths);
 extern const std::vector<std::string_view> kClusterKeys;
 
 // read_deployment.cpp: one pool, with the checks that tie it to the cluster and the model.

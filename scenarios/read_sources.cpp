@@ -103,18 +103,34 @@ models::ModelSpec read_model(const Field& f, const PathContext& paths) {
   return spec;
 }
 
-calibration::HardwareProfile read_hardware(const Field& f, const PathContext& paths) {
+HardwareSection read_hardware(const Field& f, const PathContext& paths) {
   if (f.node->kind != YamlNode::Kind::kMap)
-    return *calibration::find_hardware_preset(
-        as_choice(f, "hardware", names_of(calibration::hardware_presets())));
-  const MapReader m(*f.node, f.path, {"file"});
-  const Field file = m.require("file");
-  const std::string path = paths.existing_file(file, "hardware profile");
-  try {
-    return calibration::load_hardware_file(path);
-  } catch (const calibration::HardwareError& e) {
-    throw ScenarioError(e.what());
+    return {*calibration::find_hardware_preset(as_choice(f, "hardware", names_of(calibration::hardware_presets())))};
+  const MapReader m(*f.node, f.path, {"preset", "file", "rank"});
+  const auto preset = m.get("preset"), file = m.get("file");
+  if (preset.has_value() == file.has_value())
+    fail_at(m.loc(), m.path(), preset ? "give either 'preset' or 'file', not both"
+                                      : "give a preset name, or a map with 'preset' or 'file'");
+  HardwareSection out;
+  if (preset) {
+    out.device = *calibration::find_hardware_preset(as_choice(*preset, "hardware", names_of(calibration::hardware_presets())));
+  } else {
+    const std::string path = paths.existing_file(*file, "hardware profile");
+    try {
+      out.device = calibration::load_hardware_file(path);
+    } catch (const calibration::HardwareError& e) {
+      throw ScenarioError(e.what());
+    }
   }
+  // rank: package (default) runs a rank per device as the profile describes it; die, a rank per
+  // compute die of a multi-die package (CloudMatrix-Infer on the Ascend 910C).
+  if (const auto rank = m.get("rank"); rank && as_choice(*rank, "rank unit", {"package", "die"}) == "die") {
+    if (out.device.dies <= 1) rank->fail(out.device.name + " is a one-die device (no package.dies in its profile)");
+    out.dies_per_package = out.device.dies;
+    out.die_link_bytes_per_s = out.device.die_link_bytes_per_s;
+    out.device = calibration::die_of(out.device);
+  }
+  return out;
 }
 
 }  // namespace moesim::scenarios

@@ -7,7 +7,8 @@
 // A "node" is one scale-up domain: an HGX server, an NVL72 rack, a CloudMatrix384 supernode.
 // Devices are numbered 0..N-1 in node-major order (device d sits on node d / devices_per_node at
 // local index d % devices_per_node). Presets (cluster_presets(), docs/topology.md has the sources):
-// `hgx`, `nvl72`, `cloudmatrix384`, `generic`; custom fabrics come from topology_yaml.h.
+// `hgx`, `nvl72`, `xgmi`, `hccs`, `cloudmatrix384`, `generic`; custom fabrics come from
+// topology_yaml.h.
 // Every link has an id (0..num_links()-1), the index used by per-link loads.
 #pragma once
 
@@ -51,6 +52,13 @@ struct ClusterConfig {
   double oversubscription = 1.0;   // leaf down-port capacity / leaf up-port capacity (>= 1)
   double nic_messages_per_s = 330e6;  // NIC message rate (per-message term of low-latency mode)
   int devices_per_board = 0;       // cloudmatrix384: NPUs per board under one L1 UB switch (0: none)
+  // Multi-die packages run a rank per die (calibration::HardwareProfile::dies): every device is
+  // then one die, every dies_per_package consecutive devices of a node share a package, and the
+  // dies of a package are joined by a direct link of package_link_bytes_per_s per direction (a
+  // scale-up link, so their traffic takes it rather than the switch). Sizes, bandwidths and
+  // boards above are then counted in dies. 1: devices are whole packages.
+  int dies_per_package = 1;
+  double package_link_bytes_per_s = 0;
   // The fixed cost of an MoE all-to-all kernel (topology/a2a_fixed.h): its launch, its barrier or
   // flag signalling and its completion polling, plus a flag per peer. Fitted to TensorRT-LLM's
   // NVLinkOneSided dispatch and combine on GB200 NVL72 (calibration data nvl72_alltoall_gb200.csv;

@@ -1,4 +1,4 @@
-// Internal: builds the preset fabrics (hgx, nvl72, xgmi, cloudmatrix384, generic) into a Cluster and
+// Internal: builds the preset fabrics (hgx, nvl72, xgmi, hccs, cloudmatrix384, generic) into a Cluster and
 // records each device's bounding links. Presets and their sources: topology/presets.cpp and
 // docs/topology.md. add_link() is shared with the YAML loader so every builder numbers links the
 // same way (creation order).
@@ -24,6 +24,7 @@ class FabricBuilder {
   void add_devices();
   void add_scaleup(bool boards);
   void add_scaleup_mesh();
+  void add_package_links();
   void add_scaleout(int rails);
 
   Cluster& c_;

@@ -69,6 +69,20 @@ ClusterConfig xgmi() {
   return c;
 }
 
+// Huawei Atlas 800T A2 servers: 8 Ascend 910B NPUs fully connected by HCCS, no switch: seven
+// links of 56 GB/s (392 GB/s per NPU counted over both directions, 28 GB/s per link and
+// direction), so, as on the xGMI mesh, a pair is limited to its own link. One 200 GbE RoCE port
+// per NPU on rail-optimised leaves. Link efficiency and fixed costs are hgx's (no published HCCS
+// all-to-all measurement is in the calibration data; an assumption).
+ClusterConfig hccs() {
+  ClusterConfig c;
+  c.preset = "hccs";
+  c.scaleup_bytes_per_s = 196e9;  // Atlas 800T A2: 392 GB/s HCCS per NPU, both directions
+  c.nic_bytes_per_s = 25e9;       // 200 Gb/s
+  c.rails = 8;
+  return c;
+}
+
 // Generic: scale-up domains of devices_per_node devices on one switch, one NIC per device on a
 // top-of-rack leaf per domain, leaves under spines with the given oversubscription.
 ClusterConfig generic() {
@@ -83,6 +97,7 @@ const std::vector<PresetEntry>& entries() {
       {{"hgx", "nodes of 8 GPUs on NVSwitch, one NIC per GPU, rail-optimised leaves under spines"}, &hgx},
       {{"nvl72", "racks of 72 GPUs in one NVLink 5 domain, one scale-out NIC per GPU"}, &nvl72},
       {{"xgmi", "AMD nodes of 8 GPUs in a full xGMI mesh (a link per pair, no switch), one NIC per GPU"}, &xgmi},
+      {{"hccs", "Huawei Ascend 910B servers of 8 NPUs in a full HCCS mesh (a link per pair), one NIC per NPU"}, &hccs},
       {{"cloudmatrix384", "384 Ascend NPUs on one UB supernode (boards of 8), RoCE scale-out"}, &cloudmatrix384},
       {{"generic", "N devices per scale-up domain, top-of-rack leaves, oversubscribed spines"}, &generic},
   };
@@ -129,16 +144,23 @@ void FabricBuilder::build_preset() {
   if (!known)
     throw TopologyError("unknown cluster preset '" + cfg.preset + "' (valid: " + preset_names() + ")");
   const int rails = cfg.rails >= 0 ? cfg.rails : cluster_preset_defaults(cfg.preset).rails;
+  const bool mesh = cfg.preset == "xgmi" || cfg.preset == "hccs";
+  if (cfg.dies_per_package < 1 || cfg.devices_per_node % cfg.dies_per_package != 0 ||
+      (cfg.devices_per_board > 0 && cfg.devices_per_board % cfg.dies_per_package != 0))
+    throw TopologyError("packages of " + std::to_string(cfg.dies_per_package) + " dies do not tile nodes of " +
+                        std::to_string(cfg.devices_per_node) + " devices" +
+                        (cfg.devices_per_board > 0 ? " (boards of " + std::to_string(cfg.devices_per_board) + ")" : ""));
   add_devices();
-  if (cfg.preset == "xgmi") {
+  if (mesh) {
     add_scaleup_mesh();
   } else {
     add_scaleup(cfg.devices_per_board > 0);
   }
+  if (cfg.dies_per_package > 1) add_package_links();
   add_scaleout(rails);
   // A mesh has no one scale-up link per device that bounds its traffic: its all-to-alls are
   // costed flow by flow over the pairs' own links, as a custom fabric's (Cluster::regular()).
-  if (cfg.preset == "xgmi") {
+  if (mesh) {
     c_.device_links_.clear();
     c_.leaves_.clear();
   }
@@ -157,9 +179,24 @@ void FabricBuilder::add_scaleup_mesh() {
                  devices_[static_cast<std::size_t>(n * cfg.devices_per_node + j)], pair);
 }
 
+// The dies of each package joined by their own link. The analytic all-to-all keeps bounding a
+// die by its scale-up port (DeviceLinks), so there a die pair's bytes count on the switch ports
+// (1/(ranks - 1) of an even all-to-all's); routed and flow-level costing take the package link.
+void FabricBuilder::add_package_links() {
+  const ClusterConfig& cfg = c_.config_;
+  const LinkProps link{cfg.package_link_bytes_per_s, cfg.scaleup_latency_ns / 2, cfg.scaleup_efficiency,
+                       LinkClass::kScaleUp};
+  const int k = cfg.dies_per_package;
+  for (std::size_t first = 0; first < devices_.size(); first += static_cast<std::size_t>(k))
+    for (int i = 0; i < k; ++i)
+      for (int j = i + 1; j < k; ++j)
+        add_link(c_.graph_, devices_[first + static_cast<std::size_t>(i)], devices_[first + static_cast<std::size_t>(j)], link);
+}
+
 void FabricBuilder::add_devices() {
   const ClusterConfig& cfg = c_.config_;
-  const char* stem = cfg.preset == "cloudmatrix384" ? "npu" : "gpu";
+  const bool npu = cfg.preset == "cloudmatrix384" || cfg.preset == "hccs";
+  const char* stem = cfg.dies_per_package > 1 ? "die" : npu ? "npu" : "gpu";
   c_.device_links_.assign(static_cast<std::size_t>(cfg.nodes) * cfg.devices_per_node, DeviceLinks{});
   for (int n = 0; n < cfg.nodes; ++n)
     for (int i = 0; i < cfg.devices_per_node; ++i) {

@@ -96,6 +96,33 @@ TEST(ScenarioFiles, DtypesOverrideTheModels) {
             scn + ":1:17: model.preset: unknown model 'tiny-mo'; did you mean 'tiny-moe'?");
 }
 
+// hardware: {preset: ascend-910c, rank: die}: a rank per die of the two-die package, each with
+// half the package's memory, compute and ports; nodes and boards of packages hold twice the
+// devices, and a one-die device refuses it.
+TEST(ScenarioFiles, HardwareRanksCanBeDies) {
+  TempDir dir;
+  const Scenario s = load_scenario_file(dir.write(
+      "cm.yaml", "model: deepseek-v3\nhardware: {preset: ascend-910c, rank: die}\ncluster: {preset: cloudmatrix384, nodes: 1}\n"
+                 "deployment: {colocated: {ranks: 320, moe: {ep: 320, placement: eplb, redundant_experts: 64}}}\n"));
+  EXPECT_EQ(s.hardware.name, "ascend-910c/die");
+  EXPECT_DOUBLE_EQ(s.hardware.hbm_bytes, 64.0 * 1024 * 1024 * 1024);
+  EXPECT_EQ(s.cluster.dies_per_package, 2);
+  EXPECT_EQ(s.cluster.devices_per_node, 768);
+  EXPECT_EQ(s.cluster.devices_per_board, 16);
+  EXPECT_DOUBLE_EQ(s.cluster.scaleup_bytes_per_s, 196e9);
+  EXPECT_DOUBLE_EQ(s.cluster.nic_bytes_per_s, 25e9);
+  const Scenario pkg = load_scenario_file(dir.write(
+      "pkg.yaml", "model: deepseek-v3\nhardware: {preset: ascend-910c}\ncluster: {preset: cloudmatrix384, nodes: 1}\n"
+                  "deployment: {colocated: {ranks: 320, moe: {ep: 320, placement: eplb, redundant_experts: 64}}}\n"));
+  EXPECT_EQ(pkg.cluster.devices_per_node, 384);
+  EXPECT_DOUBLE_EQ(pkg.hardware.hbm_bytes, 128.0 * 1024 * 1024 * 1024);
+  const std::string scn = (dir.path() / "run.yaml").string();
+  EXPECT_EQ(testing::load_error_as("model: tiny-moe\nhardware: {preset: h100, rank: die}\n", scn),
+            scn + ":2:32: hardware.rank: h100 is a one-die device (no package.dies in its profile)");
+  EXPECT_EQ(testing::load_error_as("model: tiny-moe\nhardware: {preset: h100, rank: chip}\n", scn),
+            scn + ":2:32: hardware.rank: unknown rank unit 'chip' (valid: package, die)");
+}
+
 TEST(ScenarioFiles, ReaderErrorsPassThroughAsOneLine) {
   TempDir dir;
   const std::string model = dir.write("m.yaml", std::string(kModelYaml) + "colour: red\n");
@@ -126,7 +153,7 @@ TEST(ScenarioFiles, MissingFilesAreReportedAtTheKey) {
   EXPECT_EQ(testing::load_error_as("model: {}\n", scn),
             scn + ":1:8: model: give a preset name, or a map with 'preset', 'file' or 'hf_config'");
   EXPECT_EQ(testing::load_error_as("model: tiny-moe\nhardware: {path: hw.yaml}\n", scn),
-            scn + ":2:12: hardware.path: unknown key 'path' (valid keys: file)");
+            scn + ":2:12: hardware.path: unknown key 'path' (valid keys: preset, file, rank)");
 }
 
 TEST(ScenarioFiles, TraceAndLengthPathsResolveAgainstTheScenarioFolder) {

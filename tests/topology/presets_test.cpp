@@ -27,8 +27,8 @@ int count(const Graph& g, VertexKind k) {
   return n;
 }
 
-TEST(ClusterPresets, RegistryListsFivePresetsAndEachBuilds) {
-  ASSERT_EQ(cluster_presets().size(), 5u);
+TEST(ClusterPresets, RegistryListsSixPresetsAndEachBuilds) {
+  ASSERT_EQ(cluster_presets().size(), 6u);
   for (const auto& p : cluster_presets()) {
     ClusterConfig cfg = cluster_preset_defaults(p.name);
     EXPECT_EQ(cfg.preset, p.name);
@@ -72,10 +72,10 @@ TEST(ClusterPresets, GenericOversubscriptionShrinksSpineLinks) {
 TEST(ClusterPresets, UnknownPresetNamesTheValidOnes) {
   const std::string msg = error_of([] { cluster_preset_defaults("dragonfly"); });
   for (const auto& p : cluster_presets()) EXPECT_NE(msg.find(p.name), std::string::npos) << msg;
-  EXPECT_EQ(msg, "unknown cluster preset 'dragonfly' (valid: hgx, nvl72, xgmi, cloudmatrix384, generic)");
+  EXPECT_EQ(msg, "unknown cluster preset 'dragonfly' (valid: hgx, nvl72, xgmi, hccs, cloudmatrix384, generic)");
   ClusterConfig cfg = cluster_preset_defaults("hgx");
   cfg.preset = "torus";
-  EXPECT_EQ(error_of([&] { Cluster{cfg}; }), "unknown cluster preset 'torus' (valid: hgx, nvl72, xgmi, cloudmatrix384, generic)");
+  EXPECT_EQ(error_of([&] { Cluster{cfg}; }), "unknown cluster preset 'torus' (valid: hgx, nvl72, xgmi, hccs, cloudmatrix384, generic)");
 }
 
 const char* kTwoBoxes = R"(name: two-boxes
