@@ -42,7 +42,7 @@ std::vector<WeightMatmul> attention_projections(const ModelSpec& m) {
   };
 }
 
-bool quantises_activations(DType dtype) { return dtype == DType::kFp8 || is_fp4(dtype); }
+bool quantises_activations(DType dtype) { return dtype == DType::kFp8 || dtype == DType::kInt8 || is_fp4(dtype); }
 
 double activation_quant_bytes(const ModelSpec& m, std::int64_t width, DType weights) {
   const auto w = static_cast<double>(width);
@@ -50,6 +50,9 @@ double activation_quant_bytes(const ModelSpec& m, std::int64_t width, DType weig
   // NVFP4 GEMMs take NVFP4 activations (4 bits and an E4M3 scale per 16 values); FP8 and MXFP4
   // (W4A8) GEMMs take FP8 activations with an FP32 scale per 128.
   if (weights == DType::kNvfp4) return read + w / 2.0 + w / 16.0;
+  // W8A8 INT8 GEMMs take INT8 activations with one FP32 scale per token (per-token dynamic
+  // quantisation, as SmoothQuant-style W8A8 kernels in vLLM and on Ascend run it).
+  if (weights == DType::kInt8) return read + w + 4.0;
   return read + w + (w / 128.0) * 4.0;
 }
 

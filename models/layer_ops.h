@@ -57,9 +57,10 @@ std::vector<StreamOp> attention_stream_ops(const ModelSpec& m);
 std::vector<StreamOp> moe_stream_ops(const ModelSpec& m);
 // Bytes per token of quantising one activation row of `width` values for a low-precision GEMM
 // with weights in `weights`: read in the activation dtype, write one byte per value plus an FP32
-// scale per 128 (FP8 and MXFP4 GEMMs), or half a byte plus an E4M3 scale per 16 (NVFP4).
+// scale per 128 (FP8 and MXFP4 GEMMs) or one per token (INT8 W8A8), or half a byte plus an E4M3
+// scale per 16 (NVFP4).
 double activation_quant_bytes(const ModelSpec& m, std::int64_t width, DType weights);
-// Whether GEMMs with weights in `dtype` quantise their activations first (FP8, MXFP4, NVFP4).
+// Whether GEMMs with weights in `dtype` quantise their activations first (FP8, INT8, MXFP4, NVFP4).
 bool quantises_activations(DType dtype);
 
 // Kernels layer `layer` launches for one (micro-)batch, counted from the op lists the costs use:

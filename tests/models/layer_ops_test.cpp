@@ -263,5 +263,22 @@ TEST(StreamOps, GqaModelsNormRotateAndCacheTheirHeads) {
   for (const auto& op : attention_stream_ops(preset("mixtral-8x7b"))) EXPECT_NE(op.name, "qk_norm");
 }
 
+// INT8 W8A8 (DeepSeek requantised for Ascend, or INT8 serving on Hopper): every projection's input
+// is quantised to INT8 with one FP32 scale per token first, as FP8 inputs are with a scale per 128.
+TEST(StreamOps, Int8WeightsQuantiseTheirActivationsPerToken) {
+  auto m = preset("deepseek-v3");
+  m.weight_dtype = DType::kInt8;
+  EXPECT_TRUE(quantises_activations(DType::kInt8));
+  EXPECT_FALSE(quantises_activations(DType::kBf16));
+  EXPECT_DOUBLE_EQ(activation_quant_bytes(m, 7168, DType::kInt8), 7168 * 2.0 + 7168 + 4);
+  EXPECT_DOUBLE_EQ(activation_quant_bytes(m, 7168, DType::kFp8), 7168 * 2.0 + 7168 + 56 * 4);
+  int quant = 0;
+  for (const auto& op : attention_stream_ops(m)) quant += op.name == "activation_quant";
+  EXPECT_EQ(quant, 4);  // the hidden state (q_a, kv_a), the q and kv latents (q_b, kv_b), the o-projection's input
+  auto bf16 = m;
+  bf16.weight_dtype = DType::kBf16;
+  EXPECT_EQ(layer_kernels(m, 5, 2), layer_kernels(bf16, 5, 2) + 4 + 2 + 2);  // attention, shared, experts' MLPs
+}
+
 }  // namespace
 }  // namespace moesim::models
