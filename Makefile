@@ -1,7 +1,9 @@
 # moesim: the everyday commands (README.md). Each target installs what is missing first.
 #
-#   make build      Release build in build/ (Ninja, warnings as errors on a fresh configure)
-#   make run        build, then simulate SCENARIO into OUT and print the report
+#   make build      Release build in build/ of everything: simulator, tests, benchmarks (Ninja,
+#                   warnings as errors on a fresh configure)
+#   make run        install only what the simulator needs, build only the moesim binary, then
+#                   simulate SCENARIO into OUT and print the report
 #   make test       build, then run the whole test suite
 #   make sanitize   build in build-asan/ with clang, ASan + UBSan and run the suite there; when
 #                   build/ has run its tests too, check both wrote byte-identical golden summaries
@@ -24,15 +26,29 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 MOESIM := $(BUILD_DIR)/tools/moesim
 
-.PHONY: deps build run test sanitize fuzz bench clean
+.PHONY: deps deps-run configure-all build run test sanitize fuzz bench clean
 
 deps:
-	@tools/install-deps
+	@tools/install-deps all
 
-# Configure only when the build directory has not been configured yet; afterwards the build
-# re-runs CMake by itself whenever a CMakeLists.txt changes.
-$(BUILD_DIR)/build.ninja: | deps
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOESIM_WERROR=ON
+deps-run:
+	@tools/install-deps run
+
+# Configure only when the build directory has not been configured yet (then without the test and
+# benchmark suites, whose frameworks `make run` does not install); afterwards the build re-runs
+# CMake by itself whenever a CMakeLists.txt changes.
+$(BUILD_DIR)/build.ninja: | deps-run
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOESIM_WERROR=ON \
+	  -DMOESIM_TESTS=OFF -DMOESIM_BENCH=OFF
+
+# Everything: configure with the suites, or turn them on in a build directory configured without.
+configure-all: deps
+	@if [ ! -f $(BUILD_DIR)/build.ninja ]; then \
+	  cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOESIM_WERROR=ON -DMOESIM_TESTS=ON -DMOESIM_BENCH=ON; \
+	elif ! grep -q '^MOESIM_TESTS:BOOL=ON' $(BUILD_DIR)/CMakeCache.txt || \
+	     ! grep -q '^MOESIM_BENCH:BOOL=ON' $(BUILD_DIR)/CMakeCache.txt; then \
+	  cmake -S . -B $(BUILD_DIR) -DMOESIM_TESTS=ON -DMOESIM_BENCH=ON; \
+	fi
 
 # The sanitizer build is clang's, so that the same build also holds the libFuzzer targets
 # (make fuzz): one instrumented build of the libraries serves both. -O1 with line tables is
@@ -43,10 +59,11 @@ $(ASAN_DIR)/build.ninja: | deps
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DMOESIM_SANITIZE=ON -DMOESIM_FUZZ=ON \
 	  -DMOESIM_BENCH=OFF -DMOESIM_CUDA=OFF -DMOESIM_MPI=OFF
 
-build: deps $(BUILD_DIR)/build.ninja
+build: configure-all
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-run: build
+run: deps-run $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target moesim
 	$(MOESIM) run $(SCENARIO) -o $(OUT)
 
 test: build

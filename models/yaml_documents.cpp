@@ -1,6 +1,8 @@
 #include "models/yaml_documents.h"
 
+#include <algorithm>
 #include <sstream>
+#include <string>
 
 #include <yaml-cpp/eventhandler.h>
 
@@ -53,6 +55,17 @@ YamlDocuments load_yaml_documents(const std::string& text) {
     }
   }
   if (out.count > 0) out.first = YAML::Load(text);
+  return out;
+}
+
+std::string quoted_excerpt(const std::string& value) {
+  const std::size_t cut = std::min(value.find_first_of("\r\n"), kValueEcho);
+  std::string out(1, '\'');
+  if (cut >= value.size()) {
+    out.append(value).push_back('\'');
+    return out;
+  }
+  out.append(value, 0, cut).append("...' (").append(std::to_string(value.size())).append(" characters)");
   return out;
 }
 

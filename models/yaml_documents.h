@@ -23,4 +23,10 @@ struct YamlDocuments {
 // Throws YAML::Exception (YAML::ParserException for the stalled parser) with the position.
 YamlDocuments load_yaml_documents(const std::string& text);
 
+// A value quoted for an error message, cut to its first kValueEcho characters (and first line)
+// with "..." after: a file that is not YAML at all parses as one long scalar, which an error
+// should not echo whole.
+inline constexpr std::size_t kValueEcho = 40;
+std::string quoted_excerpt(const std::string& value);
+
 }  // namespace moesim::models

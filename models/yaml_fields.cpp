@@ -14,7 +14,7 @@ namespace {
 
 std::string describe(const YAML::Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Scalar: return "'" + node.Scalar() + "'";
+    case YAML::NodeType::Scalar: return quoted_excerpt(node.Scalar());
     case YAML::NodeType::Sequence: return "a list";
     case YAML::NodeType::Map: return "a map";
     default: return "an empty value";

@@ -89,7 +89,7 @@ YamlEntry* YamlNode::find(std::string_view key) {
 std::string describe(const YamlNode& node) {
   switch (node.kind) {
     case YamlNode::Kind::kNull: return "an empty value";
-    case YamlNode::Kind::kScalar: return "'" + node.scalar + "'";
+    case YamlNode::Kind::kScalar: return models::quoted_excerpt(node.scalar);
     case YamlNode::Kind::kList: return "a list";
     case YamlNode::Kind::kMap: return "a map";
   }

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 #include <string>
@@ -90,7 +91,14 @@ void print_pool(std::ostream& out, const models::ModelSpec& model, const sim::Po
   out << fmt("      exposed communication %.3f ms per step (of %.3f ms mean step)\n",
              p.exposed_comm_ns_per_step * 1e-6, p.mean_step_ms);
   print_layer_table(out, model, p);
-  out << "    memory per rank:\n" << p.memory.table() << "\n";
+  // The plan's table is indented by two; under this heading it sits four further in.
+  out << "    memory per rank:\n";
+  const std::string table = p.memory.table();
+  for (std::size_t begin = 0; begin < table.size();) {
+    const std::size_t end = std::min(table.find('\n', begin), table.size());
+    out << "    " << table.substr(begin, end - begin) << "\n";
+    begin = end + 1;
+  }
 }
 
 }  // namespace

@@ -45,6 +45,15 @@ TEST(ScenarioErrors, UnknownKeyWithoutCloseMatchListsValidKeys) {
             "scn.yaml:7:7: slo.latency: unknown key 'latency' (valid keys: ttft_p90, tpot_p90)");
 }
 
+// A file that is not YAML at all reads as one long scalar: the error quotes its start, not all of it.
+TEST(ScenarioErrors, ANonYamlFileIsNotEchoedWhole) {
+  const std::string text(5000, 'x');
+  EXPECT_EQ(load_error(text + "\nmore text\n"),
+            "scn.yaml:1:1: expected a map of scenario keys, got 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' "
+            "(5010 characters)");
+  EXPECT_EQ(load_error("model: {file: short}\n").find("..."), std::string::npos);
+}
+
 TEST(ScenarioErrors, WrongType) {
   EXPECT_EQ(load_error("model: tiny-moe\n"
                        "hardware: h800\n"
