@@ -1,4 +1,4 @@
-// Calibration data files (DESIGN.md §5): one measurement per row, under a metadata header.
+// Calibration data files (docs/design.md §5): one measurement per row, under a metadata header.
 //
 //   # format: moesim-calibration 1
 //   # suite: grouped-gemm

@@ -1,4 +1,4 @@
-// CostModel: how long a kernel takes on one device (DESIGN.md §4).
+// CostModel: how long a kernel takes on one device (docs/design.md §4).
 //
 // The interface answers dense GEMMs, grouped GEMMs (one weight per group, per-group token
 // counts), the attention core for decode and prefill, memory-bound elementwise ops and the fixed

@@ -1,4 +1,4 @@
-// The `fitted` cost model (DESIGN.md §4): GEMMs and grouped GEMMs through the tile/wave curve of
+// The `fitted` cost model (docs/design.md §4): GEMMs and grouped GEMMs through the tile/wave curve of
 // calibration/gemm_efficiency.h; attention and memory-bound ops through the roofline at the
 // fitted achievable fractions of peak MMA rate and HBM bandwidth.
 //

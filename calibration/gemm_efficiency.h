@@ -1,4 +1,4 @@
-// Tile/wave model of a Hopper FP8 (DeepGEMM-style) GEMM and grouped GEMM (DESIGN.md §4).
+// Tile/wave model of a Hopper FP8 (DeepGEMM-style) GEMM and grouped GEMM (docs/design.md §4).
 //
 // A GEMM [M × K] · [K × N] is cut into BLOCK_M × BLOCK_N output tiles; grouped GEMMs cut each
 // group separately, so every group's M is padded up to the tile (the "contiguous" layout first

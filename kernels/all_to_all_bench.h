@@ -1,4 +1,4 @@
-// AllToAllBench: times an all-to-all-v among `ranks` participants (DESIGN.md §1, dispatch and
+// AllToAllBench: times an all-to-all-v among `ranks` participants (docs/design.md §1, dispatch and
 // combine): rank s sends bytes[s·ranks + d] to rank d; a uniform pattern (every off-diagonal and
 // diagonal entry equal) may use the library's all-to-all collective. Every backend returns each
 // rank's own time per repetition (RunResult::per_rank) and a repetition's time (RunResult::time):

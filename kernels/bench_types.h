@@ -1,4 +1,4 @@
-// Shared vocabulary of the measurement kernels (DESIGN.md §3, kernels/): element types, how a
+// Shared vocabulary of the measurement kernels (docs/design.md §3, kernels/): element types, how a
 // benchmark repeats, the per-repetition timings it returns, the device description it reports,
 // and the one error type every backend throws.
 //

@@ -1,4 +1,4 @@
-// GemmBench: times dense and grouped GEMMs of given shapes (DESIGN.md §4, "compute cost").
+// GemmBench: times dense and grouped GEMMs of given shapes (docs/design.md §4, "compute cost").
 //
 // A grouped GEMM has one [K × N] weight per group; group g multiplies m_per_group[g] rows of
 // activations ([m_g × K]) into a [m_g × N] output. Groups with no rows are skipped (no weight

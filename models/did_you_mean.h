@@ -1,4 +1,4 @@
-// "Did you mean" hints for unknown keys and names (DESIGN.md §5, §6). It lives in models/, the
+// "Did you mean" hints for unknown keys and names (docs/design.md §5, §6). It lives in models/, the
 // bottom layer, so that every reader of user files (scenarios, model and hardware YAML) shares it.
 //
 // A candidate is close to a word when their edit distance (insertions, deletions, substitutions

@@ -1,4 +1,4 @@
-// Hugging Face config.json import: the format users already have (DESIGN.md §5).
+// Hugging Face config.json import: the format users already have (docs/design.md §5).
 //
 // The first entry of "architectures" picks the mapping; supported: DeepseekV3ForCausalLM (also
 // Kimi-K2), DeepseekV2ForCausalLM, MixtralForCausalLM, Qwen3MoeForCausalLM, Qwen2MoeForCausalLM,

@@ -1,5 +1,5 @@
 // Per-op accounting of a layer: the weight matmuls of each sub-block, the attention core's FLOPs
-// and bytes, and parameter totals (DESIGN.md §1).
+// and bytes, and parameter totals (docs/design.md §1).
 //
 // A weight matmul multiplies m activation rows [m × k] by a weight [k × n]; callers choose m (the
 // tokens in the batch). Attention-core work depends on the KV lengths, so it is returned per

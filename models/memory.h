@@ -1,5 +1,5 @@
 // Per-rank memory plan of a deployment: weights, activations, communication buffers, and what
-// is left for the KV cache (DESIGN.md §1, §4).
+// is left for the KV cache (docs/design.md §1, §4).
 //
 // Weights: attention split over attention TP as models/parallel_shard.h describes (MLA's latent
 // down-projections replicated, per-head projections split), dense MLPs split over attention TP

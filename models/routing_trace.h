@@ -1,5 +1,5 @@
 // Routing trace: the recorded expert choices of a model, a compact versioned binary file
-// (DESIGN.md §5), written by the functional decoder (models/functional/, `moesim trace
+// (docs/design.md §5), written by the functional decoder (models/functional/, `moesim trace
 // generate`) and by tools, replayed by the `trace` routing model (workloads/). A step is one
 // forward pass of a batch (a prefill of the prompts, or one decode token per sequence).
 // All integers little-endian; no padding.

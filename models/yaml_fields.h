@@ -1,4 +1,4 @@
-// Strict, typed reads from yaml-cpp nodes for the model and hardware readers (DESIGN.md §5).
+// Strict, typed reads from yaml-cpp nodes for the model and hardware readers (docs/design.md §5).
 //
 // A YamlMap checks its keys against a schema up front: an unknown key fails with a did-you-mean
 // hint (or the list of valid keys), a repeated key fails naming the first one. Fields convert

@@ -1,5 +1,5 @@
 // Typed, validated reads from a YamlNode tree, each error naming the dotted key path and the
-// position of the offending key or value (DESIGN.md §5).
+// position of the offending key or value (docs/design.md §5).
 //
 // MapReader checks a map's keys against the schema up front (unknown key -> did-you-mean or the
 // list of valid keys) and hands out Fields; the as_* functions convert a Field or throw

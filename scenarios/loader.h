@@ -1,4 +1,4 @@
-// Scenario loader: YAML text -> typed, validated Scenario (DESIGN.md §2, §5).
+// Scenario loader: YAML text -> typed, validated Scenario (docs/design.md §2, §5).
 //
 // Every key is optional unless docs/scenario-reference.md marks it required; unknown keys, wrong
 // types, out-of-range values, bad units, unknown preset or registry names and inconsistent

@@ -1,4 +1,4 @@
-// Scenario: one fully typed, validated simulation input (DESIGN.md §2, §5).
+// Scenario: one fully typed, validated simulation input (docs/design.md §2, §5).
 //
 // Produced by scenarios::load_scenario from YAML; every field has been range-checked and every
 // unit converted, so the simulator trusts it.

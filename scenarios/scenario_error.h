@@ -1,4 +1,4 @@
-// ScenarioError: the one exception type of the scenarios/ boundary (DESIGN.md §6).
+// ScenarioError: the one exception type of the scenarios/ boundary (docs/design.md §6).
 //
 // what() is one complete line naming where the problem is and what it is, e.g.
 //   "scn.yaml:12:7: deployment.colocated.moe.epp: unknown key 'epp'; did you mean 'ep'?"

@@ -1,4 +1,4 @@
-// --set overrides: "a.b.c=value" applied to a scenario tree before validation (DESIGN.md §5).
+// --set overrides: "a.b.c=value" applied to a scenario tree before validation (docs/design.md §5).
 //
 // The value is parsed as a YAML node (so "500", "2us" and "{preset: hgx, nodes: 2}" all work) and
 // replaces whatever was at a.b.c; missing (or empty) intermediate maps are created. Every node the

@@ -1,4 +1,4 @@
-// Sweep files (DESIGN.md §2, §5; docs/sweeps.md): a base scenario plus the axes to vary, expanded
+// Sweep files (docs/design.md §2, §5; docs/sweeps.md): a base scenario plus the axes to vary, expanded
 // into points, each point being the base scenario with `--set`-style overrides, so that every
 // point goes through the full scenario validation.
 //

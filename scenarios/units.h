@@ -1,4 +1,4 @@
-// Units at the edge: parse "2us", "400Gbps", "80GiB", "400/s" into plain doubles (DESIGN.md §5).
+// Units at the edge: parse "2us", "400Gbps", "80GiB", "400/s" into plain doubles (docs/design.md §5).
 //
 // Each parser takes the whole text of one value, allows spaces between the number and the unit,
 // and throws UnitError for anything else: an empty value, a missing or unknown unit (the message

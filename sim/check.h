@@ -1,4 +1,4 @@
-// Internal-invariant checks for the simulator (DESIGN.md §6).
+// Internal-invariant checks for the simulator (docs/design.md §6).
 //
 // MOESIM_CHECK(cond, message) throws sim::InvariantError when `cond` is false. It is always on:
 // the checks guard cheap conditions (clock monotonicity, conservation) whose violation means the

@@ -1,4 +1,4 @@
-// Typed configuration of how the model is deployed on the cluster (DESIGN.md §2, §4).
+// Typed configuration of how the model is deployed on the cluster (docs/design.md §2, §4).
 //
 // A deployment is either one colocated pool (prefill and decode on the same instances) or a
 // disaggregated pair: a prefill pool whose instances compute prompts and hand the KV cache to a

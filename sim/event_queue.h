@@ -1,4 +1,4 @@
-// The discrete-event engine (DESIGN.md §4).
+// The discrete-event engine (docs/design.md §4).
 //
 // Events are ordered totally by (time, priority, insertion sequence): lower priority values run
 // first at equal times, and ties then run in the order they were scheduled. A handler is a plain

@@ -1,5 +1,5 @@
 // LayerRouting: where one MoE layer's token-expert pairs go, for one (micro-)batch of an
-// instance (DESIGN.md §4: counts, never per-token choices).
+// instance (docs/design.md §4: counts, never per-token choices).
 //
 // The experts of every MoE layer sit in slots placed by the pool's placement policy
 // (sim/placement.h: contiguous, striped, EPLB with redundant slots); EPLB places from the mean

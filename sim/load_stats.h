@@ -1,4 +1,4 @@
-// LoadStats: where a pool's MoE load went, for reports (DESIGN.md §1 "per expert: load"; §4
+// LoadStats: where a pool's MoE load went, for reports (docs/design.md §1 "per expert: load"; §4
 // "per-link load, for reports"), in memory bounded by the model and the fabric, not by the run:
 //
 //  - expert load: token-expert pairs each expert of each MoE layer received, summed over steps,

@@ -1,4 +1,4 @@
-// Metrics: what users judge a deployment by (DESIGN.md §1): per-request TTFT, TPOT, ITL and
+// Metrics: what users judge a deployment by (docs/design.md §1): per-request TTFT, TPOT, ITL and
 // end-to-end latency with mean/p50/p90/p99, per-GPU throughput, goodput under the SLO, and per
 // pool the step statistics and per-layer breakdown.
 //

@@ -1,5 +1,5 @@
 // Expert placement (a registry): which expert each slot of each EP rank holds, per MoE layer,
-// and how a token picks among an expert's replicas (DESIGN.md §1 "remedies for skew", §3).
+// and how a token picks among an expert's replicas (docs/design.md §1 "remedies for skew", §3).
 //
 // An EP group of `ep` ranks has (experts + redundant) slots, slots_per_rank on each rank; slot s
 // lives on rank s / slots_per_rank, rank r on node r / devices_per_node. Policies:

@@ -1,4 +1,4 @@
-// Load-imbalance statistics of one MoE layer's routing under a placement (DESIGN.md §1: "the
+// Load-imbalance statistics of one MoE layer's routing under a placement (docs/design.md §1: "the
 // layer cannot finish before its slowest rank").
 //
 // imbalance = (max - mean) / mean, over ranks (pairs each EP rank receives) and over slots

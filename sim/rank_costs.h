@@ -1,4 +1,4 @@
-// The compute cost of one rank's batch for each sub-block of a layer (DESIGN.md §1).
+// The compute cost of one rank's batch for each sub-block of a layer (docs/design.md §1).
 //
 // Attention (norms, projections, attention core over each request's KV) and the local MLPs cost
 // the same in every layer of a kind, so they are computed once per step per rank.

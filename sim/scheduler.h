@@ -1,4 +1,4 @@
-// Scheduler: continuous batching on one instance, per attention-DP rank (DESIGN.md §4). An
+// Scheduler: continuous batching on one instance, per attention-DP rank (docs/design.md §4). An
 // attention-DP rank is one rank, or one attention TP group whose ranks share its requests; with
 // pipeline stages it spans every stage.
 //

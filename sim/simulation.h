@@ -1,4 +1,4 @@
-// Simulation: one scenario's serving run, from request arrivals to the last token (DESIGN.md §4).
+// Simulation: one scenario's serving run, from request arrivals to the last token (docs/design.md §4).
 //
 // The event engine carries three kinds of events: a request's arrival, the end of an instance's
 // step, and (disaggregated) the arrival of a prompt's KV cache at a decode instance. When a step

@@ -1,5 +1,5 @@
 // StepModel: the duration of one forward step of an instance, layer by layer, on per-rank
-// compute and communication streams (DESIGN.md §1, §4).
+// compute and communication streams (docs/design.md §1, §4).
 //
 // Every rank runs attention for its own batch (decode tokens and prefill chunks), then each
 // layer's MLP: a dense layer runs locally; an MoE layer runs router and shared expert locally,

@@ -1,4 +1,4 @@
-// Simulated time: integer nanoseconds in strong types (DESIGN.md §4).
+// Simulated time: integer nanoseconds in strong types (docs/design.md §4).
 //
 // `Time` is a point on the simulated clock, `Duration` a span between two points. Both wrap an
 // int64 count of nanoseconds, so arithmetic is exact and runs are bit-for-bit reproducible.

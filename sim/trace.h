@@ -1,4 +1,4 @@
-// Op-level trace of a run, for Perfetto (DESIGN.md §2 "trace sink").
+// Op-level trace of a run, for Perfetto (docs/design.md §2 "trace sink").
 //
 // The step model reports every op it places on a rank's compute or communication stream; the
 // recorder keeps those of the chosen ranks within a window of steps, up to a cap on events, so

@@ -1,5 +1,5 @@
 // MultinomialRows: many independent rows, row i ~ Multinomial(n_i, p_{class i}) over the same
-// columns, drawn by Poissonisation (DESIGN.md §4: routing as counts, never per token).
+// columns, drawn by Poissonisation (docs/design.md §4: routing as counts, never per token).
 //
 // Rows of the same class and size are drawn together, column by column: independent
 // Poisson(mu·p_c) cells, mu = n - sqrt(n), from one table per column shared by the whole run of

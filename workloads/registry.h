@@ -1,4 +1,4 @@
-// A registry entry of a pluggable model: a name and a one-line description (DESIGN.md §6).
+// A registry entry of a pluggable model: a name and a one-line description (docs/design.md §6).
 #pragma once
 
 #include <string>

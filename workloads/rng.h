@@ -1,4 +1,4 @@
-// Deterministic random streams (DESIGN.md §4: each random component gets its own stream derived
+// Deterministic random streams (docs/design.md §4: each random component gets its own stream derived
 // from the scenario seed). Streams are std::mt19937_64 seeded by SplitMix64(seed, stream id), so
 // adding a component never perturbs the draws of another.
 #pragma once

@@ -1,5 +1,5 @@
 // RoutingMargins: one MoE layer's routing for a batch, drawn at the resolution the fabric and the
-// expert GEMMs see (DESIGN.md §4: counts, never per-token choices), instead of a full
+// expert GEMMs see (docs/design.md §4: counts, never per-token choices), instead of a full
 // source x destination matrix. For EP groups of hundreds of ranks that matrix is what would
 // dominate a simulated step; the margins cost O(ranks x nodes + slots).
 //

@@ -2,7 +2,7 @@
 //
 // A model gives, per MoE layer and forward step, the probability that one token-expert
 // assignment lands on each expert (the layer's expert popularity). Batches are drawn as counts
-// (DESIGN.md §4), by workloads::RoutingSampler (routing_sampler.h) or `sample_multinomial`.
+// (docs/design.md §4), by workloads::RoutingSampler (routing_sampler.h) or `sample_multinomial`.
 // Drawing the top-k assignments of a token independently ignores that a token's k experts are
 // distinct; for uniform routing over E experts this overstates the per-expert count variance by
 // (1 - 1/E) / (1 - k/E), 3 % for DeepSeek-V3.

@@ -1,4 +1,4 @@
-// RoutingSampler: one MoE layer's routing for a batch, drawn as counts (DESIGN.md §4): token-expert
+// RoutingSampler: one MoE layer's routing for a batch, drawn as counts (docs/design.md §4): token-expert
 // pairs from each source rank to each destination rank, and to each expert slot.
 //
 // Targets describe the placement (built by sim/placement.h): which rank hosts each slot, which

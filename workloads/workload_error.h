@@ -1,5 +1,5 @@
 // WorkloadError: bad workload input (a trace, a lengths file, a routing trace) — the boundary
-// exception of workloads/ (DESIGN.md §6). The message names the file and, for text files, the
+// exception of workloads/ (docs/design.md §6). The message names the file and, for text files, the
 // line ("trace.csv:17: ..."); for binary files, the byte offset.
 #pragma once
 

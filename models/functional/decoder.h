@@ -7,7 +7,7 @@
 //
 // forward() runs one step of a batch: each entry appends tokens to one sequence. A prefill is an
 // entry carrying a whole prompt; a decode step gives each sequence its one newest token. Only
-// the new tokens pass through the layers (DESIGN.md §1): history positions are read from the
+// the new tokens pass through the layers (docs/design.md §1): history positions are read from the
 // cache by attention and never re-enter a projection, MLP or MoE. ForwardResult::work counts
 // what ran so tests can assert exactly that.
 #pragma once

@@ -1,4 +1,4 @@
-// Golden scenarios (DESIGN.md §6, docs/robustness.md): each tests/golden/scenarios/<name>.yaml is
+// Golden scenarios (docs/design.md §6, docs/robustness.md): each tests/golden/scenarios/<name>.yaml is
 // run by the built `moesim` and its summary.json must equal tests/golden/expected/<name>.json
 // byte for byte, in every build (Release and the sanitizer build alike). The run's own output is
 // left in <build>/golden/<name>/ for the cross-build comparison of `make sanitize`.

@@ -1,8 +1,8 @@
 // Independent check of the low-latency all-to-all against DeepEP's published kernel table
 // (deepseek-ai/DeepEP docs/legacy.md, "Low-latency kernels with pure RDMA": H800, one 400 Gb/s
 // ConnectX-7 per GPU, 128 tokens per rank, hidden 7168, top-8 of 256 experts, FP8 dispatch,
-// BF16 combine). Nothing is fitted to it (the links are fitted to the normal-mode table in
-// ../shared/calibration-data); the test prints the error of the modelled kernel — send kernel,
+// BF16 combine). Nothing is fitted to it (the links are fitted to DeepEP's normal-mode table,
+// docs/topology.md); the test prints the error of the modelled kernel — send kernel,
 // transfer, receive kernel, as DeepEP's test times a kernel without the receive hook — and only
 // guards against drift.
 //

@@ -1,4 +1,4 @@
-// Routing-count sampling for one forward step of DeepSeek-V3 on EP144 (DESIGN.md §4 granularity):
+// Routing-count sampling for one forward step of DeepSeek-V3 on EP144 (docs/design.md §4 granularity):
 // 256 routed experts + 32 redundant slots (EPLB) over 144 source/destination ranks, 58 MoE
 // layers, top-8, `tokens` decode tokens per rank, on 18 nodes of 8. Target: one step in <= 2 ms.
 #include <benchmark/benchmark.h>
