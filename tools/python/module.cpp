@@ -40,16 +40,9 @@ scenarios::Scenario load(const Source& s, const std::vector<std::string>& overri
                    : scenarios::load_scenario_string(s.text_or_path, s.source, overrides);
 }
 
-template <class T, class F>
-py::array_t<T> column(const std::vector<sim::RequestRecord>& rows, F f) {
-  py::array_t<T> out(static_cast<py::ssize_t>(rows.size()));
-  auto view = out.template mutable_unchecked<1>();
-  for (std::size_t i = 0; i < rows.size(); ++i) view(static_cast<py::ssize_t>(i)) = f(rows[i]);
-  return out;
-}
-
-template <class T, class F>
-py::array_t<T> step_column(const std::vector<sim::StepRecord>& rows, F f) {
+// One field of every record as a numpy column.
+template <class T, class Row, class F>
+py::array_t<T> column(const std::vector<Row>& rows, F f) {
   py::array_t<T> out(static_cast<py::ssize_t>(rows.size()));
   auto view = out.template mutable_unchecked<1>();
   for (std::size_t i = 0; i < rows.size(); ++i) view(static_cast<py::ssize_t>(i)) = f(rows[i]);
@@ -80,13 +73,13 @@ py::dict steps_of(const sim::SimulationResult& r) {
   using S = sim::StepRecord;
   const auto& s = r.steps;
   py::dict d;
-  d["pool"] = step_column<std::int32_t>(s, [](const S& x) { return x.pool; });
-  d["instance"] = step_column<std::int32_t>(s, [](const S& x) { return x.instance; });
-  d["start_ns"] = step_column<std::int64_t>(s, [](const S& x) { return x.start_ns; });
-  d["duration_ns"] = step_column<std::int64_t>(s, [](const S& x) { return x.duration_ns; });
-  d["decode_tokens"] = step_column<std::int64_t>(s, [](const S& x) { return x.decode_tokens; });
-  d["prefill_tokens"] = step_column<std::int64_t>(s, [](const S& x) { return x.prefill_tokens; });
-  d["running"] = step_column<std::int64_t>(s, [](const S& x) { return x.running; });
+  d["pool"] = column<std::int32_t>(s, [](const S& x) { return x.pool; });
+  d["instance"] = column<std::int32_t>(s, [](const S& x) { return x.instance; });
+  d["start_ns"] = column<std::int64_t>(s, [](const S& x) { return x.start_ns; });
+  d["duration_ns"] = column<std::int64_t>(s, [](const S& x) { return x.duration_ns; });
+  d["decode_tokens"] = column<std::int64_t>(s, [](const S& x) { return x.decode_tokens; });
+  d["prefill_tokens"] = column<std::int64_t>(s, [](const S& x) { return x.prefill_tokens; });
+  d["running"] = column<std::int64_t>(s, [](const S& x) { return x.running; });
   return d;
 }
 
