@@ -55,6 +55,11 @@ struct HardwareProfile {
   // direction. A deployment may run one rank per package or one per die (die_of below).
   int dies = 1;
   double die_link_bytes_per_s = 0;
+  // Board power (the profile's `power`; sim/energy.h): the most the board draws (its thermal
+  // design power, as spec sheets give it) and what it draws idle with the driver loaded. 0: not
+  // known, and a run reports no energy.
+  double board_power_w = 0;
+  double idle_power_w = 0;
 
   // Measured (moesim calibrate fit); empty / unset on spec-sheet presets.
   struct GemmFit {

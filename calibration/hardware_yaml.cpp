@@ -82,7 +82,7 @@ void read_runs_as(const YamlMap& compute, HardwareProfile& p) {
 }
 
 HardwareFile read(const YamlField& doc) {
-  const YamlMap top(doc, {"name", "description", "source", "package", "compute", "memory", "network", "gemm"});
+  const YamlMap top(doc, {"name", "description", "source", "package", "compute", "memory", "network", "power", "gemm"});
   HardwareFile out;
   HardwareProfile& p = out.profile;
   p.name = models::as_string(top.require("name"));
@@ -118,6 +118,14 @@ HardwareFile read(const YamlField& doc) {
       dies.fail(std::to_string(p.dies) + " dies do not split the " + std::to_string(p.sm_count) + " compute units evenly");
     if (p.dies > 1) p.die_link_bytes_per_s = positive(package.require("die_link"), models::as_bandwidth_bytes_per_s);
     else if (const auto f = package.get("die_link")) f->fail("a one-die package has no die link");
+  }
+
+  if (top.has("power")) {
+    const YamlMap power = top.map("power", {"board", "idle"});
+    p.board_power_w = positive(power.require("board"), models::as_power_w);
+    const YamlField idle = power.require("idle");
+    p.idle_power_w = positive(idle, models::as_power_w);
+    if (p.idle_power_w >= p.board_power_w) idle.fail("the idle power must lie below the board power");
   }
 
   const std::vector<std::string_view> fit_keys = {"mma_fraction",       "hbm_fraction",      "fixed_overhead",

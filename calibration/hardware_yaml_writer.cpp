@@ -83,6 +83,11 @@ std::string hardware_yaml_text(const HardwareFile& file, const ProfileComments& 
   w.line(2, "nic", bandwidth(p.nic_bytes_per_s), "network.nic");
   if (p.scaleup_efficiency) w.line(2, "scaleup_efficiency", number(*p.scaleup_efficiency), "network.scaleup_efficiency");
   if (p.scaleup_latency_ns) w.line(2, "scaleup_latency", duration(*p.scaleup_latency_ns), "network.scaleup_latency");
+  if (p.board_power_w > 0) {
+    w.line(0, "power", "");
+    w.line(2, "board", number(p.board_power_w) + "W", "power.board");
+    w.line(2, "idle", number(p.idle_power_w) + "W", "power.idle");
+  }
   if (!p.gemm_fits.empty()) {
     w.line(0, "gemm", "");
     for (const auto& f : p.gemm_fits) {

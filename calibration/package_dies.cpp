@@ -18,6 +18,8 @@ HardwareProfile die_of(const HardwareProfile& package) {
   d.hbm_bytes_per_s /= n;
   d.scaleup_bytes_per_s /= n;
   d.nic_bytes_per_s /= n;
+  d.board_power_w /= n;
+  d.idle_power_w /= n;
   d.dies = 1;
   d.die_link_bytes_per_s = 0;
   return d;

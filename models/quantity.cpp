@@ -36,6 +36,8 @@ constexpr Unit kFlopsUnits[] = {
     {"OPS", 0},      {"GOPS", 9},     {"TOPS", 12},    {"POPS", 15},
 };
 
+constexpr Unit kPowerUnits[] = {{"W", 0}, {"kW", 3}, {"KW", 3}, {"MW", 6}};
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -83,5 +85,6 @@ double parse(std::string_view noun, std::span<const Unit> units, std::string_vie
 double parse_bytes(std::string_view text) { return parse("a size", kByteUnits, text); }
 double parse_bandwidth_bytes_per_s(std::string_view text) { return parse("a bandwidth", kBandwidthUnits, text); }
 double parse_flops_per_s(std::string_view text) { return parse("a compute rate", kFlopsUnits, text); }
+double parse_power_w(std::string_view text) { return parse("a power", kPowerUnits, text); }
 
 }  // namespace moesim::models

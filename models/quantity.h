@@ -11,6 +11,7 @@
 //   bandwidth   B/s KB/s MB/s GB/s TB/s, KiB/s .. TiB/s, bps Kbps Mbps Gbps Tbps (bits)
 //   flops       FLOPS KFLOPS MFLOPS GFLOPS TFLOPS PFLOPS (also spelled TFLOP/s, ...); integer
 //               rates as OPS GOPS TOPS POPS
+//   power       W kW MW
 #pragma once
 
 #include <string_view>
@@ -20,5 +21,6 @@ namespace moesim::models {
 double parse_bytes(std::string_view text);
 double parse_bandwidth_bytes_per_s(std::string_view text);
 double parse_flops_per_s(std::string_view text);
+double parse_power_w(std::string_view text);
 
 }  // namespace moesim::models

@@ -167,5 +167,6 @@ double as_bandwidth_bytes_per_s(const YamlField& f) {
   return with_unit(f, "a bandwidth", parse_bandwidth_bytes_per_s);
 }
 double as_flops_per_s(const YamlField& f) { return with_unit(f, "a compute rate", parse_flops_per_s); }
+double as_power_w(const YamlField& f) { return with_unit(f, "a power", parse_power_w); }
 
 }  // namespace moesim::models

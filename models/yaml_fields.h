@@ -71,5 +71,6 @@ bool as_bool(const YamlField& f);      // true/false
 double as_bytes(const YamlField& f);   // "80GiB" (models/quantity.h)
 double as_bandwidth_bytes_per_s(const YamlField& f);
 double as_flops_per_s(const YamlField& f);
+double as_power_w(const YamlField& f);  // "700W"
 
 }  // namespace moesim::models

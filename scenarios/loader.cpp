@@ -16,7 +16,7 @@ namespace {
 Scenario build(const YamlNode& root, std::string_view source_name) {
   const MapReader top(root, "",
                       {"name", "seed", "model", "hardware", "cost_model", "cluster", "deployment", "routing", "workload",
-                       "slo", "outputs"});
+                       "slo", "pricing", "outputs"});
   Scenario s;
   s.source_file = std::string(source_name);
   if (auto f = top.get("name")) {
@@ -66,6 +66,25 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
   const MapReader slo = top.map("slo", {"ttft_p90", "tpot_p90"});
   if (auto f = slo.get("ttft_p90")) s.slo.ttft_p90_s = as_duration_ns(*f) / 1e9;
   if (auto f = slo.get("tpot_p90")) s.slo.tpot_p90_s = as_duration_ns(*f) / 1e9;
+
+  if (top.get("pricing")) {
+    const MapReader pricing = top.map("pricing", {"gpu_hour_usd", "kwh_usd", "pue"});
+    const auto positive = [](const Field& f) {
+      const double v = as_number(f);
+      if (!(v > 0)) f.fail("expected a price above 0, got '" + f.node->scalar + "'");
+      return v;
+    };
+    s.pricing.gpu_hour_usd = positive(pricing.require("gpu_hour_usd"));
+    if (auto f = pricing.get("kwh_usd")) {
+      s.pricing.kwh_usd = positive(*f);
+      if (s.hardware.board_power_w <= 0)
+        f->fail("hardware '" + s.hardware.name + "' gives no power (its profile's 'power'), so its energy has no price");
+    }
+    if (auto f = pricing.get("pue")) {
+      s.pricing.pue = as_number(*f);
+      if (!(s.pricing.pue >= 1.0)) f->fail("expected a power usage effectiveness of at least 1");
+    }
+  }
 
   const MapReader outputs = top.map("outputs", {"requests_csv", "report"});
   if (auto f = outputs.get("requests_csv")) s.outputs.requests_csv = as_bool(*f);

@@ -11,6 +11,7 @@
 #include "calibration/hardware_profile.h"
 #include "models/model_spec.h"
 #include "sim/deployment_config.h"
+#include "sim/energy.h"
 #include "topology/cluster.h"
 #include "workloads/workload_config.h"
 
@@ -39,6 +40,7 @@ struct Scenario {
   workloads::RoutingConfig routing;
   workloads::WorkloadConfig workload;
   SloConfig slo;
+  sim::CostConfig pricing;  // `pricing`: what a GPU-hour and a kWh cost (sim/energy.h)
   OutputsConfig outputs;
 };
 
@@ -60,6 +62,7 @@ inline sim::SimulationConfig simulation_config(const Scenario& s) {
   c.workload = s.workload;
   c.cost_model = s.cost_model;
   c.slo = {s.slo.ttft_p90_s, s.slo.tpot_p90_s};
+  c.cost = s.pricing;
   c.seed = s.seed;
   return c;
 }

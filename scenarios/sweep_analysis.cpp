@@ -16,18 +16,20 @@ void append_field(std::string& line, std::string_view field) {
 
 const std::vector<SweepMetric>& sweep_metrics() {
   static const std::vector<SweepMetric> kMetrics = {
-      {"output_tokens_per_gpu_s", "output_tokens_per_gpu_s", false},
-      {"input_tokens_per_gpu_s", "input_tokens_per_gpu_s", false},
-      {"ttft_p50", "ttft_p50_s", true},
-      {"ttft_p90", "ttft_p90_s", true},
-      {"ttft_p99", "ttft_p99_s", true},
-      {"tpot_p50", "tpot_p50_s", true},
-      {"tpot_p90", "tpot_p90_s", true},
-      {"tpot_p99", "tpot_p99_s", true},
-      {"itl_p99", "itl_p99_s", true},
-      {"e2e_p90", "e2e_p90_s", true},
-      {"slo_attainment", "slo_attainment", false},
-      {"goodput_requests_per_s", "goodput_requests_per_s", false},
+      {"output_tokens_per_gpu_s", "output_tokens_per_gpu_s", false, false},
+      {"input_tokens_per_gpu_s", "input_tokens_per_gpu_s", false, false},
+      {"ttft_p50", "ttft_p50_s", true, true},
+      {"ttft_p90", "ttft_p90_s", true, true},
+      {"ttft_p99", "ttft_p99_s", true, true},
+      {"tpot_p50", "tpot_p50_s", true, true},
+      {"tpot_p90", "tpot_p90_s", true, true},
+      {"tpot_p99", "tpot_p99_s", true, true},
+      {"itl_p99", "itl_p99_s", true, true},
+      {"e2e_p90", "e2e_p90_s", true, true},
+      {"slo_attainment", "slo_attainment", false, false},
+      {"goodput_requests_per_s", "goodput_requests_per_s", false, false},
+      {"joules_per_output_token", "joules_per_output_token", false, true},
+      {"usd_per_million_output_tokens", "usd_per_million_output_tokens", false, true},
   };
   return kMetrics;
 }
@@ -48,7 +50,9 @@ std::size_t sweep_metric_index(std::string_view name) {
 std::vector<double> sweep_metric_values(const sim::Summary& s) {
   return {s.output_tokens_per_gpu_s, s.input_tokens_per_gpu_s, s.ttft.p50_s, s.ttft.p90_s, s.ttft.p99_s,
           s.tpot.p50_s, s.tpot.p90_s, s.tpot.p99_s, s.itl.p99_s, s.e2e.p90_s, s.slo_attainment,
-          s.goodput_requests_per_s};
+          s.goodput_requests_per_s,
+          s.energy.known ? s.energy.joules_per_output_token : std::nan(""),
+          s.cost.priced ? s.cost.usd_per_million_output_tokens : std::nan("")};
 }
 
 bool meets_constraints(const SweepRow& row, const SweepObjective& objective) {
@@ -56,7 +60,7 @@ bool meets_constraints(const SweepRow& row, const SweepObjective& objective) {
   for (const SweepConstraint& c : objective.subject_to) {
     const std::size_t i = sweep_metric_index(c.metric);
     const double v = row.metrics.at(i);
-    if (sweep_metrics()[i].latency ? !(v <= c.bound) : !(v >= c.bound)) return false;
+    if (sweep_metrics()[i].lower_better ? !(v <= c.bound) : !(v >= c.bound)) return false;
   }
   return true;
 }
@@ -65,7 +69,8 @@ std::optional<std::size_t> best_row(const std::vector<SweepRow>& rows, const Swe
   const std::size_t m = sweep_metric_index(objective.metric);
   std::optional<std::size_t> best;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (!meets_constraints(rows[i], objective)) continue;
+    // A metric not known for the point (no power in its hardware, no price) never wins.
+    if (!meets_constraints(rows[i], objective) || std::isnan(rows[i].metrics[m])) continue;
     if (!best) {
       best = i;
       continue;

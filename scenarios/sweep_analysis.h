@@ -20,7 +20,8 @@ namespace moesim::scenarios {
 struct SweepMetric {
   std::string_view name;    // as written in an objective
   std::string_view column;  // in results.csv / results.jsonl
-  bool latency;             // lower is better
+  bool latency;             // a latency in seconds (bounds read as durations, shown in ms)
+  bool lower_better;        // bounds are upper bounds; otherwise lower bounds
 };
 
 const std::vector<SweepMetric>& sweep_metrics();

@@ -13,6 +13,7 @@
 
 #include "models/memory.h"
 #include "sim/deployment_config.h"
+#include "sim/energy.h"
 #include "sim/load_stats.h"
 #include "sim/step_model.h"
 #include "sim/time.h"
@@ -42,6 +43,7 @@ struct StepRecord {
   std::int64_t decode_tokens = 0;   // positions fed by decoding requests (1 + drafts each)
   std::int64_t prefill_tokens = 0;
   std::int64_t running = 0;  // requests admitted on all ranks of the instance
+  double power_w = 0;        // mean board power per GPU of the instance over the step (sim/energy.h)
 };
 
 struct LatencyStats {
@@ -102,6 +104,8 @@ struct Summary {
   double output_tokens_per_gpu_s = 0, input_tokens_per_gpu_s = 0;
   // Requests meeting every SLO target, per second of makespan (goodput), and their share.
   double goodput_requests_per_s = 0, slo_attainment = 0;
+  EnergySummary energy;  // sim/energy.h; not known when the hardware profile gives no power
+  CostSummary cost;      // not priced without a GPU-hour price
 };
 
 Summary summarize(const std::vector<RequestRecord>& requests,

@@ -40,7 +40,8 @@ struct Instance {
         layout(step_model.layout()),
         rng(workloads::make_stream(c.seed, std::string("routing.") + to_string(pool.config.role) + "." +
                                                std::to_string(index))),
-        next_rebalance_s(pool.config.placement.rebalance_interval_s) {
+        next_rebalance_s(pool.config.placement.rebalance_interval_s),
+        work(c.model, pool.memory, pool.config.ranks, pool.slots_per_rank * pool.config.stage_ranks()) {
     scheduler.reserve_state_tokens(pool.memory.state_tokens_per_request());
   }
   int pool_index;
@@ -53,6 +54,7 @@ struct Instance {
   bool waking = false;  // an idle instance's next step is scheduled for this instant
   std::int64_t steps = 0;
   double next_rebalance_s;
+  StepWorkCounter work;  // what a step does, for its power (sim/energy.h)
 };
 
 class ServingRun {
@@ -68,6 +70,7 @@ class ServingRun {
         arrival_rng_(workloads::make_stream(c.seed, "arrivals")),
         requests_(workloads::generate_requests(c.workload, arrival_rng_)) {
     records_.resize(requests_.size());
+    power_ = PowerModel(c.hardware, c.model, *cost_);
     kv_send_free_.assign(static_cast<std::size_t>(cluster_.num_devices()) * kKvLinkClasses, Time{});
     kv_recv_free_ = kv_send_free_;
     for (std::size_t i = 0; i < requests_.size(); ++i) {
@@ -127,6 +130,10 @@ class ServingRun {
       summarize_pool(steps_, static_cast<int>(p), pr);
     }
     r.summary = summarize(records_, itl_samples_, deployment_.total_ranks(), config_.slo);
+    r.summary.energy = energy_summary(power_, busy_joules_, busy_gpu_s_, r.summary.gpus, r.summary.makespan_s,
+                                      r.summary.output_tokens, r.summary.completed);
+    r.summary.cost = cost_summary(config_.cost, r.summary.energy, r.summary.gpus, r.summary.makespan_s,
+                                  r.summary.output_tokens);
     r.requests = std::move(records_);
     r.steps = std::move(steps_);
     r.pools = std::move(pool_results_);
@@ -300,12 +307,26 @@ class ServingRun {
       inst.next_rebalance_s = events_.now().seconds() + interval;
     }
     rec.duration_ns = d.count_ns();
+    if (power_.known()) meter_step(inst, d.seconds(), rec);
     steps_.push_back(rec);
     if (config_.progress && steps_.size() % SimulationConfig::kProgressSteps == 0)
       config_.progress({events_.now().count_ns(), requests_done_, static_cast<std::int64_t>(requests_.size()),
                         static_cast<std::int64_t>(steps_.size())});
     inst.busy = true;
     events_.schedule(events_.now() + d, kStepEndPriority, &ServingRun::on_step_end, this, instance_index(inst));
+  }
+
+  // The board power of the instance's GPUs over a step of `seconds`, and the energy it draws.
+  void meter_step(const Instance& inst, double seconds, StepRecord& rec) {
+    StepWork w = inst.work(inst.batches);
+    const double gpus = inst.layout.config().ranks;
+    w.gemm_flops /= gpus;
+    w.expert_flops /= gpus;
+    w.attention_flops /= gpus;
+    w.hbm_bytes /= gpus;
+    rec.power_w = power_.power_w(w, seconds);
+    busy_joules_ += rec.power_w * seconds * gpus;
+    busy_gpu_s_ += seconds * gpus;
   }
 
   const SimulationConfig& config_;
@@ -329,6 +350,8 @@ class ServingRun {
   std::optional<TraceRecorder> recorder_;
   std::optional<workloads::ClosedLoop> closed_loop_;
   std::int64_t requests_done_ = 0;
+  PowerModel power_;
+  double busy_joules_ = 0, busy_gpu_s_ = 0;  // drawn by the GPUs of instances in their steps
 };
 
 }  // namespace

@@ -55,6 +55,7 @@ struct SimulationConfig {
   workloads::RoutingConfig routing;
   workloads::WorkloadConfig workload;
   SloTargets slo;
+  CostConfig cost;  // prices for the run's cost (sim/energy.h)
   std::string cost_model = "fitted";
   std::uint64_t seed = 1;
   std::optional<TraceOptions> trace;  // record op-level events for Perfetto

@@ -19,6 +19,7 @@
 #include "models/layer_ops.h"
 #include "models/model_spec.h"
 #include "sim/rank_costs.h"
+#include "tools/comm_command.h"
 #include "tools/commands.h"
 #include "topology/all_to_all.h"
 #include "topology/moe_traffic.h"
@@ -26,21 +27,35 @@
 namespace moesim::tools {
 namespace {
 
-struct CommOptions {
-  std::string cluster = "hgx";
-  int nodes = 0;  // 0: as few as the EP degree needs
-  std::string device;
-  std::string op = "dispatch";
-  std::string algo = "hierarchical";
-  std::string fidelity = "analytic";
-  std::string payload;  // default: fp8 dispatch, bf16 combine
-  std::string routing = "uniform";
-  std::string intra_node = "scale-up";  // or network (topology::AllToAllOptions::network_only)
-  int ep = 8, tokens = 128, hidden = 7168, topk = 8, experts = 256;
-  int groups = 0, top_groups = 4;
-};
-
 int run_comm(const CommOptions& o) {
+  const CommEstimate e = estimate_comm(o);
+  const topology::CommResult& r = e.result;
+  const double per_rank = e.per_rank_bytes;
+  std::printf("%s %s on %s x%d (%d devices), EP%d, %d tokens/rank, top-%d of %d experts, %s %.0f B/token, %s routing\n",
+              o.op.c_str(), o.algo.c_str(), o.cluster.c_str(), e.nodes, e.devices, o.ep, o.tokens, o.topk,
+              o.experts, e.payload.c_str(), e.token_bytes, o.routing.c_str());
+  std::printf("  time            %10.1f us  (transfer %.1f, latency %.1f, messages %.1f, fixed %.1f; fidelity %s)\n",
+              r.duration_ns / 1e3, r.transfer_ns / 1e3, r.latency_ns / 1e3, r.message_ns / 1e3, r.fixed_ns / 1e3,
+              o.fidelity.c_str());
+  std::printf("  per rank        %10.2f MB, effective %.1f GB/s\n", per_rank / 1e6,
+              r.duration_ns > 0 ? per_rank / r.duration_ns : 0.0);
+  if (r.bottleneck_link >= 0) {
+    std::printf("  bottleneck      %s, %.2f MB at %.1f GB/s\n", e.bottleneck.c_str(), e.bottleneck_bytes / 1e6,
+                e.bottleneck_bytes_per_s / 1e9);
+  } else {
+    std::printf("  bottleneck      none (no traffic leaves a rank)\n");
+  }
+  if (e.kernel) {
+    const sim::LowLatencyKernel& k = *e.kernel;
+    std::printf("  kernel          %10.1f us  (send %.1f + all-to-all %.1f + receive %.1f, without the receive hook)\n",
+                k.total() / 1e3, k.send / 1e3, k.transfer / 1e3, k.receive / 1e3);
+  }
+  return 0;
+}
+
+}  // namespace
+
+CommEstimate estimate_comm(const CommOptions& o) {
   using topology::TopologyError;
   topology::ClusterConfig cfg = topology::cluster_preset_defaults(o.cluster);
   std::optional<calibration::HardwareProfile> hw;
@@ -93,20 +108,18 @@ int run_comm(const CommOptions& o) {
   // per destination rank, excluding itself.
   double per_rank = 0;
   for (int d = 1; d < o.ep; ++d) per_rank += traffic.pair_bytes.at(0, d) * token_bytes;
-  std::printf("%s %s on %s x%d (%d devices), EP%d, %d tokens/rank, top-%d of %d experts, %s %.0f B/token, %s routing\n",
-              o.op.c_str(), o.algo.c_str(), o.cluster.c_str(), cfg.nodes, cluster.num_devices(), o.ep, o.tokens, o.topk,
-              o.experts, payload.c_str(), token_bytes, o.routing.c_str());
-  std::printf("  time            %10.1f us  (transfer %.1f, latency %.1f, messages %.1f, fixed %.1f; fidelity %s)\n",
-              r.duration_ns / 1e3, r.transfer_ns / 1e3, r.latency_ns / 1e3, r.message_ns / 1e3, r.fixed_ns / 1e3,
-              o.fidelity.c_str());
-  std::printf("  per rank        %10.2f MB, effective %.1f GB/s\n", per_rank / 1e6,
-              r.duration_ns > 0 ? per_rank / r.duration_ns : 0.0);
+
+  CommEstimate e;
+  e.nodes = cfg.nodes;
+  e.devices = cluster.num_devices();
+  e.payload = payload;
+  e.token_bytes = token_bytes;
+  e.per_rank_bytes = per_rank;
   if (r.bottleneck_link >= 0) {
     const int l = r.bottleneck_link;
-    std::printf("  bottleneck      %s, %.2f MB at %.1f GB/s\n", cluster.link_name(l).c_str(),
-                r.link_bytes[static_cast<std::size_t>(l)] / 1e6, cluster.link_capacity(l) / 1e9);
-  } else {
-    std::printf("  bottleneck      none (no traffic leaves a rank)\n");
+    e.bottleneck = cluster.link_name(l);
+    e.bottleneck_bytes = r.link_bytes[static_cast<std::size_t>(l)];
+    e.bottleneck_bytes_per_s = cluster.link_capacity(l);
   }
   if (o.algo == "low-latency" && hw) {
     // Rank 0's kernels (uniform traffic: every rank alike): a dispatch packs its tokens and
@@ -115,37 +128,38 @@ int run_comm(const CommOptions& o) {
     const auto cost = calibration::make_cost_model("fitted", *hw);
     const auto p = sim::low_latency_phases(m, *cost, o.tokens, std::llround(traffic.expert_bytes.received(0)),
                                            models::dispatch_bytes_per_token(m), models::combine_bytes_per_token(m));
-    const auto k = sim::low_latency_kernel(p, a.direction, r.duration_ns);
-    std::printf("  kernel          %10.1f us  (send %.1f + all-to-all %.1f + receive %.1f, without the receive hook)\n",
-                k.total() / 1e3, k.send / 1e3, k.transfer / 1e3, k.receive / 1e3);
+    e.kernel = sim::low_latency_kernel(p, a.direction, r.duration_ns);
   }
-  return 0;
+  e.result = r;
+  return e;
 }
 
-}  // namespace
+void add_comm_flags(CLI::App& cmd, CommOptions& o) {
+  cmd.add_option("--cluster", o.cluster, "Cluster preset (hgx, nvl72, xgmi, cloudmatrix384, generic)");
+  cmd.add_option("--nodes", o.nodes, "Nodes (scale-up domains); default: as many as --ep needs")
+      ->check(CLI::Range(1, 1 << 16));
+  cmd.add_option("--device", o.device, "Hardware preset for the link line rates (e.g. h800)");
+  cmd.add_option("--op", o.op, "dispatch or combine");
+  cmd.add_option("--algo", o.algo, "direct, hierarchical or low-latency");
+  cmd.add_option("--fidelity", o.fidelity, "analytic or flow");
+  cmd.add_option("--intra-node", o.intra_node,
+                 "How pairs inside a scale-up domain travel: scale-up (default) or network (through the NICs, "
+                 "as DeepEP low-latency kernels without NVLink traffic)");
+  cmd.add_option("--ep", o.ep, "Expert-parallel ranks")->check(CLI::Range(1, 1 << 20));
+  cmd.add_option("--tokens", o.tokens, "Tokens per rank")->check(CLI::Range(1, 1 << 24));
+  cmd.add_option("--hidden", o.hidden, "Hidden size")->check(CLI::Range(1, 1 << 20));
+  cmd.add_option("--topk", o.topk, "Experts per token")->check(CLI::Range(1, 1 << 16));
+  cmd.add_option("--experts", o.experts, "Routed experts per layer")->check(CLI::Range(1, 1 << 16));
+  cmd.add_option("--payload", o.payload, "fp8 (dispatch default) or bf16 (combine default)");
+  cmd.add_option("--routing", o.routing, "uniform, or node-limited (groups = nodes, --top-groups)");
+  cmd.add_option("--groups", o.groups, "Expert groups for group-limited routing")->check(CLI::Range(1, 1 << 16));
+  cmd.add_option("--top-groups", o.top_groups, "Groups a token may use (default 4)")->check(CLI::Range(1, 1 << 16));
+}
 
 Command add_comm_command(CLI::App& app) {
   auto o = std::make_shared<CommOptions>();
   auto* cmd = app.add_subcommand("comm", "Time one MoE dispatch or combine all-to-all on a cluster preset");
-  cmd->add_option("--cluster", o->cluster, "Cluster preset (hgx, nvl72, xgmi, cloudmatrix384, generic)");
-  cmd->add_option("--nodes", o->nodes, "Nodes (scale-up domains); default: as many as --ep needs")
-      ->check(CLI::Range(1, 1 << 16));
-  cmd->add_option("--device", o->device, "Hardware preset for the link line rates (e.g. h800)");
-  cmd->add_option("--op", o->op, "dispatch or combine");
-  cmd->add_option("--algo", o->algo, "direct, hierarchical or low-latency");
-  cmd->add_option("--fidelity", o->fidelity, "analytic or flow");
-  cmd->add_option("--intra-node", o->intra_node,
-                  "How pairs inside a scale-up domain travel: scale-up (default) or network (through the NICs, "
-                  "as DeepEP low-latency kernels without NVLink traffic)");
-  cmd->add_option("--ep", o->ep, "Expert-parallel ranks")->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--tokens", o->tokens, "Tokens per rank")->check(CLI::Range(1, 1 << 24));
-  cmd->add_option("--hidden", o->hidden, "Hidden size")->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--topk", o->topk, "Experts per token")->check(CLI::Range(1, 1 << 16));
-  cmd->add_option("--experts", o->experts, "Routed experts per layer")->check(CLI::Range(1, 1 << 16));
-  cmd->add_option("--payload", o->payload, "fp8 (dispatch default) or bf16 (combine default)");
-  cmd->add_option("--routing", o->routing, "uniform, or node-limited (groups = nodes, --top-groups)");
-  cmd->add_option("--groups", o->groups, "Expert groups for group-limited routing")->check(CLI::Range(1, 1 << 16));
-  cmd->add_option("--top-groups", o->top_groups, "Groups a token may use (default 4)")->check(CLI::Range(1, 1 << 16));
+  add_comm_flags(*cmd, *o);
   return {cmd, [o] { return run_comm(*o); }};
 }
 

@@ -35,12 +35,12 @@ void write_requests_csv(const std::filesystem::path& path, const sim::Simulation
 
 void write_steps_csv(const std::filesystem::path& path, const sim::SimulationResult& result) {
   auto out = open_for_writing(path);
-  out << "step,pool,instance,start_s,duration_ms,decode_tokens,prefill_tokens,running\n";
+  out << "step,pool,instance,start_s,duration_ms,decode_tokens,prefill_tokens,running,power_w\n";
   std::int64_t i = 0;
   for (const auto& s : result.steps)
     out << i++ << ',' << sim::to_string(result.pools[static_cast<std::size_t>(s.pool)].role) << ',' << s.instance << ','
         << s.start_ns * 1e-9 << ',' << s.duration_ns * 1e-6 << ',' << s.decode_tokens << ','
-        << s.prefill_tokens << ',' << s.running << '\n';
+        << s.prefill_tokens << ',' << s.running << ',' << s.power_w << '\n';
 }
 
 }  // namespace moesim::tools

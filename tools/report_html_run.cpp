@@ -132,6 +132,36 @@ Json links_json(const topology::Cluster& cluster, const sim::PoolResult& p, doub
   return Json{{"seconds", chart_value(seconds)}, {"classes", classes}, {"busiest", busiest}};
 }
 
+// Board power per GPU over time, per pool (sim/energy.h): the steps' power averaged over
+// kPowerBuckets equal spans of the run, weighted by how long each step ran in the span, and the
+// share of the span the pool's instances spent in steps (the rest at idle power).
+Json power_json(const sim::SimulationResult& result, std::size_t pool) {
+  constexpr std::size_t kPowerBuckets = 200;
+  std::int64_t end = 0;
+  for (const auto& st : result.steps) end = std::max(end, st.start_ns + st.duration_ns);
+  if (end <= 0) return nullptr;
+  const double width = static_cast<double>(end) / kPowerBuckets;
+  std::vector<double> joules(kPowerBuckets, 0.0), busy(kPowerBuckets, 0.0);
+  for (const auto& st : result.steps) {
+    if (static_cast<std::size_t>(st.pool) != pool || st.power_w <= 0) continue;
+    const double a = static_cast<double>(st.start_ns), b = a + static_cast<double>(st.duration_ns);
+    for (auto i = static_cast<std::size_t>(a / width); i < kPowerBuckets && static_cast<double>(i) * width < b; ++i) {
+      const double lo = std::max(a, static_cast<double>(i) * width), hi = std::min(b, static_cast<double>(i + 1) * width);
+      if (hi <= lo) continue;
+      joules[i] += st.power_w * (hi - lo);
+      busy[i] += hi - lo;
+    }
+  }
+  const double instances = std::max(1, result.pools[pool].instances);
+  Json t = Json::array(), w = Json::array(), share = Json::array();
+  for (std::size_t i = 0; i < kPowerBuckets; ++i) {
+    t.push_back(chart_value((static_cast<double>(i) + 0.5) * width * 1e-9));
+    w.push_back(busy[i] > 0 ? Json(chart_value(joules[i] / busy[i])) : Json(nullptr));
+    share.push_back(chart_value(busy[i] / (width * instances)));
+  }
+  return Json{{"t_s", t}, {"busy_w", w}, {"busy_share", share}};
+}
+
 }  // namespace
 
 std::string run_report_html(const scenarios::Scenario& scenario, const sim::SimulationResult& result) {
@@ -152,6 +182,17 @@ std::string run_report_html(const scenarios::Scenario& scenario, const sim::Simu
       Json::array({"SLO attainment", chart_value(s.slo_attainment)}),
       Json::array({"goodput (requests/s)", chart_value(s.goodput_requests_per_s)}),
   });
+  if (s.energy.known) {
+    data["facts"].push_back(Json::array({"energy (kWh)", chart_value(s.energy.joules / 3.6e6)}));
+    data["facts"].push_back(Json::array({"mean power per GPU (W)", chart_value(s.energy.mean_power_w_per_gpu)}));
+    data["facts"].push_back(Json::array({"energy per output token (J)", chart_value(s.energy.joules_per_output_token)}));
+  }
+  if (s.cost.priced) {
+    data["facts"].push_back(Json::array({"cost (USD)", chart_value(s.cost.usd)}));
+    data["facts"].push_back(
+        Json::array({"USD per million output tokens", chart_value(s.cost.usd_per_million_output_tokens)}));
+  }
+  data["idle_w"] = s.energy.known ? Json(chart_value(scenario.hardware.idle_power_w)) : Json(nullptr);
   data["latency"] = Json::array({latency_facts("TTFT", s.ttft), latency_facts("TPOT", s.tpot),
                                  latency_facts("ITL", s.itl), latency_facts("end-to-end", s.e2e)});
   std::vector<double> ttft_ms, tpot_ms;
@@ -178,6 +219,7 @@ std::string run_report_html(const scenarios::Scenario& scenario, const sim::Simu
     j["expert_load"] = expert_load_json(p, scenario.model);
     j["rank_load"] = rank_load_json(p);
     j["links"] = links_json(cluster, p, s.makespan_s);
+    j["power"] = s.energy.known ? power_json(result, pools.size()) : Json(nullptr);
     pools.push_back(j);
   }
   data["pools"] = pools;

@@ -119,6 +119,18 @@ std::string summary_json(const scenarios::Scenario& scenario, const sim::Simulat
               {"tpot_p90_s", scenario.slo.tpot_p90_s},
               {"attainment", s.slo_attainment},
               {"goodput_requests_per_s", s.goodput_requests_per_s}};
+  // Energy and cost (sim/energy.h): null where the hardware gives no power or no price is set.
+  const auto& e = s.energy;
+  j["energy"] = e.known ? Json{{"joules", e.joules},
+                               {"mean_power_w_per_gpu", e.mean_power_w_per_gpu},
+                               {"joules_per_output_token", e.joules_per_output_token},
+                               {"joules_per_request", e.joules_per_request}}
+                        : Json(nullptr);
+  const auto& c = s.cost;
+  j["cost"] = c.priced ? Json{{"gpu_hours", c.gpu_hours},
+                              {"usd", c.usd},
+                              {"usd_per_million_output_tokens", c.usd_per_million_output_tokens}}
+                       : Json(nullptr);
   Json pools = Json::array();
   const topology::Cluster cluster = scenarios::scenario_cluster(scenario);
   for (const auto& p : result.pools) pools.push_back(pool_json(scenario.model, cluster, p, s.makespan_s));

@@ -124,6 +124,13 @@ void print_summary(std::ostream& out, const scenarios::Scenario& sc, const sim::
   out << latency_row("E2E", s.e2e, 1.0, "s");
   out << fmt("\n  throughput: %.1f output tokens/s/GPU, %.1f input tokens/s/GPU\n", s.output_tokens_per_gpu_s,
              s.input_tokens_per_gpu_s);
+  if (s.energy.known)
+    out << fmt("  energy: %.3f kWh, %.0f W per GPU on average, %.3f J per output token, %.1f J per request\n",
+               s.energy.joules / 3.6e6, s.energy.mean_power_w_per_gpu, s.energy.joules_per_output_token,
+               s.energy.joules_per_request);
+  if (s.cost.priced)
+    out << fmt("  cost: $%.2f for %.2f GPU-hours, $%.3f per million output tokens\n", s.cost.usd, s.cost.gpu_hours,
+               s.cost.usd_per_million_output_tokens);
   for (const auto& p : r.pools) print_pool(out, sc.model, p);
   if (sc.slo.ttft_p90_s > 0 || sc.slo.tpot_p90_s > 0) {
     const bool ttft_ok = sc.slo.ttft_p90_s <= 0 || s.ttft.p90_s <= sc.slo.ttft_p90_s;

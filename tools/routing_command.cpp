@@ -12,56 +12,20 @@
 #include "sim/placement.h"
 #include "sim/routing_study.h"
 #include "tools/commands.h"
+#include "tools/routing_command.h"
 #include "workloads/routing_model.h"
 
 namespace moesim::tools {
 namespace {
 
-struct RoutingOptions {
-  std::string model = "deepseek-v3";
-  workloads::RoutingConfig routing;
-  sim::PlacementConfig placement;
-  int ep = 0;
-  int devices_per_node = 8;
-  std::int64_t tokens = 8192;
-  int layers = 0;  // 0: all MoE layers
-  std::uint64_t seed = 1;
-  std::int64_t step = 0;
-  std::int64_t steps = 1;
-  double capacity_factor = 0;
-};
-
 int run_routing(const RoutingOptions& o) {
-  const auto model = models::find_model_preset(o.model);
-  if (!model) {
-    std::string valid;
-    for (const auto& p : models::model_presets()) valid += (valid.empty() ? "" : ", ") + std::string(p.name);
-    throw UsageError("unknown model '" + o.model + "' (valid: " + valid + ")");
-  }
-  if (model->routed_experts <= 0) throw UsageError(o.model + " is a dense model: nothing to route");
-  const auto shape = workloads::routing_shape(*model);
-  sim::RoutingStudy study;
-  study.ep = o.ep;
-  study.devices_per_node = o.devices_per_node;
-  study.tokens = o.tokens;
-  study.layers = o.layers;
-  study.first_step = o.step;
-  study.steps = o.steps;
-  study.seed = o.seed;
-  study.capacity_factor = o.capacity_factor;
-  study.placement = o.placement;
-  std::unique_ptr<workloads::RoutingModel> routing;
-  std::vector<sim::LayerStudy> result;
-  try {  // the routing and placement flags are usage errors (exit 2) when they do not fit
-    routing = workloads::make_routing_model(o.routing, shape, workloads::splitmix64(o.seed));
-    result = sim::study_routing(*routing, shape, study);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-
+  const RoutingWhatIf w = routing_what_if(o);
+  const models::ModelSpec& model = w.model;
+  const workloads::RoutingShape& shape = w.shape;
+  const std::vector<sim::LayerStudy>& result = w.study;
   std::printf("%s: %d routed experts, top-%d, %d MoE layers; routing %s; placement %s (%d redundant, %s split, "
               "%s statistics) on EP %d\n",
-              model->name.c_str(), shape.experts, shape.top_k, shape.moe_layers, o.routing.model.c_str(),
+              model.name.c_str(), shape.experts, shape.top_k, shape.moe_layers, o.routing.model.c_str(),
               o.placement.policy.c_str(), o.placement.redundant, o.placement.replica_split.c_str(),
               o.placement.statistics.c_str(), o.ep);
   std::printf("%lld tokens (%lld per rank), steps %lld..%lld, seed %llu%s\n\n", static_cast<long long>(o.tokens),
@@ -76,7 +40,7 @@ int run_routing(const RoutingOptions& o) {
   for (int l = 0; l < layers; ++l) {
     const sim::ImbalanceStats& mean = result[static_cast<std::size_t>(l)].mean;
     const sim::ImbalanceStats& st = result[static_cast<std::size_t>(l)].last;
-    int layer = model->first_k_dense + l * model->moe_every;
+    const int layer = w.layer[static_cast<std::size_t>(l)];
     std::printf("%5d %6d %10.3f %10.3f %8.3f %8.3f %8d %6d (%4.1f%%) %9lld\n", layer, l, mean.rank_imbalance,
                 mean.slot_imbalance, mean.rank_cv, mean.slot_cv, st.hottest_rank, st.hottest_expert,
                 100 * st.hottest_expert_share, static_cast<long long>(mean.dropped));
@@ -98,44 +62,80 @@ int run_routing(const RoutingOptions& o) {
 
 }  // namespace
 
+RoutingWhatIf routing_what_if(const RoutingOptions& o) {
+  const auto model = models::find_model_preset(o.model);
+  if (!model) {
+    std::string valid;
+    for (const auto& p : models::model_presets()) valid += (valid.empty() ? "" : ", ") + std::string(p.name);
+    throw UsageError("unknown model '" + o.model + "' (valid: " + valid + ")");
+  }
+  if (model->routed_experts <= 0) throw UsageError(o.model + " is a dense model: nothing to route");
+  const auto shape = workloads::routing_shape(*model);
+  sim::RoutingStudy study;
+  study.ep = o.ep;
+  study.devices_per_node = o.devices_per_node;
+  study.tokens = o.tokens;
+  study.layers = o.layers;
+  study.first_step = o.step;
+  study.steps = o.steps;
+  study.seed = o.seed;
+  study.capacity_factor = o.capacity_factor;
+  study.placement = o.placement;
+  RoutingWhatIf w{*model, shape, {}, {}};
+  std::unique_ptr<workloads::RoutingModel> routing;
+  try {  // the routing and placement flags are usage errors (exit 2) when they do not fit
+    routing = workloads::make_routing_model(o.routing, shape, workloads::splitmix64(o.seed));
+    w.study = sim::study_routing(*routing, shape, study);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  for (std::size_t l = 0; l < w.study.size(); ++l)
+    w.layer.push_back(model->first_k_dense + static_cast<int>(l) * model->moe_every);
+  return w;
+}
+
+void add_routing_flags(CLI::App& cmd, RoutingOptions& o) {
+  cmd.add_option("--model", o.model, "Model preset (default deepseek-v3)");
+  cmd.add_option("--routing", o.routing.model, "Routing model: uniform, zipf, hot-set, dirichlet-drift, layered-lognormal, group-limited, trace");
+  cmd.add_option("--s", o.routing.s, "zipf exponent");
+  cmd.add_option("--hot-experts", o.routing.hot_experts, "hot-set: experts in the hot set");
+  cmd.add_option("--hot-fraction", o.routing.hot_fraction, "hot-set: fraction of assignments to the hot set");
+  cmd.add_option("--alpha", o.routing.alpha, "dirichlet-drift: Dirichlet concentration");
+  cmd.add_option("--drift-rho", o.routing.drift_rho, "dirichlet-drift: AR(1) coefficient");
+  cmd.add_option("--drift-sigma", o.routing.drift_sigma, "dirichlet-drift: stationary logit std");
+  cmd.add_option("--base", o.routing.base, "group-limited: base popularity model");
+  cmd.add_option("--trace", o.routing.trace_path, "trace: routing-trace file");
+  cmd.add_flag("--group-limited", o.routing.group_limit.enabled, "Limit each token to top-groups of the model's groups");
+  cmd.add_option("--groups", o.routing.group_limit.groups, "Expert groups (default: the model's)");
+  cmd.add_option("--top-groups", o.routing.group_limit.top_groups, "Groups per token (default: the model's)");
+  cmd.add_option("--placement", o.placement.policy, "contiguous, striped, eplb, eplb-hierarchical");
+  cmd.add_option("--redundant", o.placement.redundant, "Redundant expert slots per layer (eplb)")
+      ->check(CLI::Range(0, 1 << 16));
+  cmd.add_option("--split", o.placement.replica_split, "Replica split: even or local");
+  cmd.add_option("--ep", o.ep, "EP ranks")->required()->check(CLI::Range(1, 1 << 20));
+  cmd.add_option("--devices-per-node", o.devices_per_node, "Ranks per node (default 8)")->check(CLI::Range(1, 1 << 16));
+  cmd.add_option("--tokens", o.tokens, "Tokens in the step, spread evenly over the ranks (default 8192)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 32));
+  cmd.add_option("--layers", o.layers, "Print only the first N MoE layers")->check(CLI::Range(1, 1 << 16));
+  cmd.add_option("--seed", o.seed, "Random seed (default 1)");
+  cmd.add_option("--step", o.step, "First forward step measured (drifting and trace models)");
+  cmd.add_option("--steps", o.steps, "Steps measured; each layer's statistics are averaged over them (default 1)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
+  cmd.add_option("--eplb-statistics", o.placement.statistics,
+                 "What EPLB places from: history (the steps before, as deployed) or oracle (the measured step)");
+  cmd.add_option("--eplb-window", o.placement.window_steps, "history: steps of statistics (default 100)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
+  cmd.add_option("--layer-sigma", o.routing.layer_sigma, "layered-lognormal: median per-layer log-popularity std");
+  cmd.add_option("--layer-sigma-spread", o.routing.layer_sigma_spread, "layered-lognormal: spread of it over layers");
+  cmd.add_option("--step-sigma", o.routing.step_sigma, "layered-lognormal: std of the drifting log-popularity");
+  cmd.add_option("--step-memory", o.routing.step_memory, "layered-lognormal: drift correlation time in steps");
+  cmd.add_option("--capacity-factor", o.capacity_factor, "Per-slot capacity factor; excess pairs are dropped");
+}
+
 Command add_routing_command(CLI::App& app) {
   auto o = std::make_shared<RoutingOptions>();
   auto* cmd = app.add_subcommand("routing", "Routing what-if: per-layer expert-load imbalance under a placement");
-  cmd->add_option("--model", o->model, "Model preset (default deepseek-v3)");
-  cmd->add_option("--routing", o->routing.model, "Routing model: uniform, zipf, hot-set, dirichlet-drift, layered-lognormal, group-limited, trace");
-  cmd->add_option("--s", o->routing.s, "zipf exponent");
-  cmd->add_option("--hot-experts", o->routing.hot_experts, "hot-set: experts in the hot set");
-  cmd->add_option("--hot-fraction", o->routing.hot_fraction, "hot-set: fraction of assignments to the hot set");
-  cmd->add_option("--alpha", o->routing.alpha, "dirichlet-drift: Dirichlet concentration");
-  cmd->add_option("--drift-rho", o->routing.drift_rho, "dirichlet-drift: AR(1) coefficient");
-  cmd->add_option("--drift-sigma", o->routing.drift_sigma, "dirichlet-drift: stationary logit std");
-  cmd->add_option("--base", o->routing.base, "group-limited: base popularity model");
-  cmd->add_option("--trace", o->routing.trace_path, "trace: routing-trace file");
-  cmd->add_flag("--group-limited", o->routing.group_limit.enabled, "Limit each token to top-groups of the model's groups");
-  cmd->add_option("--groups", o->routing.group_limit.groups, "Expert groups (default: the model's)");
-  cmd->add_option("--top-groups", o->routing.group_limit.top_groups, "Groups per token (default: the model's)");
-  cmd->add_option("--placement", o->placement.policy, "contiguous, striped, eplb, eplb-hierarchical");
-  cmd->add_option("--redundant", o->placement.redundant, "Redundant expert slots per layer (eplb)")
-      ->check(CLI::Range(0, 1 << 16));
-  cmd->add_option("--split", o->placement.replica_split, "Replica split: even or local");
-  cmd->add_option("--ep", o->ep, "EP ranks")->required()->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--devices-per-node", o->devices_per_node, "Ranks per node (default 8)")->check(CLI::Range(1, 1 << 16));
-  cmd->add_option("--tokens", o->tokens, "Tokens in the step, spread evenly over the ranks (default 8192)")
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 32));
-  cmd->add_option("--layers", o->layers, "Print only the first N MoE layers")->check(CLI::Range(1, 1 << 16));
-  cmd->add_option("--seed", o->seed, "Random seed (default 1)");
-  cmd->add_option("--step", o->step, "First forward step measured (drifting and trace models)");
-  cmd->add_option("--steps", o->steps, "Steps measured; each layer's statistics are averaged over them (default 1)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
-  cmd->add_option("--eplb-statistics", o->placement.statistics,
-                  "What EPLB places from: history (the steps before, as deployed) or oracle (the measured step)");
-  cmd->add_option("--eplb-window", o->placement.window_steps, "history: steps of statistics (default 100)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
-  cmd->add_option("--layer-sigma", o->routing.layer_sigma, "layered-lognormal: median per-layer log-popularity std");
-  cmd->add_option("--layer-sigma-spread", o->routing.layer_sigma_spread, "layered-lognormal: spread of it over layers");
-  cmd->add_option("--step-sigma", o->routing.step_sigma, "layered-lognormal: std of the drifting log-popularity");
-  cmd->add_option("--step-memory", o->routing.step_memory, "layered-lognormal: drift correlation time in steps");
-  cmd->add_option("--capacity-factor", o->capacity_factor, "Per-slot capacity factor; excess pairs are dropped");
+  add_routing_flags(*cmd, *o);
   return {cmd, [o] { return run_routing(*o); }};
 }
 

@@ -17,6 +17,7 @@
 #include "tools/progress_bar.h"
 #include "tools/report_html.h"
 #include "tools/report.h"
+#include "tools/run_command.h"
 #include "tools/trace_writer.h"
 
 namespace moesim::tools {
@@ -122,21 +123,7 @@ int run_scenario(const RunOptions& o) {
 
   const std::filesystem::path dir = o.output_dir.empty() ? std::filesystem::path("out") / scenario.name
                                                          : std::filesystem::path(o.output_dir);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create output folder '" + dir.string() + "': " + ec.message());
-  {
-    std::ofstream json(dir / "summary.json");
-    if (!json) throw std::runtime_error("cannot write '" + (dir / "summary.json").string() + "'");
-    json << summary_json(scenario, result);
-  }
-  if (scenario.outputs.requests_csv) write_requests_csv(dir / "requests.csv", result);
-  write_steps_csv(dir / "steps.csv", result);
-  const bool report = o.report || scenario.outputs.report;
-  if (report) {
-    std::ofstream html(dir / "report.html", std::ios::binary);
-    if (!(html << run_report_html(scenario, result))) throw std::runtime_error("cannot write '" + (dir / "report.html").string() + "'");
-  }
+  write_run_outputs(dir, scenario, result, o.report);
   if (o.seeds > 1) {
     std::ofstream seeds(dir / "seeds.json");
     if (!seeds) throw std::runtime_error("cannot write '" + (dir / "seeds.json").string() + "'");
@@ -158,6 +145,24 @@ int run_scenario(const RunOptions& o) {
 }
 
 }  // namespace
+
+void write_run_outputs(const std::filesystem::path& dir, const scenarios::Scenario& scenario,
+                       const sim::SimulationResult& result, bool report) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create output folder '" + dir.string() + "': " + ec.message());
+  {
+    std::ofstream json(dir / "summary.json");
+    if (!json) throw std::runtime_error("cannot write '" + (dir / "summary.json").string() + "'");
+    json << summary_json(scenario, result);
+  }
+  if (scenario.outputs.requests_csv) write_requests_csv(dir / "requests.csv", result);
+  write_steps_csv(dir / "steps.csv", result);
+  if (report || scenario.outputs.report) {
+    std::ofstream html(dir / "report.html", std::ios::binary);
+    if (!(html << run_report_html(scenario, result))) throw std::runtime_error("cannot write '" + (dir / "report.html").string() + "'");
+  }
+}
 
 Command add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();

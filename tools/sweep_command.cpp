@@ -37,6 +37,7 @@
 #include "tools/commands.h"
 #include "tools/progress_bar.h"
 #include "tools/report_html.h"
+#include "tools/sweep_command.h"
 #include "tools/sweep_world.h"
 #include "topology/cluster.h"
 #include "workloads/workload_error.h"
@@ -56,34 +57,6 @@ struct SweepOptions {
   bool resume = false;
   bool quiet = false;
 };
-
-SweepRow run_point(const SweepSpec& spec, const SweepPoint& point) {
-  SweepRow row{point.index, "ok", "", point.params, {}};
-  auto skip = [&row](const std::string& why) {
-    row.status = "skipped";
-    row.reason = why;
-  };
-  try {
-    const auto scenario = scenarios::load_scenario_string(spec.base_text, spec.base_file, point.overrides());
-    row.metrics = scenarios::sweep_metric_values(sim::simulate(scenarios::simulation_config(scenario)).summary);
-  } catch (const scenarios::ScenarioError& e) {
-    skip(e.what());
-  } catch (const workloads::WorkloadError& e) {
-    skip(e.what());
-  } catch (const models::ModelError& e) {
-    skip(e.what());
-  } catch (const calibration::HardwareError& e) {
-    skip(e.what());
-  } catch (const sim::DeploymentError& e) {
-    skip(std::string("deployment: ") + e.what());
-  } catch (const topology::TopologyError& e) {
-    skip(std::string("cluster: ") + e.what());
-  } catch (const std::exception& e) {
-    row.status = "failed";
-    row.reason = e.what();
-  }
-  return row;
-}
 
 std::string jsonl_line(const SweepRow& row) {
   nlohmann::ordered_json j;
@@ -108,8 +81,10 @@ SweepRow parse_row(const std::string& line) {
   const auto& metrics = j.at("metrics");
   if (!metrics.empty())
     for (const auto& m : scenarios::sweep_metrics()) {
-      const auto& v = metrics.at(std::string(m.column));
-      row.metrics.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>());
+      // A metric the row does not hold (written before it existed) or could not know is NaN.
+      const auto it = metrics.find(std::string(m.column));
+      row.metrics.push_back(it == metrics.end() || it->is_null() ? std::numeric_limits<double>::quiet_NaN()
+                                                                  : it->get<double>());
     }
   return row;
 }
@@ -195,38 +170,92 @@ std::string short_number(double x) {
   return out.str();
 }
 
-std::string objective_text(const scenarios::SweepObjective& o) {
-  std::string s = (o.maximize ? "maximize " : "minimize ") + o.metric;
-  for (std::size_t i = 0; i < o.subject_to.size(); ++i) {
-    const auto& c = o.subject_to[i];
-    const bool latency = scenarios::sweep_metrics()[scenarios::sweep_metric_index(c.metric)].latency;
-    s += (i == 0 ? " subject to " : ", ") + c.metric + (latency ? " <= " + short_number(c.bound * 1e3) + " ms"
-                                                                 : " >= " + short_number(c.bound));
-  }
-  return s;
-}
-
 void write_file(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   if (!(out << text)) throw std::runtime_error("cannot write '" + path.string() + "'");
 }
 
-void report(const SweepOptions& o, const SweepSpec& spec, const std::vector<SweepPoint>& points,
-            std::vector<SweepRow> rows, const fs::path& dir) {
-  std::sort(rows.begin(), rows.end(), [](const SweepRow& a, const SweepRow& b) { return a.index < b.index; });
-  const auto paths = scenarios::sweep_param_paths(spec);
-  write_file(dir / "pareto.csv", scenarios::pareto_csv(rows, paths));
+}  // namespace
+
+SweepRow run_sweep_point(const SweepSpec& spec, const SweepPoint& point) {
+  SweepRow row{point.index, "ok", "", point.params, {}};
+  auto skip = [&row](const std::string& why) {
+    row.status = "skipped";
+    row.reason = why;
+  };
+  try {
+    const auto scenario = scenarios::load_scenario_string(spec.base_text, spec.base_file, point.overrides());
+    row.metrics = scenarios::sweep_metric_values(sim::simulate(scenarios::simulation_config(scenario)).summary);
+  } catch (const scenarios::ScenarioError& e) {
+    skip(e.what());
+  } catch (const workloads::WorkloadError& e) {
+    skip(e.what());
+  } catch (const models::ModelError& e) {
+    skip(e.what());
+  } catch (const calibration::HardwareError& e) {
+    skip(e.what());
+  } catch (const sim::DeploymentError& e) {
+    skip(std::string("deployment: ") + e.what());
+  } catch (const topology::TopologyError& e) {
+    skip(std::string("cluster: ") + e.what());
+  } catch (const std::exception& e) {
+    row.status = "failed";
+    row.reason = e.what();
+  }
+  return row;
+}
+
+std::string sweep_objective_text(const scenarios::SweepObjective& o) {
+  std::string s = (o.maximize ? "maximize " : "minimize ") + o.metric;
+  for (std::size_t i = 0; i < o.subject_to.size(); ++i) {
+    const auto& c = o.subject_to[i];
+    const auto& metric = scenarios::sweep_metrics()[scenarios::sweep_metric_index(c.metric)];
+    s += (i == 0 ? " subject to " : ", ") + c.metric +
+         (metric.latency ? " <= " + short_number(c.bound * 1e3) + " ms"
+                         : (metric.lower_better ? " <= " : " >= ") + short_number(c.bound));
+  }
+  return s;
+}
+
+std::optional<std::size_t> write_sweep_summary(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                                               const std::vector<SweepRow>& rows, const fs::path& dir) {
+  write_file(dir / "pareto.csv", scenarios::pareto_csv(rows, scenarios::sweep_param_paths(spec)));
   const auto best = scenarios::best_row(rows, spec.objective);
   std::error_code ec;
   if (!best) fs::remove(dir / "best.yaml", ec);
   if (best) {
     const SweepRow& r = rows[*best];
     std::string header = "# Best point (" + std::to_string(r.index) + ") of sweep " + spec.source_file + ": " +
-                         objective_text(spec.objective) + "\n# The same as: moesim run " + spec.base_file;
+                         sweep_objective_text(spec.objective) + "\n# The same as: moesim run " + spec.base_file;
     for (const auto& flag : points[r.index].overrides()) header += " --set '" + flag + "'";
     write_file(dir / "best.yaml", scenarios::point_scenario_yaml(spec, points[r.index], header));
   }
   write_file(dir / "report.html", sweep_report_html(spec, rows, best));
+  return best;
+}
+
+std::optional<std::size_t> write_sweep_outputs(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                                               const std::vector<SweepRow>& rows, const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create output folder '" + dir.string() + "': " + ec.message());
+  std::string jsonl, csv = scenarios::results_csv_header(scenarios::sweep_param_paths(spec));
+  for (const SweepRow& r : rows) {
+    jsonl += jsonl_line(r);
+    csv += scenarios::results_csv_line(r);
+  }
+  write_file(dir / "results.jsonl", jsonl);
+  write_file(dir / "results.csv", csv);
+  return write_sweep_summary(spec, points, rows, dir);
+}
+
+namespace {
+
+void report(const SweepOptions& o, const SweepSpec& spec, const std::vector<SweepPoint>& points,
+            std::vector<SweepRow> rows, const fs::path& dir) {
+  std::sort(rows.begin(), rows.end(), [](const SweepRow& a, const SweepRow& b) { return a.index < b.index; });
+  const auto paths = scenarios::sweep_param_paths(spec);
+  const auto best = write_sweep_summary(spec, points, rows, dir);
   if (o.quiet) return;
   std::size_t ok = 0, skipped = 0;
   for (const SweepRow& r : rows) (r.status == "ok" ? ok : skipped) += 1;
@@ -235,7 +264,7 @@ void report(const SweepOptions& o, const SweepSpec& spec, const std::vector<Swee
     if (r.status != "ok") std::cout << "  " << r.status << " " << r.index << " (" << params_text(r) << "): " << r.reason << "\n";
   print_front(std::cout, rows, paths, "tpot_p90");
   print_front(std::cout, rows, paths, "ttft_p90");
-  std::cout << "\nBest point, " << objective_text(spec.objective) << ":\n";
+  std::cout << "\nBest point, " << sweep_objective_text(spec.objective) << ":\n";
   if (!best) {
     std::cout << "  none meets the constraints\n";
   } else {
@@ -243,8 +272,11 @@ void report(const SweepOptions& o, const SweepSpec& spec, const std::vector<Swee
     const auto value = [&](std::string_view m) { return r.metrics[scenarios::sweep_metric_index(m)]; };
     std::cout << "  point " << r.index << " (" << params_text(r) << ")\n  " << fixed(value("output_tokens_per_gpu_s"), 1)
               << " output tok/s/GPU, p90 TTFT " << fixed(value("ttft_p90") * 1e3, 1) << " ms, p90 TPOT "
-              << fixed(value("tpot_p90") * 1e3, 2) << " ms, SLO attainment " << fixed(value("slo_attainment"), 3)
-              << "\n  written to " << (dir / "best.yaml").string() << "\n";
+              << fixed(value("tpot_p90") * 1e3, 2) << " ms, SLO attainment " << fixed(value("slo_attainment"), 3);
+    // An objective outside that line (energy, cost) gets its value too.
+    for (std::string_view m : {"joules_per_output_token", "usd_per_million_output_tokens"})
+      if (spec.objective.metric == m) std::cout << ", " << m << " " << fixed(value(m), 4);
+    std::cout << "\n  written to " << (dir / "best.yaml").string() << "\n";
   }
   std::cout << "\nresults in " << dir.string() << "/ (results.csv, results.jsonl, pareto.csv, report.html"
             << (best ? ", best.yaml)" : ")") << "\n";
@@ -261,7 +293,7 @@ int run_sweep_worker(const SweepOptions& o, SweepWorld& world) {
   std::string row;
   for (std::int64_t k; (k = world.request(row)) >= 0;) {
     if (static_cast<std::size_t>(k) >= points.size()) throw std::logic_error("sweep point index out of range");
-    row = jsonl_line(run_point(spec, points[static_cast<std::size_t>(k)]));
+    row = jsonl_line(run_sweep_point(spec, points[static_cast<std::size_t>(k)]));
   }
   world.finish();
   return 0;
@@ -338,7 +370,7 @@ int run_sweep(const SweepOptions& o) {
   };
   auto worker = [&] {
     for (std::size_t k; (k = next++) < pending.size();) {
-      SweepRow row = run_point(spec, points[pending[k]]);
+      SweepRow row = run_sweep_point(spec, points[pending[k]]);
       const std::string line = jsonl_line(row);
       if (!record(std::move(row), line)) return;
     }

@@ -40,6 +40,7 @@ Figures library_figures(const LockItem& item) {
       {"tpot_p99_ms", s.tpot.p99_s * 1e3},
       {"itl_p50_ms", s.itl.p50_s * 1e3},
       {"itl_p99_ms", s.itl.p99_s * 1e3},
+      {"joules_per_output_token", s.energy.known ? s.energy.joules_per_output_token : 0.0},
   };
   for (const sim::PoolResult& p : r.pools) {
     const std::string prefix = std::string(sim::to_string(p.role)) + ".";

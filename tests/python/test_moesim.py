@@ -1,5 +1,7 @@
 """The Python package (docs/python.md): scenarios load and change with the command line's checks,
-runs return the summary and DataFrames, errors carry their position, threads run in parallel."""
+runs return the summary and DataFrames (per-layer times included), several seeds run at once, a
+run writes the command line's files, errors carry their position, threads run in parallel."""
+import json
 import os
 import subprocess
 import sys
@@ -48,6 +50,57 @@ def test_a_dict_scenario_is_reproducible_from_its_seed():
     assert a.summary == b.summary
     assert a.requests.equals(b.requests)
     assert a.summary["seed"] == 5 and c.summary["seed"] == 6
+
+
+def test_seeds_give_different_runs_each_reproducible():
+    seen = []
+    runs = moesim.run(SMALL, seeds=[1, 2, 1], progress=lambda done, total, now_ns: seen.append((done, total)))
+    assert [r.summary["seed"] for r in runs] == [1, 2, 1]
+    assert runs[0].summary == runs[2].summary and runs[0].requests.equals(runs[2].requests)
+    assert runs[0].summary != runs[1].summary
+    assert not runs[0].requests.arrival_ns.equals(runs[1].requests.arrival_ns)
+    assert runs[1].summary == moesim.run(SMALL, seed=2).summary  # a seed's run is the same run alone
+    assert seen and all(total == 3 * 40 for _, total in seen) and 40 < max(done for done, _ in seen) <= 3 * 40
+    table = moesim.summaries(runs)
+    assert table.index.tolist() == [1, 2, 1] and len(table) == 3
+    assert table["throughput.output_tokens_per_gpu_s"].tolist() == [
+        r.summary["throughput"]["output_tokens_per_gpu_s"] for r in runs]
+    with pytest.raises(TypeError):
+        moesim.run(SMALL, seed=1, seeds=[2])
+    with pytest.raises(moesim.ScenarioError, match="seed"):
+        moesim.run(SMALL, seeds=[3, -1])
+
+
+def test_layers_are_the_summarys_per_layer_times():
+    r = moesim.run(SMALL, seed=1)
+    pool = r.summary["pools"][0]
+    rows = pool["layers_us_per_step"]
+    assert len(r.layers) == len(rows) > 1
+    assert r.layers.layer.tolist() == list(range(len(rows)))
+    assert (r.layers.pool == 0).all() and (r.layers.role == pool["role"]).all()
+    assert r.layers.wall_us.tolist() == [row["wall_us"] for row in rows]
+    moe = r.layers[r.layers.moe]
+    assert len(moe) > 0 and moe.dispatch_us.gt(0).all() and moe.expert_gemm_us.gt(0).all()
+    assert r.layers[~r.layers.moe].dispatch_us.eq(0).all()  # dense layers move no tokens
+    assert r.layers.wall_us.gt(0).all()
+
+
+def test_output_writes_what_the_command_line_writes(tmp_path, cli):
+    scenario = tmp_path / "small.yaml"
+    scenario.write_text(json.dumps(SMALL))  # JSON is YAML
+    r = moesim.run(moesim.Scenario.load(scenario), seed=4, output=tmp_path / "py", report=True)
+    assert json.loads((tmp_path / "py" / "summary.json").read_text()) == r.summary
+    assert len((tmp_path / "py" / "requests.csv").read_text().splitlines()) == len(r.requests) + 1
+    assert len((tmp_path / "py" / "steps.csv").read_text().splitlines()) == len(r.steps) + 1
+    done = cli("run", scenario, "--seed", 4, "--report", "-q", "-o", tmp_path / "cli")
+    assert done.returncode == 0, done.stderr
+    for name in ("summary.json", "requests.csv", "steps.csv", "report.html"):
+        assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes(), name
+    runs = moesim.run(scenario, seeds=[5, 6], output=tmp_path / "seeds")
+    for r in runs:
+        written = json.loads((tmp_path / "seeds" / f"seed-{r.summary['seed']}" / "summary.json").read_text())
+        assert written == r.summary
+    assert not (tmp_path / "seeds" / "seed-5" / "report.html").exists()
 
 
 def test_set_checks_like_the_command_line():

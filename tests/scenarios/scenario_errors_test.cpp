@@ -40,7 +40,7 @@ TEST(ScenarioErrors, UnknownKeySuggestsByPrefix) {
 TEST(ScenarioErrors, UnknownKeyWithoutCloseMatchListsValidKeys) {
   EXPECT_EQ(load_error("model: tiny-moe\ncolour: red\n"),
             "scn.yaml:2:1: colour: unknown key 'colour' (valid keys: name, seed, model, hardware, cost_model, "
-            "cluster, deployment, routing, workload, slo, outputs)");
+            "cluster, deployment, routing, workload, slo, pricing, outputs)");
   EXPECT_EQ(load_error(with("slo: {latency: 2s}\n")),
             "scn.yaml:7:7: slo.latency: unknown key 'latency' (valid keys: ttft_p90, tpot_p90)");
 }

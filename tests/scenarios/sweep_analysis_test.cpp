@@ -26,10 +26,15 @@ std::vector<std::size_t> front_indices(const std::vector<SweepRow>& rows, std::s
 }
 
 TEST(SweepMetrics, FixedListWithUnitsInColumns) {
-  EXPECT_EQ(sweep_metrics().size(), 12u);
+  EXPECT_EQ(sweep_metrics().size(), 14u);
   EXPECT_EQ(sweep_metrics()[sweep_metric_index("tpot_p90")].column, "tpot_p90_s");
   EXPECT_TRUE(sweep_metrics()[sweep_metric_index("itl_p99")].latency);
   EXPECT_FALSE(sweep_metrics()[sweep_metric_index("slo_attainment")].latency);
+  // Energy and cost: lower is better, but they are not latencies (bounds are plain numbers).
+  EXPECT_FALSE(sweep_metrics()[sweep_metric_index("usd_per_million_output_tokens")].latency);
+  EXPECT_TRUE(sweep_metrics()[sweep_metric_index("usd_per_million_output_tokens")].lower_better);
+  EXPECT_TRUE(sweep_metrics()[sweep_metric_index("joules_per_output_token")].lower_better);
+  EXPECT_FALSE(sweep_metrics()[sweep_metric_index("goodput_requests_per_s")].lower_better);
   sim::Summary s;
   s.output_tokens_per_gpu_s = 7;
   s.tpot.p90_s = 0.03;
@@ -71,10 +76,30 @@ TEST(SweepBest, MaximisesUnderConstraintsTiesToLowestIndex) {
   EXPECT_FALSE(best_row(rows, o).has_value());
 }
 
+// Cost is minimised; a cost bound is an upper bound in plain units; a point whose cost is not
+// known (its hardware gives no power, or no price is set: NaN) never wins.
+TEST(SweepBest, MinimisesCostUnderAnUpperBoundAndSkipsUnknownCosts) {
+  std::vector<SweepRow> rows = {ok_row(0, 100, 0.01, 1), ok_row(1, 50, 0.02, 0.5), ok_row(2, 80, 0.02, 0.5)};
+  const std::size_t usd = sweep_metric_index("usd_per_million_output_tokens");
+  rows[0].metrics[usd] = std::nan("");
+  rows[1].metrics[usd] = 2.0;
+  rows[2].metrics[usd] = 1.2;
+  SweepObjective o;
+  o.metric = "usd_per_million_output_tokens";
+  o.maximize = false;
+  EXPECT_EQ(best_row(rows, o), std::optional<std::size_t>(2));
+  o.subject_to = {{"usd_per_million_output_tokens", 1.0}};
+  EXPECT_FALSE(best_row(rows, o).has_value());
+  o.subject_to = {{"usd_per_million_output_tokens", 2.0}};
+  EXPECT_EQ(best_row(rows, o), std::optional<std::size_t>(2));
+  rows[2].metrics[usd] = std::nan("");
+  EXPECT_EQ(best_row(rows, o), std::optional<std::size_t>(1));
+}
+
 TEST(SweepCsv, RowsRoundTripNumbersAndQuoteFields) {
   EXPECT_EQ(results_csv_header({"a.b", "c"}).substr(0, 43), "index,status,a.b,c,output_tokens_per_gpu_s,");
   SweepRow skipped{7, "skipped", "a, \"quoted\" reason", {{"a.b", "{x: 1, y: 2}"}}, {}};
-  EXPECT_EQ(results_csv_line(skipped), "7,skipped,\"{x: 1, y: 2}\",,,,,,,,,,,,,\"a, \"\"quoted\"\" reason\"\n");
+  EXPECT_EQ(results_csv_line(skipped), "7,skipped,\"{x: 1, y: 2}\",,,,,,,,,,,,,,,\"a, \"\"quoted\"\" reason\"\n");
   EXPECT_EQ(number_text_exact(0.1 + 0.2), "0.30000000000000004");
   EXPECT_EQ(std::stod(number_text_exact(1.0 / 3)), 1.0 / 3);
   const std::vector<SweepRow> rows = {ok_row(0, 100, 0.01, 1), ok_row(1, 50, 0.02, 0.5)};

@@ -108,6 +108,13 @@ TEST(SweepObjectiveSpec, DefaultsAndBounds) {
   EXPECT_EQ(spec.objective.subject_to[0].metric, "tpot_p90");
   EXPECT_DOUBLE_EQ(spec.objective.subject_to[0].bound, 0.05);
   EXPECT_DOUBLE_EQ(spec.objective.subject_to[1].bound, 0.9);
+  // A cost bound is a plain number (USD per million output tokens), not a duration.
+  const SweepSpec cost = SweepFixture("base: base.yaml\nsweep: {seed: [1]}\n"
+                                      "objective: {minimize: usd_per_million_output_tokens, "
+                                      "subject_to: {usd_per_million_output_tokens: 1.5}}\n")
+                             .load();
+  EXPECT_FALSE(cost.objective.maximize);
+  EXPECT_DOUBLE_EQ(cost.objective.subject_to[0].bound, 1.5);
 }
 
 TEST(SweepErrors, UnknownTopLevelKeySuggests) {
@@ -168,7 +175,8 @@ TEST(SweepErrors, ObjectiveMetricsSuggest) {
                 .error(),
             "sw.yaml:3:23: objective.maximize: unknown metric 'output_tokens_per_gpu'; did you mean "
             "'output_tokens_per_gpu_s'? (valid: output_tokens_per_gpu_s, input_tokens_per_gpu_s, ttft_p50, ttft_p90, "
-            "ttft_p99, tpot_p50, tpot_p90, tpot_p99, itl_p99, e2e_p90, slo_attainment, goodput_requests_per_s)");
+            "ttft_p99, tpot_p50, tpot_p90, tpot_p99, itl_p99, e2e_p90, slo_attainment, goodput_requests_per_s, joules_per_output_token, "
+            "usd_per_million_output_tokens)");
   EXPECT_EQ(SweepFixture("base: base.yaml\nsweep: {seed: [1]}\nobjective: {maximize: goodput_requests_per_s, "
                          "subject_to: {tpot_p99: 50ms, tpot_p9: 1s}}\n")
                 .error()

@@ -138,6 +138,7 @@ TEST_F(ReportHtml, RunReportRendersEveryChartOffline) {
                                                  {"chart-layers-colocated", {kBars, kLine}},
                                                  {"chart-expert-load-colocated", {kHeatmap, kImage}},
                                                  {"chart-rank-load-colocated", {kHeatmap, kImage}},
+                                                 {"chart-power-colocated", {kLine}},
                                                  {"chart-link-classes-colocated", {kBars}},
                                                  {"chart-busiest-links-colocated", {kBars}},
                                              });

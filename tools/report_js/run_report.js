@@ -79,6 +79,23 @@
       });
     }
 
+    if (pool.power) {
+      const P = pool.power;
+      const idle = P.t_s.map(() => d.idle_w);
+      moesim.chart(sec, 'chart-power-' + role, [
+        { x: P.t_s, y: P.busy_w, type: 'scatter', mode: 'lines', name: 'in steps', connectgaps: false,
+          hovertemplate: '%{x:.2f} s: %{y:.0f} W per GPU while stepping<extra></extra>' },
+        { x: P.t_s, y: idle, type: 'scatter', mode: 'lines', name: 'idle', line: { dash: 'dot' },
+          hovertemplate: 'idle %{y:.0f} W<extra></extra>' },
+        { x: P.t_s, y: P.busy_share.map((v) => 100 * v), type: 'scatter', mode: 'lines', name: 'time in steps (%)',
+          yaxis: 'y2', line: { color: '#8c959f' }, hovertemplate: '%{x:.2f} s: %{y:.0f} % of the time in steps<extra></extra>' },
+      ], {
+        title: 'Board power per GPU over time (docs/energy.md)',
+        xaxis: { title: 'simulated time (s)' }, yaxis: { title: 'W per GPU', rangemode: 'tozero' },
+        yaxis2: { title: 'time in steps (%)', overlaying: 'y', side: 'right', range: [0, 105] },
+      });
+    }
+
     if (pool.links) {
       const K = pool.links;
       const linkRow = moesim.row(sec);

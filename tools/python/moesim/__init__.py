@@ -1,10 +1,14 @@
-"""moesim from Python: load a scenario, change it, run it, read the results as pandas DataFrames.
+"""moesim from Python: load a scenario, change it, run it, read the results as pandas DataFrames;
+sweep a space of scenarios; ask the kernel- and routing-level what-ifs.
 
     import moesim
     s = moesim.Scenario.load("scenarios/library/dsv3-h800-32gpu.yaml")
     s.set("workload.requests", 500)
     r = moesim.run(s, seed=3)
-    r.summary["output_tokens_per_s_per_gpu"], r.requests.ttft_s.quantile(0.9)
+    r.summary["throughput"]["output_tokens_per_gpu_s"], r.requests.ttft_s.quantile(0.9), r.layers
+    runs = moesim.run(s, seeds=range(4))            # a list of Results, run in parallel
+    points = moesim.sweep("scenarios/library/sweeps/dsv3-skew-placement.yaml", jobs=2)
+    moesim.gemm(m=256, n=4096, k=7168)["time_us"]
 
 Scenarios are checked, and errors reported, exactly as by `moesim run` (`--set` for `set`):
 a bad input raises moesim.ScenarioError carrying the file, line, column and key path. The
@@ -12,36 +16,19 @@ simulation runs with the GIL released, so threads can run scenarios in parallel.
 """
 import copy
 import json
-import re
+import os
 
 from . import _core
+from ._errors import ScenarioError, call as _call
+from ._results import Result, summaries
+from ._sweep import sweep
+from ._what_if import comm, gemm, routing
 
-__all__ = ["Scenario", "Result", "ScenarioError", "run", "presets"]
+for _public in (ScenarioError, Result, summaries, sweep, comm, gemm, routing):
+    _public.__module__ = __name__  # shown as moesim.ScenarioError, not moesim._errors.ScenarioError
 
-
-class ScenarioError(ValueError):
-    """Bad input: `file`, `line`, `column` and `key` (dotted path) where the message names them."""
-
-    _WHERE = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<column>\d+): (?:(?P<key>[\w.\[\]-]+): )?")
-    _SET = re.compile(r"^--set [^ ]*?: (?:(?P<key>[\w.\[\]-]+): )?")
-
-    def __init__(self, message):
-        super().__init__(message)
-        self.message = message
-        self.file = self.line = self.column = self.key = None
-        m = self._WHERE.match(message)
-        if m:
-            self.file, self.line, self.column = m.group("file"), int(m.group("line")), int(m.group("column"))
-            self.key = m.group("key")
-        elif (m := self._SET.match(message)):
-            self.key = m.group("key")
-
-
-def _call(f, *args, **kwargs):
-    try:
-        return f(*args, **kwargs)
-    except _core.InputError as e:
-        raise ScenarioError(str(e)) from None
+__all__ = ["Scenario", "Result", "ScenarioError", "run", "summaries", "sweep", "gemm", "comm", "routing",
+           "presets"]
 
 
 def _override_value(value):
@@ -104,39 +91,40 @@ class Scenario:
         return f"Scenario({self.name!r}, overrides={self._overrides!r})"
 
 
-class Result:
-    """A finished run: `summary` (the dict of summary.json), `requests` and `steps` (DataFrames)."""
-
-    def __init__(self, raw):
-        import numpy as np
-        import pandas as pd
-
-        self.summary = json.loads(raw["summary_json"])
-        req = dict(raw["requests"])
-        requests = pd.DataFrame(req)
-        done = requests.first_token_ns >= 0
-        requests["ttft_s"] = np.where(done, (requests.first_token_ns - requests.arrival_ns) * 1e-9, np.nan)
-        finished = requests.finish_ns >= 0
-        decoded = (requests.output_tokens - 1).clip(lower=1)
-        requests["tpot_s"] = np.where(finished & done, (requests.finish_ns - requests.first_token_ns) * 1e-9 / decoded,
-                                      np.nan)
-        requests["e2e_s"] = np.where(finished, (requests.finish_ns - requests.arrival_ns) * 1e-9, np.nan)
-        self.requests = requests
-        self.steps = pd.DataFrame(dict(raw["steps"]))
-
-    def __repr__(self):
-        return f"Result({self.summary.get('scenario', '?')!r}, {len(self.requests)} requests, {len(self.steps)} steps)"
+def _seed(value):
+    if isinstance(value, bool) or int(value) != value:
+        raise ValueError(f"seeds: expected integers, got {value!r}")
+    return int(value)
 
 
-def run(scenario, seed=None, progress=None):
+def run(scenario, seed=None, progress=None, *, seeds=None, output=None, report=False):
     """Simulates `scenario` (a Scenario, a dict, or a path) and returns its Result. `seed`
-    overrides the scenario's; `progress(done, total, sim_time_ns)` is called as requests finish."""
+    overrides the scenario's; `progress(done, total, sim_time_ns)` is called as requests finish.
+
+    `seeds=[...]` runs once per seed instead, in parallel threads, and returns the list of
+    Results in that order (moesim.summaries(results) tabulates them); `progress` then counts the
+    requests of all the runs together.
+
+    `output=DIR` writes what `moesim run -o DIR` writes (summary.json, requests.csv, steps.csv;
+    report.html with `report=True` or the scenario's outputs.report); with `seeds`, each run's
+    in DIR/seed-<seed>/."""
     if not isinstance(scenario, Scenario):
         scenario = Scenario(scenario) if isinstance(scenario, dict) else Scenario.load(scenario)
-    overrides = list(scenario._overrides)
-    if seed is not None:
-        overrides.append(f"seed={int(seed)}")
-    return Result(_call(_core.run, scenario._source, overrides, progress))
+    if seeds is None:
+        runs = [scenario._overrides + ([] if seed is None else [f"seed={int(seed)}"])]
+        outputs = ["" if output is None else str(output)]
+    else:
+        if seed is not None:
+            raise TypeError("run: give seed or seeds, not both")
+        seeds = [_seed(s) for s in seeds]
+        if not seeds:
+            raise ValueError("seeds: expected at least one seed")
+        if output is not None and len(set(seeds)) < len(seeds):
+            raise ValueError(f"seeds: a seed appears twice; each run writes its own folder in {output}")
+        runs = [scenario._overrides + [f"seed={s}"] for s in seeds]
+        outputs = ["" if output is None else os.path.join(str(output), f"seed-{s}") for s in seeds]
+    results = [Result(raw) for raw in _call(_core.run, scenario._source, runs, outputs, bool(report), progress)]
+    return results if seeds is not None else results[0]
 
 
 def presets():
