@@ -17,8 +17,7 @@ class BoundedCostModel : public CostModel {
  public:
   explicit BoundedCostModel(const HardwareProfile& hw) : hw_(hw) {}
 
-  KernelCost attention_decode(const models::ModelSpec& model,
-                              std::span<const std::int64_t> kv_lengths) const override {
+  KernelCost attention_decode(const models::ModelSpec& model, std::span<const std::int64_t> kv_lengths) const override {
     if (kv_lengths.empty()) return {};
     models::Work total;
     for (auto len : kv_lengths) add(total, models::attention_decode_core(model, len));
@@ -36,8 +35,7 @@ class BoundedCostModel : public CostModel {
   // Each chunk on the cheaper of its paths: the expanded (FlashAttention-style) kernel, or for
   // MLA the absorbed one (engines take it for short extends after long cached prefixes, where
   // expanding the whole prefix into per-head K/V would cost ~30 decode steps); one launch.
-  KernelCost attention_prefill(const models::ModelSpec& model,
-                               std::span<const PrefillChunk> chunks) const override {
+  KernelCost attention_prefill(const models::ModelSpec& model, std::span<const PrefillChunk> chunks) const override {
     if (chunks.empty()) return {};
     const double peak = hw_.peak_flops(model.activation_dtype);
     KernelCost total;

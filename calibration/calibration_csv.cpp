@@ -30,7 +30,8 @@ std::vector<std::string> split_cells(std::string_view line) {
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = line.find(',', start);
-    out.emplace_back(trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+    out.emplace_back(
+        trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -71,22 +72,25 @@ CalibrationTable parse_calibration_csv(std::string_view text, std::string_view s
     if (line.empty()) continue;
     any = true;
     if (line.front() == '#') {
-      if (t.header_line > 0) fail(source, line_no, "metadata line after the header row (line " + std::to_string(t.header_line) + ")");
+      if (t.header_line > 0)
+        fail(source, line_no, "metadata line after the header row (line " + std::to_string(t.header_line) + ")");
       const std::string_view body = trim(line.substr(1));
       const std::size_t colon = body.find(':');
       const std::string_view key = colon == std::string_view::npos ? body : trim(body.substr(0, colon));
       if (colon == std::string_view::npos || !valid_key(key))
-        fail(source, line_no, "bad metadata line '" + std::string(line) + "' (expected '# key: value', key in a-z, 0-9, _)");
+        fail(source, line_no,
+             "bad metadata line '" + std::string(line) + "' (expected '# key: value', key in a-z, 0-9, _)");
       if (const auto* first = t.find_meta(key))
-        fail(source, line_no, "duplicate metadata key '" + std::string(key) + "' (first on line " +
-                                  std::to_string(first->line) + ")");
+        fail(source, line_no,
+             "duplicate metadata key '" + std::string(key) + "' (first on line " + std::to_string(first->line) + ")");
       t.add_meta(std::string(key), std::string(trim(body.substr(colon + 1))), line_no);
       continue;
     }
     std::vector<std::string> cells = split_cells(line);
     if (t.header_line == 0) {
       for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (cells[i].empty()) fail(source, line_no, "empty column name in the header row (column " + std::to_string(i + 1) + ")");
+        if (cells[i].empty())
+          fail(source, line_no, "empty column name in the header row (column " + std::to_string(i + 1) + ")");
         for (std::size_t j = 0; j < i; ++j)
           if (cells[j] == cells[i]) fail(source, line_no, "duplicate column '" + cells[i] + "'");
       }
@@ -95,11 +99,13 @@ CalibrationTable parse_calibration_csv(std::string_view text, std::string_view s
       continue;
     }
     if (cells.size() != t.columns.size())
-      fail(source, line_no, std::to_string(cells.size()) + " cells, the header (line " + std::to_string(t.header_line) +
-                                ") has " + std::to_string(t.columns.size()) + " columns");
+      fail(source, line_no,
+           std::to_string(cells.size()) + " cells, the header (line " + std::to_string(t.header_line) + ") has " +
+               std::to_string(t.columns.size()) + " columns");
     t.rows.push_back({line_no, std::move(cells)});
   }
-  if (!any) throw CalibrationError(std::string(source) + ": empty file (expected '# key: value' metadata and a header row)");
+  if (!any)
+    throw CalibrationError(std::string(source) + ": empty file (expected '# key: value' metadata and a header row)");
   if (t.header_line == 0) throw CalibrationError(std::string(source) + ": no header row (only metadata lines)");
   if (t.rows.empty()) fail(source, t.header_line, "no measurement rows after the header");
   return t;

@@ -72,8 +72,10 @@ Resolved resolve(const CaptureOptions& o) {
     if (g < 1) bad("--groups", "groups must be >= 1");
   for (auto s : d.sizes)
     if (s < 1) bad("--size", "sizes must be >= 1 byte");
-  if (o.clock != "wall" && o.clock != "cpu") bad("--clock", models::unknown_name_message("clock", o.clock, {"wall", "cpu"}));
-  if (o.clock == "cpu" && o.backend != "cpu") bad("--clock", "the cuda backend times with CUDA events (cpu clock is for --backend cpu)");
+  if (o.clock != "wall" && o.clock != "cpu")
+    bad("--clock", models::unknown_name_message("clock", o.clock, {"wall", "cpu"}));
+  if (o.clock == "cpu" && o.backend != "cpu")
+    bad("--clock", "the cuda backend times with CUDA events (cpu clock is for --backend cpu)");
   if (o.launcher != "local" && o.launcher != "mpi")
     bad("--launcher", models::unknown_name_message("launcher", o.launcher, {"local", "mpi"}));
   if (o.launcher == "mpi" && (o.backend == "cpu" || o.suite != "alltoall"))
@@ -138,17 +140,22 @@ std::vector<Case> all_to_all_cases(const CaptureOptions& o, const Resolved& r, i
 CaptureBenches backend_benches(const CaptureOptions& o, const Resolved& r, const CaptureBenches& given) {
   CaptureBenches b = given;
   if (!b.gemm) {
-    if (o.backend == "cpu") b.gemm = [] { return kernels::make_cpu_gemm_bench(); };
-    else if (o.backend == "fake") b.gemm = [d = o.device] { return kernels::make_fake_plugin_gemm_bench(d); };
-    else b.gemm = [d = o.device] { return kernels::make_cuda_gemm_bench(d); };
+    if (o.backend == "cpu")
+      b.gemm = [] { return kernels::make_cpu_gemm_bench(); };
+    else if (o.backend == "fake")
+      b.gemm = [d = o.device] { return kernels::make_fake_plugin_gemm_bench(d); };
+    else
+      b.gemm = [d = o.device] { return kernels::make_cuda_gemm_bench(d); };
   }
   if (!b.all_to_all) {
     const int ranks = r.d.ranks;
     const bool mpi = o.launcher == "mpi";
-    if (o.backend == "cpu") b.all_to_all = [ranks] { return kernels::make_cpu_all_to_all_bench(ranks); };
+    if (o.backend == "cpu")
+      b.all_to_all = [ranks] { return kernels::make_cpu_all_to_all_bench(ranks); };
     else if (o.backend == "fake")
       b.all_to_all = [ranks, mpi] {
-        return mpi ? kernels::make_fake_plugin_mpi_all_to_all_bench() : kernels::make_fake_plugin_all_to_all_bench(ranks);
+        return mpi ? kernels::make_fake_plugin_mpi_all_to_all_bench()
+                   : kernels::make_fake_plugin_all_to_all_bench(ranks);
       };
     else
       b.all_to_all = [ranks, mpi] {
@@ -175,8 +182,9 @@ std::vector<CaptureEntry> capture_backends() {
           {"cuda", kernels::cuda_backend_built()
                        ? "cuBLAS/cuBLASLt GEMMs (bf16, fp16, fp8, fp32) and NCCL all-to-all on the local GPUs"
                        : "cuBLAS/cuBLASLt GEMMs and NCCL all-to-all (not in this build: no CUDA toolkit found)"},
-          {"fake", "no device: analytic timings of a made-up H200 through the GPU plugin path, for dry runs "
-                   "(measures nothing)"}};
+          {"fake",
+           "no device: analytic timings of a made-up H200 through the GPU plugin path, for dry runs "
+           "(measures nothing)"}};
 }
 
 std::vector<CaptureEntry> capture_suites() {

@@ -33,24 +33,24 @@ std::vector<CaptureEntry> capture_suites();    // gemm, grouped-gemm, alltoall
 struct CaptureOptions {
   std::string backend = "cpu";
   std::string suite = "gemm";
-  std::string dtype;                                    // "" : fp32 on cpu, bf16 on cuda
+  std::string dtype;                                          // "" : fp32 on cpu, bf16 on cuda
   std::vector<std::pair<std::int64_t, std::int64_t>> shapes;  // (n, k); empty: the suite's
-  std::vector<std::int64_t> m;                          // gemm: rows; grouped-gemm: mean rows per group
-  std::vector<int> groups;                              // grouped-gemm
-  std::vector<std::string> distributions;               // uniform, zipf
-  double skew = 1.0;                                    // zipf exponent
-  std::int64_t max_tokens = 0;                          // grouped-gemm: skip groups × m above (0: none)
-  std::vector<std::int64_t> sizes;                      // alltoall: mean bytes per peer
-  int ranks = 0;                                        // alltoall: cpu threads (default 2); cuda GPUs (0: all)
-  std::string launcher = "local";                       // alltoall on cuda: local | mpi
-  int device = 0;                                       // cuda: GPU index (GEMM suites)
-  int warmup = -1, repetitions = -1, rounds = -1;       // -1: the backend's default
-  bool flush_cache = true;                              // cuda: scrub L2 before each timed run
-  std::string clock = "wall";                           // cpu: wall (steady_clock) or cpu (thread CPU time)
-  std::string throttled = "flag";                       // a case run while the GPU throttled (kernels/device_state.h):
-                                                        // flag (kept, marked in column `throttled`) or refuse (left out,
-                                                        // listed with the skipped cases)
-  std::string command_line;                             // recorded in the metadata
+  std::vector<std::int64_t> m;                                // gemm: rows; grouped-gemm: mean rows per group
+  std::vector<int> groups;                                    // grouped-gemm
+  std::vector<std::string> distributions;                     // uniform, zipf
+  double skew = 1.0;                                          // zipf exponent
+  std::int64_t max_tokens = 0;                                // grouped-gemm: skip groups × m above (0: none)
+  std::vector<std::int64_t> sizes;                            // alltoall: mean bytes per peer
+  int ranks = 0;                                              // alltoall: cpu threads (default 2); cuda GPUs (0: all)
+  std::string launcher = "local";                             // alltoall on cuda: local | mpi
+  int device = 0;                                             // cuda: GPU index (GEMM suites)
+  int warmup = -1, repetitions = -1, rounds = -1;             // -1: the backend's default
+  bool flush_cache = true;                                    // cuda: scrub L2 before each timed run
+  std::string clock = "wall";                                 // cpu: wall (steady_clock) or cpu (thread CPU time)
+  std::string throttled = "flag";  // a case run while the GPU throttled (kernels/device_state.h):
+                                   // flag (kept, marked in column `throttled`) or refuse (left out,
+                                   // listed with the skipped cases)
+  std::string command_line;        // recorded in the metadata
 };
 
 // Where run_capture gets its benchmarks: the backend's factories (kernels/) unless a caller hands
@@ -63,7 +63,7 @@ struct CaptureBenches {
 struct CaptureOutput {
   CalibrationTable table;
   bool is_root = true;  // false on MPI ranks other than 0: do not write
-  int cases = 0;  // rows written
+  int cases = 0;        // rows written
 };
 
 // Called after each measured case: cases done so far (over all rounds), total, description.

@@ -31,9 +31,9 @@ SuiteDefaults suite_defaults(const std::string& backend, const std::string& suit
   } else {
     // cpu: 0.125-1 MiB per peer, so that each rank's working set (its receive buffer and the
     // chunk it reads) stays in a core's L2 or nearby L3 and one bandwidth describes every size.
-    d.sizes = cpu ? std::vector<std::int64_t>{128 << 10, 256 << 10, 512 << 10, 1 << 20}
-                  : std::vector<std::int64_t>{4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20,
-                                              64 << 20};
+    d.sizes =
+        cpu ? std::vector<std::int64_t>{128 << 10, 256 << 10, 512 << 10, 1 << 20}
+            : std::vector<std::int64_t>{4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20};
     d.ranks = cpu ? 2 : 0;
   }
   return d;

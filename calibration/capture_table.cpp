@@ -67,20 +67,47 @@ std::vector<std::string> all_to_all_cells(const CaptureOptions& o, const Resolve
       slowest_rank = rank;
     }
   }
-  return {o.suite, std::to_string(c.a2a.ranks), c.distribution, c.distribution == "zipf" ? fmt(o.skew, "%g") : "0",
-          std::to_string(c.peer_bytes), std::to_string(v.max_send), std::to_string(v.max_recv), std::to_string(v.total),
-          c.algorithm, std::to_string(r.warmup), std::to_string(s.count), fmt(s.median_ns), fmt(s.p10_ns), fmt(s.p90_ns),
-          fmt(s.min_ns), fmt(bw.algbw_gbs, "%.3f"), fmt(bw.busbw_gbs, "%.3f"),
-          rank_medians.empty() ? "n/a" : rank_medians, c.per_rank.empty() ? "n/a" : std::to_string(slowest_rank)};
+  return {o.suite,
+          std::to_string(c.a2a.ranks),
+          c.distribution,
+          c.distribution == "zipf" ? fmt(o.skew, "%g") : "0",
+          std::to_string(c.peer_bytes),
+          std::to_string(v.max_send),
+          std::to_string(v.max_recv),
+          std::to_string(v.total),
+          c.algorithm,
+          std::to_string(r.warmup),
+          std::to_string(s.count),
+          fmt(s.median_ns),
+          fmt(s.p10_ns),
+          fmt(s.p90_ns),
+          fmt(s.min_ns),
+          fmt(bw.algbw_gbs, "%.3f"),
+          fmt(bw.busbw_gbs, "%.3f"),
+          rank_medians.empty() ? "n/a" : rank_medians,
+          c.per_rank.empty() ? "n/a" : std::to_string(slowest_rank)};
 }
 
 std::vector<std::string> gemm_cells(const CaptureOptions& o, const ResolvedSettings& r, const CapturedCase& c,
                                     const kernels::TimingSummary& s) {
-  const double flops = 2.0 * static_cast<double>(c.tokens) * static_cast<double>(c.gemm.n) * static_cast<double>(c.gemm.k);
-  return {o.suite, r.dtype, std::to_string(c.groups), std::to_string(c.tokens), c.distribution,
-          c.distribution == "zipf" ? fmt(o.skew, "%g") : "0", join_ints(c.gemm.m_per_group), std::to_string(c.gemm.n),
-          std::to_string(c.gemm.k), std::to_string(r.warmup), std::to_string(s.count), fmt(s.median_ns), fmt(s.p10_ns),
-          fmt(s.p90_ns), fmt(s.min_ns), fmt(flops / s.median_ns * 1e-3, "%.4f")};
+  const double flops =
+      2.0 * static_cast<double>(c.tokens) * static_cast<double>(c.gemm.n) * static_cast<double>(c.gemm.k);
+  return {o.suite,
+          r.dtype,
+          std::to_string(c.groups),
+          std::to_string(c.tokens),
+          c.distribution,
+          c.distribution == "zipf" ? fmt(o.skew, "%g") : "0",
+          join_ints(c.gemm.m_per_group),
+          std::to_string(c.gemm.n),
+          std::to_string(c.gemm.k),
+          std::to_string(r.warmup),
+          std::to_string(s.count),
+          fmt(s.median_ns),
+          fmt(s.p10_ns),
+          fmt(s.p90_ns),
+          fmt(s.min_ns),
+          fmt(flops / s.median_ns * 1e-3, "%.4f")};
 }
 
 }  // namespace
@@ -100,8 +127,8 @@ CalibrationTable capture_table(const CaptureOptions& o, const ResolvedSettings& 
   // The capture's own keys after the device's: a clash would write a key twice.
   const auto add = [&](const std::string& key, const std::string& value) {
     if (const auto* first = t.find_meta(key))
-      throw CalibrationError("capture: metadata key '" + key + "' written twice ('" + first->value + "', then '" + value +
-                             "')");
+      throw CalibrationError("capture: metadata key '" + key + "' written twice ('" + first->value + "', then '" +
+                             value + "')");
     t.add_meta(key, value);
   };
   add("format", std::string(kCalibrationFormat));
@@ -118,7 +145,8 @@ CalibrationTable capture_table(const CaptureOptions& o, const ResolvedSettings& 
   if (o.backend == "cuda") add("flush_l2", o.flush_cache ? "yes" : "no");
   add("clock", clock_description(o));
   add("exposed_launches", std::to_string(exposed) + " of " + std::to_string(timed) + " timed repetitions");
-  add("throttled_cases", std::to_string(throttled) + (o.throttled == "refuse" ? " (refused)" : " (flagged in column throttled)"));
+  add("throttled_cases",
+      std::to_string(throttled) + (o.throttled == "refuse" ? " (refused)" : " (flagged in column throttled)"));
   add("date", utc_now());
   add("skipped_cases", std::to_string(skipped.size()));
   for (std::size_t i = 0; i < skipped.size(); ++i) add("skipped_" + std::to_string(i + 1), skipped[i]);

@@ -4,8 +4,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "calibration/fitted_cost_model.h"
 #include "calibration/bounded_cost_model.h"
+#include "calibration/fitted_cost_model.h"
 #include "models/layer_ops.h"
 
 namespace moesim::calibration {
@@ -76,8 +76,9 @@ void CostModel::grouped_gemm_times(std::span<const std::int64_t> tokens, std::si
 
 std::vector<CostModelInfo> cost_models() {
   return {{"roofline", "max(FLOPs/peak, bytes/HBM bandwidth) + launch overhead, spec-sheet peaks"},
-          {"fitted", "tile/wave GEMM model fitted to DeepGEMM H800 (calibration/data/deepgemm_h800.csv), or a "
-                     "measured profile's own fit; roofline at fitted fractions of peak for attention and memory ops"}};
+          {"fitted",
+           "tile/wave GEMM model fitted to DeepGEMM H800 (calibration/data/deepgemm_h800.csv), or a "
+           "measured profile's own fit; roofline at fitted fractions of peak for attention and memory ops"}};
 }
 
 std::unique_ptr<CostModel> make_cost_model(std::string_view name, const HardwareProfile& hw) {

@@ -31,8 +31,8 @@ struct KernelCost {
 };
 
 struct PrefillChunk {
-  std::int64_t past = 0;   // tokens already in the KV cache
-  std::int64_t tokens = 0; // new tokens in this chunk
+  std::int64_t past = 0;    // tokens already in the KV cache
+  std::int64_t tokens = 0;  // new tokens in this chunk
 };
 
 class CostModel {
@@ -59,8 +59,7 @@ class CostModel {
   // request, each request's cache read once (models::attention_verify_core).
   virtual KernelCost attention_verify(const models::ModelSpec& model, std::span<const std::int64_t> kv_lengths,
                                       int queries) const = 0;
-  virtual KernelCost attention_prefill(const models::ModelSpec& model,
-                                       std::span<const PrefillChunk> chunks) const = 0;
+  virtual KernelCost attention_prefill(const models::ModelSpec& model, std::span<const PrefillChunk> chunks) const = 0;
   // The Gated DeltaNet cores of one linear-attention layer (models/linear_attention.h):
   // `decoding` sequences feeding `queries` tokens each through the recurrent kernel, and the
   // prefill chunks through the chunked one; zero for neither.

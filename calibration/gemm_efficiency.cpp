@@ -1,8 +1,8 @@
 #include "calibration/gemm_efficiency.h"
 
 #include <algorithm>
-#include <bit>
 #include <array>
+#include <bit>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -79,8 +79,8 @@ std::int64_t m_tiles_of(std::span<const std::int64_t> tokens, int bm, GroupedLay
   return m_tiles;
 }
 
-Tiling best_tiling(std::span<const std::int64_t> m_tiles_per_bm, std::int64_t n, std::int64_t k,
-                   const GemmDevice& dev, const GemmFitParams& p) {
+Tiling best_tiling(std::span<const std::int64_t> m_tiles_per_bm, std::int64_t n, std::int64_t k, const GemmDevice& dev,
+                   const GemmFitParams& p) {
   const int sms = std::max(dev.sm_count, 1);
   const double per_sm_flops = p.mma_fraction * dev.peak_flops / sms;
   Tiling best;
@@ -234,7 +234,8 @@ void estimate_grouped_gemm_times(std::span<const std::int64_t> tokens, std::size
       seen[hit] = m_tiles;
       for (std::size_t s = 0; s < shapes.size(); ++s)
         if (shapes[s].n > 0 && shapes[s].k > 0)
-          seen_tiling[hit][s] = choose_tiling(m_tiles, shapes[s].n, shapes[s].k, layout, dev, p, held ? &*held : nullptr);
+          seen_tiling[hit][s] =
+              choose_tiling(m_tiles, shapes[s].n, shapes[s].k, layout, dev, p, held ? &*held : nullptr);
     }
     double t = 0;
     for (std::size_t s = 0; s < shapes.size(); ++s) {

@@ -40,11 +40,11 @@ std::vector<int> default_block_m();  // 64, 128
 std::vector<int> default_block_n();  // 16, 32, ..., 256
 
 struct GemmFitParams {
-  double mma_fraction = 1.0;         // achievable fraction of the peak dense MMA rate, per SM
-  double hbm_fraction = 1.0;         // achievable fraction of HBM bandwidth
-  double fixed_overhead_ns = 0;      // per kernel: launch, prologue, tail
-  double per_group_overhead_ns = 0;  // per non-empty group of a grouped GEMM
-  double per_tile_overhead_ns = 0;   // per tile: pipeline fill, epilogue (K-independent)
+  double mma_fraction = 1.0;                     // achievable fraction of the peak dense MMA rate, per SM
+  double hbm_fraction = 1.0;                     // achievable fraction of HBM bandwidth
+  double fixed_overhead_ns = 0;                  // per kernel: launch, prologue, tail
+  double per_group_overhead_ns = 0;              // per non-empty group of a grouped GEMM
+  double per_tile_overhead_ns = 0;               // per tile: pipeline fill, epilogue (K-independent)
   std::vector<int> block_m = default_block_m();  // tile candidates (positive)
   std::vector<int> block_n = default_block_n();
 };
@@ -54,7 +54,7 @@ GemmFitParams deepgemm_h800_fit();
 
 struct GemmDevice {
   int sm_count = 132;
-  double peak_flops = 0;       // dense FLOP/s of the operand dtype
+  double peak_flops = 0;  // dense FLOP/s of the operand dtype
   double hbm_bytes_per_s = 0;
 };
 

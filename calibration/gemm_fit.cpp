@@ -89,30 +89,30 @@ GemmFitOutcome fit_gemm_params(std::span<const GemmMeasurement> rows, const Gemm
   for (double mma : {0.25, 0.5, 0.8, 1.0})
     for (double hbm : {0.25, 0.5, 0.8, 1.0})
       for (double tile : {0.0, 0.1 * shortest}) {
-      GemmFitParams p;
-      p.block_m = s.block_m;
-      p.block_n = s.block_n;
-      p.mma_fraction = mma;
-      p.hbm_fraction = hbm;
-      p.per_tile_overhead_ns = tile;
-      p.fixed_overhead_ns = 0.25 * shortest;
-      std::vector<bool> informed(kUnknowns, false);
-      Assignment prev, cur;
-      GemmFitParams best_here = p;
-      double best_here_j = objective(rows, s.device, p);
-      for (int it = 0; it < 40; ++it) {
-        p = solve_at(rows, s, p, cur, informed);
-        const double j = objective(rows, s.device, p);
-        if (j < best_here_j) best_here_j = j, best_here = p;
-        if (it > 0 && cur == prev) break;
-        prev = cur;
+        GemmFitParams p;
+        p.block_m = s.block_m;
+        p.block_n = s.block_n;
+        p.mma_fraction = mma;
+        p.hbm_fraction = hbm;
+        p.per_tile_overhead_ns = tile;
+        p.fixed_overhead_ns = 0.25 * shortest;
+        std::vector<bool> informed(kUnknowns, false);
+        Assignment prev, cur;
+        GemmFitParams best_here = p;
+        double best_here_j = objective(rows, s.device, p);
+        for (int it = 0; it < 40; ++it) {
+          p = solve_at(rows, s, p, cur, informed);
+          const double j = objective(rows, s.device, p);
+          if (j < best_here_j) best_here_j = j, best_here = p;
+          if (it > 0 && cur == prev) break;
+          prev = cur;
+        }
+        if (best_here_j < best_j) {
+          best_j = best_here_j;
+          best.params = best_here;
+          best_informed = informed;
+        }
       }
-      if (best_here_j < best_j) {
-        best_j = best_here_j;
-        best.params = best_here;
-        best_informed = informed;
-      }
-    }
 
   GemmFitParams& p = best.params;
   best.rows = static_cast<int>(rows.size());
@@ -134,8 +134,8 @@ GemmFitOutcome fit_gemm_params(std::span<const GemmMeasurement> rows, const Gemm
   for (double e : errors) sq += e * e;
   best.rms_relative_error = std::sqrt(sq / static_cast<double>(errors.size()));
   std::sort(errors.begin(), errors.end());
-  best.median_relative_error = errors.size() % 2 ? errors[errors.size() / 2]
-                                                 : 0.5 * (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]);
+  best.median_relative_error =
+      errors.size() % 2 ? errors[errors.size() / 2] : 0.5 * (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]);
   best.max_relative_error = errors.back();
   return best;
 }

@@ -27,7 +27,7 @@
 namespace moesim::calibration {
 
 struct GemmFitSetup {
-  GemmDevice device;              // SMs, the nominal peak of the rows' dtype, the nominal bandwidth
+  GemmDevice device;  // SMs, the nominal peak of the rows' dtype, the nominal bandwidth
   bool fractions_at_most_one = true;
   std::vector<int> block_m = default_block_m();
   std::vector<int> block_n = default_block_n();

@@ -10,7 +10,8 @@ namespace {
 const std::vector<HardwareFile>& presets() {
   static const std::vector<HardwareFile> files = [] {
     std::vector<HardwareFile> out;
-    for (const models::EmbeddedFile& f : embedded_hardware_profiles()) out.push_back(read_hardware_yaml(f.text, f.path));
+    for (const models::EmbeddedFile& f : embedded_hardware_profiles())
+      out.push_back(read_hardware_yaml(f.text, f.path));
     return out;
   }();
   return files;

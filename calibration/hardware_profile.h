@@ -38,10 +38,10 @@ struct HardwareProfile {
   std::string name;
   std::string source;
   int sm_count = 0;
-  double peak_fp4_flops = 0;    // dense FLOP/s; 0: no FP4 units
-  double peak_fp8_flops = 0;    // dense FLOP/s; 0: no FP8 units
-  double peak_int8_flops = 0;   // dense OP/s; 0: no INT8 units (or none published)
-  double peak_bf16_flops = 0;   // dense FLOP/s
+  double peak_fp4_flops = 0;   // dense FLOP/s; 0: no FP4 units
+  double peak_fp8_flops = 0;   // dense FLOP/s; 0: no FP8 units
+  double peak_int8_flops = 0;  // dense OP/s; 0: no INT8 units (or none published)
+  double peak_bf16_flops = 0;  // dense FLOP/s
   double hbm_bytes = 0;
   double hbm_bytes_per_s = 0;
   double scaleup_bytes_per_s = 0;  // per direction

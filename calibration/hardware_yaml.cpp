@@ -29,10 +29,14 @@ double as_duration_ns(const YamlField& f) {
   std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
   while (unit.starts_with(' ')) unit.remove_prefix(1);
   double scale = 0;
-  if (unit == "ns") scale = 1;
-  else if (unit == "us") scale = 1e3;
-  else if (unit == "ms") scale = 1e6;
-  else if (unit == "s") scale = 1e9;
+  if (unit == "ns")
+    scale = 1;
+  else if (unit == "us")
+    scale = 1e3;
+  else if (unit == "ms")
+    scale = 1e6;
+  else if (unit == "s")
+    scale = 1e9;
   if (ec != std::errc() || end == text.data() || scale == 0 || !std::isfinite(value) || value < 0)
     f.fail("expected a duration with a unit (ns, us, ms, s), got '" + text + "'");
   return value * scale;
@@ -48,8 +52,8 @@ std::vector<int> tile_list(const YamlField& f) {
   if (!f.node.IsSequence() || f.node.size() == 0) f.fail("expected a non-empty list of tile sizes");
   std::vector<int> out;
   for (std::size_t i = 0; i < f.node.size(); ++i)
-    out.push_back(models::as_int(YamlField{f.node[i], f.node[i].Mark(), f.path + "[" + std::to_string(i) + "]", f.source},
-                                 1, 4096));
+    out.push_back(models::as_int(
+        YamlField{f.node[i], f.node[i].Mark(), f.path + "[" + std::to_string(i) + "]", f.source}, 1, 4096));
   return out;
 }
 
@@ -115,9 +119,12 @@ HardwareFile read(const YamlField& doc) {
     const YamlField dies = package.require("dies");
     p.dies = models::as_int(dies, 1, 16);
     if (p.sm_count % p.dies != 0)
-      dies.fail(std::to_string(p.dies) + " dies do not split the " + std::to_string(p.sm_count) + " compute units evenly");
-    if (p.dies > 1) p.die_link_bytes_per_s = positive(package.require("die_link"), models::as_bandwidth_bytes_per_s);
-    else if (const auto f = package.get("die_link")) f->fail("a one-die package has no die link");
+      dies.fail(std::to_string(p.dies) + " dies do not split the " + std::to_string(p.sm_count) +
+                " compute units evenly");
+    if (p.dies > 1)
+      p.die_link_bytes_per_s = positive(package.require("die_link"), models::as_bandwidth_bytes_per_s);
+    else if (const auto f = package.get("die_link"))
+      f->fail("a one-die package has no die link");
   }
 
   if (top.has("power")) {
@@ -128,9 +135,9 @@ HardwareFile read(const YamlField& doc) {
     if (p.idle_power_w >= p.board_power_w) idle.fail("the idle power must lie below the board power");
   }
 
-  const std::vector<std::string_view> fit_keys = {"mma_fraction",       "hbm_fraction",      "fixed_overhead",
-                                                  "per_group_overhead", "per_tile_overhead", "block_m",
-                                                  "block_n"};
+  const std::vector<std::string_view> fit_keys = {
+      "mma_fraction",      "hbm_fraction", "fixed_overhead", "per_group_overhead",
+      "per_tile_overhead", "block_m",      "block_n"};
   // In file order: the first fit is the profile's default (HardwareProfile::gemm_fit).
   const YamlMap gemm = top.map("gemm", {"fp8", "bf16", "fp16", "fp32"});
   if (gemm.field().node.IsMap())

@@ -81,7 +81,8 @@ std::string hardware_yaml_text(const HardwareFile& file, const ProfileComments& 
   w.line(0, "network", "");
   w.line(2, "scaleup", bandwidth(p.scaleup_bytes_per_s), "network.scaleup");
   w.line(2, "nic", bandwidth(p.nic_bytes_per_s), "network.nic");
-  if (p.scaleup_efficiency) w.line(2, "scaleup_efficiency", number(*p.scaleup_efficiency), "network.scaleup_efficiency");
+  if (p.scaleup_efficiency)
+    w.line(2, "scaleup_efficiency", number(*p.scaleup_efficiency), "network.scaleup_efficiency");
   if (p.scaleup_latency_ns) w.line(2, "scaleup_latency", duration(*p.scaleup_latency_ns), "network.scaleup_latency");
   if (p.board_power_w > 0) {
     w.line(0, "power", "");

@@ -36,8 +36,9 @@ class RowReader {
     if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v))
       fail(t_, r_.line, "column '" + name(i) + "': expected a number, got '" + s + "'");
     if (positive ? !(v > 0) : v < 0)
-      fail(t_, r_.line, "column '" + name(i) + "': expected a " + (positive ? "positive" : "non-negative") +
-                            " number, got '" + s + "'");
+      fail(t_, r_.line,
+           "column '" + name(i) + "': expected a " + (positive ? "positive" : "non-negative") + " number, got '" + s +
+               "'");
     return v;
   }
 
@@ -47,8 +48,9 @@ class RowReader {
     if (cell.empty() || ec != std::errc() || end != cell.data() + cell.size())
       fail(t_, r_.line, "column '" + name(i) + "': expected an integer, got '" + std::string(cell) + "'");
     if (v < min)
-      fail(t_, r_.line, "column '" + name(i) + "': expected an integer >= " + std::to_string(min) + ", got '" +
-                            std::string(cell) + "'");
+      fail(t_, r_.line,
+           "column '" + name(i) + "': expected an integer >= " + std::to_string(min) + ", got '" + std::string(cell) +
+               "'");
     return v;
   }
   std::int64_t integer(std::size_t i, std::int64_t min) const { return integer(text(i), i, min); }
@@ -107,7 +109,8 @@ void read_gemm(MeasurementFile& f, bool grouped) {
     m.grouped = grouped;
     const auto dtype = models::parse_dtype(row.text(0));
     if (!dtype || models::is_fp4(*dtype) || *dtype == models::DType::kInt8)
-      fail(t, r.line, "column 'dtype': " + models::unknown_name_message("dtype", row.text(0), {"fp8", "bf16", "fp16", "fp32"}));
+      fail(t, r.line,
+           "column 'dtype': " + models::unknown_name_message("dtype", row.text(0), {"fp8", "bf16", "fp16", "fp32"}));
     m.dtype = *dtype;
     m.m_per_group = row.integers(1);
     if (!grouped && m.m_per_group.size() != 1)
@@ -152,9 +155,9 @@ std::vector<std::string> with_state(std::vector<std::string> columns) {
 }
 
 const std::vector<std::string>& gemm_columns() {
-  static const std::vector<std::string> c = with_state({"suite", "dtype", "groups", "tokens", "distribution", "skew",
-                                                        "m_per_group", "n", "k", "warmup", "reps", "median_ns",
-                                                        "p10_ns", "p90_ns", "min_ns", "tflops"});
+  static const std::vector<std::string> c =
+      with_state({"suite", "dtype", "groups", "tokens", "distribution", "skew", "m_per_group", "n", "k", "warmup",
+                  "reps", "median_ns", "p10_ns", "p90_ns", "min_ns", "tflops"});
   return c;
 }
 
@@ -172,7 +175,8 @@ MeasurementFile read_measurements(CalibrationTable table) {
   const CalibrationTable& t = f.table;
   const auto& format = require_meta(t, "format");
   if (format.value != kCalibrationFormat)
-    fail(t, format.line, "metadata 'format': expected '" + std::string(kCalibrationFormat) + "', got '" + format.value + "'");
+    fail(t, format.line,
+         "metadata 'format': expected '" + std::string(kCalibrationFormat) + "', got '" + format.value + "'");
   const auto& suite = require_meta(t, "suite");
   const std::vector<std::string_view> suites = {"gemm", "grouped-gemm", "alltoall"};
   if (std::find(suites.begin(), suites.end(), suite.value) == suites.end())

@@ -36,7 +36,8 @@ CheckResult check_profile(const HardwareProfile& profile, const std::vector<Meas
   CheckResult out;
   const auto model = make_cost_model("fitted", profile);
   const topology::ClusterConfig cluster_defaults;
-  const AllToAllLink link{profile.scaleup_bytes_per_s, profile.scaleup_efficiency.value_or(cluster_defaults.scaleup_efficiency),
+  const AllToAllLink link{profile.scaleup_bytes_per_s,
+                          profile.scaleup_efficiency.value_or(cluster_defaults.scaleup_efficiency),
                           profile.scaleup_latency_ns.value_or(cluster_defaults.scaleup_latency_ns)};
   for (const auto& f : files) {
     for (const auto& r : f.gemm) {

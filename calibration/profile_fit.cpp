@@ -24,8 +24,10 @@ std::string slug(const std::string& s) {
   std::string out;
   for (char c : s) {
     const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if ((l >= 'a' && l <= 'z') || (l >= '0' && l <= '9')) out += l;
-    else if (!out.empty() && out.back() != '-') out += '-';
+    if ((l >= 'a' && l <= 'z') || (l >= '0' && l <= '9'))
+      out += l;
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
   return out.empty() ? "device" : out;
@@ -114,7 +116,8 @@ void fit_gemms(Context& c, const std::vector<GemmMeasurement>& rows, const Measu
     if (!bm.empty()) s.block_m = bm;
     if (!bn.empty()) s.block_n = bn;
     const GemmFitParams* base_fit = c.bounded() ? c.o.base->profile.gemm_fit(d) : nullptr;
-    s.fallback_hbm_fraction = c.bounded() ? (base_fit ? base_fit->hbm_fraction : deepgemm_h800_fit().hbm_fraction) : 1.0;
+    s.fallback_hbm_fraction =
+        c.bounded() ? (base_fit ? base_fit->hbm_fraction : deepgemm_h800_fit().hbm_fraction) : 1.0;
     GemmFitOutcome f = fit_gemm_params(mine, s);
     const std::string dn(models::to_string(d));
     if (!c.bounded()) {
@@ -122,7 +125,9 @@ void fit_gemms(Context& c, const std::vector<GemmMeasurement>& rows, const Measu
       // bandwidth another dtype already set).
       double& peak = peak_of(c.p, d);
       const double rate = s.device.peak_flops * f.params.mma_fraction;
-      const auto slot = static_cast<std::size_t>(&peak == &c.p.peak_fp8_flops ? 0 : &peak == &c.p.peak_fp32_flops ? 1 : 2);
+      const auto slot = static_cast<std::size_t>(&peak == &c.p.peak_fp8_flops    ? 0
+                                                 : &peak == &c.p.peak_fp32_flops ? 1
+                                                                                 : 2);
       if (!peak_set[slot]) {
         peak = rate;
         peak_set[slot] = true;
@@ -140,12 +145,14 @@ void fit_gemms(Context& c, const std::vector<GemmMeasurement>& rows, const Measu
     c.p.gemm_fits.push_back({d, f.params});
     std::string line = dn + ": " + std::to_string(f.rows) + " rows (" + std::to_string(f.memory_bound_rows) +
                        " memory-bound): mma_fraction " + fmt("%.4f", f.params.mma_fraction) + ", hbm_fraction " +
-                       fmt("%.4f", f.params.hbm_fraction) + ", fixed " + fmt("%.2f us", f.params.fixed_overhead_ns / 1e3) +
-                       ", per group " + fmt("%.2f us", f.params.per_group_overhead_ns / 1e3) + ", per tile " +
+                       fmt("%.4f", f.params.hbm_fraction) + ", fixed " +
+                       fmt("%.2f us", f.params.fixed_overhead_ns / 1e3) + ", per group " +
+                       fmt("%.2f us", f.params.per_group_overhead_ns / 1e3) + ", per tile " +
                        fmt("%.3f us", f.params.per_tile_overhead_ns / 1e3);
     c.r.report.push_back(line);
-    c.r.report.push_back("  residuals on these rows: median " + fmt("%.1f %%", 100 * f.median_relative_error) + ", rms " +
-                         fmt("%.1f %%", 100 * f.rms_relative_error) + ", max " + fmt("%.1f %%", 100 * f.max_relative_error));
+    c.r.report.push_back("  residuals on these rows: median " + fmt("%.1f %%", 100 * f.median_relative_error) +
+                         ", rms " + fmt("%.1f %%", 100 * f.rms_relative_error) + ", max " +
+                         fmt("%.1f %%", 100 * f.max_relative_error));
     c.r.comments.header.push_back("gemm." + dn + ": fitted to " + std::to_string(f.rows) + " rows; median error " +
                                   fmt("%.1f %%", 100 * f.median_relative_error) + ", max " +
                                   fmt("%.1f %%", 100 * f.max_relative_error));
@@ -189,8 +196,9 @@ void fit_all_to_all(Context& c, const std::vector<AllToAllMeasurement>& rows) {
     err.push_back(std::fabs(all_to_all_time_ns(link, r.max_send_bytes, r.max_recv_bytes) / r.time.median_ns - 1));
   std::sort(err.begin(), err.end());
   const double median = err.size() % 2 ? err[err.size() / 2] : 0.5 * (err[err.size() / 2 - 1] + err[err.size() / 2]);
-  c.r.report.push_back("alltoall: " + std::to_string(rows.size()) + " rows: latency " + fmt("%.2f us", link.latency_ns / 1e3) +
-                       ", bandwidth " + fmt("%.2f GB/s", link.line_bytes_per_s * link.efficiency / 1e9) + " (efficiency " +
+  c.r.report.push_back("alltoall: " + std::to_string(rows.size()) + " rows: latency " +
+                       fmt("%.2f us", link.latency_ns / 1e3) + ", bandwidth " +
+                       fmt("%.2f GB/s", link.line_bytes_per_s * link.efficiency / 1e9) + " (efficiency " +
                        fmt("%.4f", link.efficiency) + " of " + fmt("%.2f GB/s", link.line_bytes_per_s / 1e9) + ")");
   c.r.report.push_back("  residuals on these rows: median " + fmt("%.1f %%", 100 * median) + ", max " +
                        fmt("%.1f %%", 100 * err.back()));
@@ -214,7 +222,8 @@ void note_gemm_kernels(const std::vector<MeasurementFile>& files, FitResult& r) 
       if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) dtypes.push_back(d);
     }
     for (const auto& d : dtypes) {
-      const auto other = std::find_if(seen.begin(), seen.end(), [&](const Seen& x) { return x.suite == f.suite && x.dtype == d; });
+      const auto other =
+          std::find_if(seen.begin(), seen.end(), [&](const Seen& x) { return x.suite == f.suite && x.dtype == d; });
       if (other == seen.end()) {
         seen.push_back({f.suite, d, f.gemm_kernel, f.table.source});
         continue;
@@ -277,8 +286,9 @@ FitResult fit_profile(const std::vector<MeasurementFile>& files, const FitOption
   std::string sources;
   for (const auto& f : files) {
     if (f.device != files.front().device)
-      throw CalibrationError(f.table.source + ": data from device '" + f.device + "', but " + files.front().table.source +
-                             " is from '" + files.front().device + "': fit one device at a time");
+      throw CalibrationError(f.table.source + ": data from device '" + f.device + "', but " +
+                             files.front().table.source + " is from '" + files.front().device +
+                             "': fit one device at a time");
     if (!f.gemm.empty()) {
       if (gemm_file && f.sm_count != gemm_file->sm_count)
         throw CalibrationError(f.table.source + ": sm_count " + std::to_string(f.sm_count) + " differs from " +
@@ -321,19 +331,22 @@ FitResult fit_profile(const std::vector<MeasurementFile>& files, const FitOption
     const auto mem = (gemm_file ? gemm_file : &first)->table.meta("memory_bytes");
     double capacity = 0;
     if (mem) std::from_chars(mem->data(), mem->data() + mem->size(), capacity);
-    if (!(capacity > 0)) throw CalibrationError(first.table.source + ": metadata 'memory_bytes' is '" + mem.value_or("absent") +
-                                                "': give --base for the memory capacity");
+    if (!(capacity > 0))
+      throw CalibrationError(first.table.source + ": metadata 'memory_bytes' is '" + mem.value_or("absent") +
+                             "': give --base for the memory capacity");
     p.hbm_bytes = capacity;
     c.note("memory.capacity", "from the capture's metadata");
     const double fastest = std::max(p.peak_fp8_flops, std::max(p.peak_bf16_flops, p.peak_fp32_flops));
     for (double* peak : {&p.peak_fp8_flops, &p.peak_bf16_flops})
       if (*peak == 0) {
-        if (!cpu) throw CalibrationError("calibrate fit: no " + std::string(peak == &p.peak_fp8_flops ? "fp8" : "bf16") +
-                                         " GEMM data and no --base: give --base for the spec-sheet rate");
+        if (!cpu)
+          throw CalibrationError("calibrate fit: no " + std::string(peak == &p.peak_fp8_flops ? "fp8" : "bf16") +
+                                 " GEMM data and no --base: give --base for the spec-sheet rate");
         *peak = fastest;
         c.note(peak == &p.peak_fp8_flops ? "compute.fp8" : "compute.bf16", "not measured: the measured rate (CPU)");
       }
-    if (a2a.empty()) throw CalibrationError("calibrate fit: no all-to-all data and no --base: network.scaleup is unknown");
+    if (a2a.empty())
+      throw CalibrationError("calibrate fit: no all-to-all data and no --base: network.scaleup is unknown");
     if (!cpu) throw CalibrationError("calibrate fit: network.nic is never measured: give --base for it");
     p.nic_bytes_per_s = p.scaleup_bytes_per_s;
     c.note("network.nic", "not measured: the all-to-all bandwidth (threads share memory; no NIC)");

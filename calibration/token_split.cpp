@@ -44,8 +44,8 @@ std::vector<std::int64_t> split_tokens(std::int64_t total, int groups, std::stri
   return apportion(total, weights(groups, distribution, s));
 }
 
-std::vector<std::int64_t> all_to_all_bytes(int ranks, std::int64_t peer_bytes, std::string_view distribution,
-                                           double s, std::int64_t granule) {
+std::vector<std::int64_t> all_to_all_bytes(int ranks, std::int64_t peer_bytes, std::string_view distribution, double s,
+                                           std::int64_t granule) {
   if (ranks < 1) throw std::invalid_argument("ranks must be >= 1");
   if (peer_bytes < 0 || granule < 1) throw std::invalid_argument("bytes must be >= 0");
   const auto r = static_cast<std::size_t>(ranks);

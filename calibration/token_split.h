@@ -23,7 +23,7 @@ std::vector<std::int64_t> split_tokens(std::int64_t total, int groups, std::stri
 // every sender's traffic is ∝ 1 / (d + 1)^s over all ranks, the sender's own share is dropped
 // (nothing to itself), and entries are scaled so that the mean off-diagonal entry is
 // `peer_bytes`; entries are multiples of `granule` bytes.
-std::vector<std::int64_t> all_to_all_bytes(int ranks, std::int64_t peer_bytes, std::string_view distribution,
-                                           double s, std::int64_t granule = 256);
+std::vector<std::int64_t> all_to_all_bytes(int ranks, std::int64_t peer_bytes, std::string_view distribution, double s,
+                                           std::int64_t granule = 256);
 
 }  // namespace moesim::calibration

@@ -77,7 +77,6 @@ void abort_parallel_job(int exit_code);
 // The CPU exchange itself (what the cpu bench times), run by rank `rank` of `pattern.ranks`:
 // copies chunk [s → rank] of every sender s from send[s] (laid out by destination, in rank
 // order) into recv (laid out by source, in rank order); the chunk from `rank` itself is skipped.
-void cpu_all_to_all_receive(const AllToAllPattern& pattern, int rank, const std::vector<const char*>& send,
-                            char* recv);
+void cpu_all_to_all_receive(const AllToAllPattern& pattern, int rank, const std::vector<const char*>& send, char* recv);
 
 }  // namespace moesim::kernels

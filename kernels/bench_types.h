@@ -27,7 +27,7 @@ class KernelError : public std::runtime_error {
 enum class ElementType { kFp32, kFp16, kBf16, kFp8E4M3 };
 
 std::string_view element_type_name(ElementType t);  // "fp32", "fp16", "bf16", "fp8"
-double element_bytes(ElementType t);                 // 4, 2, 2, 1
+double element_bytes(ElementType t);                // 4, 2, 2, 1
 
 // How the CPU backends time a run. kWall: std::chrono::steady_clock, what a user waits for.
 // kThreadCpu: the CPU time of the thread(s) doing the work (CLOCK_THREAD_CPUTIME_ID), which
@@ -36,9 +36,9 @@ double element_bytes(ElementType t);                 // 4, 2, 2, 1
 enum class CpuClock { kWall, kThreadCpu };
 
 struct BenchSettings {
-  int warmup = 3;          // untimed runs first (caches, clocks, lazy library initialisation)
-  int repetitions = 20;    // timed runs; one timing each
-  bool flush_cache = true; // GPU: overwrite a buffer twice the L2 size before each timed run
+  int warmup = 3;           // untimed runs first (caches, clocks, lazy library initialisation)
+  int repetitions = 20;     // timed runs; one timing each
+  bool flush_cache = true;  // GPU: overwrite a buffer twice the L2 size before each timed run
   CpuClock clock = CpuClock::kWall;
 };
 

@@ -39,7 +39,8 @@ void add_nvml_fields(DeviceInfo& info, int device) {
 int visible_gpus() {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) throw KernelError(std::string("no CUDA device visible (cudaGetDeviceCount: ") + cudaGetErrorString(e) + ")");
+  if (e != cudaSuccess)
+    throw KernelError(std::string("no CUDA device visible (cudaGetDeviceCount: ") + cudaGetErrorString(e) + ")");
   if (n == 0) throw KernelError("no CUDA device visible (cudaGetDeviceCount found 0 devices)");
   return n;
 }

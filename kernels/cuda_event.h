@@ -30,7 +30,9 @@ class CudaEvents {
   }
 
   cudaEvent_t operator[](std::size_t i) const { return events_[i]; }
-  void record(std::size_t i, cudaStream_t stream) const { cuda_check(cudaEventRecord(events_[i], stream), "cudaEventRecord"); }
+  void record(std::size_t i, cudaStream_t stream) const {
+    cuda_check(cudaEventRecord(events_[i], stream), "cudaEventRecord");
+  }
   // Nanoseconds from event `start` to event `stop` (both completed).
   double elapsed_ns(std::size_t start, std::size_t stop) const {
     float ms = 0;

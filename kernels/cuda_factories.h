@@ -11,9 +11,9 @@
 
 namespace moesim::kernels {
 
-std::unique_ptr<GemmBench> cuda_gemm_bench(int device);           // kernels/cuda_gemm_bench.cpp
-std::unique_ptr<AllToAllBench> nccl_all_to_all_bench(int gpus);   // kernels/nccl_all_to_all_bench.cpp
-std::unique_ptr<AllToAllBench> nccl_mpi_all_to_all_bench();       // kernels/nccl_mpi_all_to_all_bench.cpp
-int cuda_visible_devices(std::string& why_none);                  // kernels/cuda_device_info.cpp
+std::unique_ptr<GemmBench> cuda_gemm_bench(int device);          // kernels/cuda_gemm_bench.cpp
+std::unique_ptr<AllToAllBench> nccl_all_to_all_bench(int gpus);  // kernels/nccl_all_to_all_bench.cpp
+std::unique_ptr<AllToAllBench> nccl_mpi_all_to_all_bench();      // kernels/nccl_mpi_all_to_all_bench.cpp
+int cuda_visible_devices(std::string& why_none);                 // kernels/cuda_device_info.cpp
 
 }  // namespace moesim::kernels

@@ -258,10 +258,10 @@ class CudaGemmBench final : public GemmBench {
     const int groups_run = static_cast<int>(count);
     return [=, this] {
       if (groups_run == 0) return;
-      cublas_check(cublasGemmGroupedBatchedEx(blas_, plan_.ops.data(), plan_.ops.data(), plan_.m.data(),
-                                              plan_.n.data(), plan_.k.data(), plan_.alpha.data(), ptrs, t,
-                                              plan_.lda.data(), ptrs + count, t, plan_.ldb.data(), plan_.beta.data(),
-                                              ptrs + 2 * count, t, plan_.ldc.data(), groups_run, plan_.size.data(), ct),
+      cublas_check(cublasGemmGroupedBatchedEx(blas_, plan_.ops.data(), plan_.ops.data(), plan_.m.data(), plan_.n.data(),
+                                              plan_.k.data(), plan_.alpha.data(), ptrs, t, plan_.lda.data(),
+                                              ptrs + count, t, plan_.ldb.data(), plan_.beta.data(), ptrs + 2 * count, t,
+                                              plan_.ldc.data(), groups_run, plan_.size.data(), ct),
                    "cublasGemmGroupedBatchedEx");
     };
   }

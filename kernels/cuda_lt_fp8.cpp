@@ -29,7 +29,8 @@ std::size_t activation_scales(std::int64_t m, std::int64_t k) {
   return round_up(static_cast<std::size_t>(ceil_div(k, kBlock) * ceil_div(m, kBlock) * kBlock), kRegionFloats);
 }
 
-void set(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, const void* v, std::size_t size, const char* what) {
+void set(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, const void* v, std::size_t size,
+         const char* what) {
   cublas_check(cublasLtMatmulDescSetAttribute(d, attr, v, size), what);
 }
 
@@ -167,7 +168,8 @@ void LtFp8Grouped::plan(const std::vector<std::int64_t>& m_per_group, std::int64
     auto [it, added] = layouts_.try_emplace(m);
     if (added) {
       const auto um = static_cast<std::uint64_t>(m);
-      cublas_check(cublasLtMatrixLayoutCreate(&it->second.b, CUDA_R_8F_E4M3, uk, um, k), "cublasLtMatrixLayoutCreate(B)");
+      cublas_check(cublasLtMatrixLayoutCreate(&it->second.b, CUDA_R_8F_E4M3, uk, um, k),
+                   "cublasLtMatrixLayoutCreate(B)");
       cublas_check(cublasLtMatrixLayoutCreate(&it->second.d, CUDA_R_16BF, un, um, n), "cublasLtMatrixLayoutCreate(D)");
     }
     call.layouts = &it->second;
@@ -185,8 +187,8 @@ void LtFp8Grouped::plan(const std::vector<std::int64_t>& m_per_group, std::int64
     if (count == 0)
       throw KernelError("fp8 gemm: cuBLASLt has no " +
                         std::string(scaling_ == Fp8Scaling::kBlock ? "block-scaled" : "per-tensor-scaled") +
-                        " algorithm for m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
-                        " (operands aligned to " + std::to_string(std::get<1>(key)) + "/" +
+                        " algorithm for m=" + std::to_string(m) + " n=" + std::to_string(n) +
+                        " k=" + std::to_string(k) + " (operands aligned to " + std::to_string(std::get<1>(key)) + "/" +
                         std::to_string(std::get<2>(key)) + "/" + std::to_string(std::get<3>(key)) + " bytes)");
     call.algo = result.algo;
     algos.emplace(key, result.algo);

@@ -52,8 +52,8 @@ class LtFp8Grouped {
   // Plans every non-empty group of packed x (FP8 [rows][K]), w (FP8 [groups][N][K]) and
   // y (BF16 [rows][N]) with scale factors from `scales`. Throws KernelError when cuBLASLt has no
   // algorithm for a shape.
-  void plan(const std::vector<std::int64_t>& m_per_group, std::int64_t n, std::int64_t k, const void* x,
-            const void* w, void* y, const float* scales);
+  void plan(const std::vector<std::int64_t>& m_per_group, std::int64_t n, std::int64_t k, const void* x, const void* w,
+            void* y, const float* scales);
   // Enqueues the planned matmuls on `stream` (or records them into a graph being captured).
   void issue(cudaStream_t stream) const;
 

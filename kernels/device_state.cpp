@@ -42,8 +42,8 @@ std::string clocks_reason_names(std::uint64_t reasons) {
 }
 
 bool throttled(std::uint64_t reasons) {
-  return (reasons & (kClocksHwSlowdown | kClocksSwThermalSlowdown | kClocksHwThermalSlowdown |
-                     kClocksHwPowerBrakeSlowdown)) != 0;
+  return (reasons &
+          (kClocksHwSlowdown | kClocksSwThermalSlowdown | kClocksHwThermalSlowdown | kClocksHwPowerBrakeSlowdown)) != 0;
 }
 
 }  // namespace moesim::kernels

@@ -22,10 +22,10 @@ inline constexpr std::uint64_t kClocksHwPowerBrakeSlowdown = 0x80;  // external 
 inline constexpr std::uint64_t kClocksDisplaySetting = 0x100;       // display clock setting
 
 struct DeviceState {
-  bool known = false;            // false: no reading (CPU backend, or no NVML)
-  int sm_clock_mhz = 0;          // lowest SM clock read
-  int memory_clock_mhz = 0;      // lowest memory clock read
-  std::uint64_t reasons = 0;     // every clocks-event reason bit read (OR)
+  bool known = false;         // false: no reading (CPU backend, or no NVML)
+  int sm_clock_mhz = 0;       // lowest SM clock read
+  int memory_clock_mhz = 0;   // lowest memory clock read
+  std::uint64_t reasons = 0;  // every clocks-event reason bit read (OR)
 
   // Combines two sets of readings: lowest clocks, every reason. An unknown side changes nothing.
   void merge(const DeviceState& other);

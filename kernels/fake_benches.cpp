@@ -12,8 +12,8 @@ namespace {
 // The made-up device: H200 datasheet figures (NVIDIA H200 Tensor Core GPU datasheet, SXM).
 constexpr int kSms = 132;
 constexpr double kPeakBf16 = 989e12, kPeakFp8 = 1979e12, kPeakTf32 = 494e12;  // dense FLOP/s
-constexpr double kHbm = 4.8e12;                                                // bytes/s
-constexpr double kNvlink = 450e9;                                              // bytes/s per direction
+constexpr double kHbm = 4.8e12;                                               // bytes/s
+constexpr double kNvlink = 450e9;                                             // bytes/s per direction
 // Invented efficiencies and overheads (round numbers, not measurements; see the header).
 constexpr double kMmaFraction = 0.70, kHbmFraction = 0.85, kNvlinkFraction = 0.80;
 constexpr double kFixedNs = 6000, kPerGroupNs = 1500, kAllToAllLatencyNs = 12000;
@@ -49,7 +49,8 @@ double fake_gemm_ns(const GemmShape& s) {
   const double e = element_bytes(s.type), eo = element_bytes(gemm_output_type(s.type));
   const double bytes = static_cast<double>(groups * s.k * s.n) * e + static_cast<double>(rows * s.k) * e +
                        static_cast<double>(rows * s.n) * eo;
-  return std::max(waves * tile_ns, bytes / (kHbmFraction * kHbm) * 1e9) + kFixedNs + kPerGroupNs * static_cast<double>(groups);
+  return std::max(waves * tile_ns, bytes / (kHbmFraction * kHbm) * 1e9) + kFixedNs +
+         kPerGroupNs * static_cast<double>(groups);
 }
 
 // The clocks a fake run reports: the made-up maximum, and the configured reasons every

@@ -21,9 +21,9 @@
 namespace moesim::kernels {
 
 struct FakeDevice {
-  int gpus = 8;                       // all-to-all ranks when 0 are asked for (an HGX node)
-  std::uint64_t clocks_reasons = 0;   // NVML clocks-event bits reported by throttled runs
-  int throttle_period = 0;            // every n-th run (1-based) reports clocks_reasons; 0: none
+  int gpus = 8;                      // all-to-all ranks when 0 are asked for (an HGX node)
+  std::uint64_t clocks_reasons = 0;  // NVML clocks-event bits reported by throttled runs
+  int throttle_period = 0;           // every n-th run (1-based) reports clocks_reasons; 0: none
 };
 
 std::unique_ptr<GemmBench> make_fake_gemm_bench(const FakeDevice& device);

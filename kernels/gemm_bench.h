@@ -67,7 +67,7 @@ std::unique_ptr<GemmBench> make_fake_plugin_gemm_bench(int device);
 
 // The CPU reference kernel itself (what the cpu bench times): y[g] = x[g] · w[g] for row-major
 // x[g] (m_g × k), w[g] (k × n), y[g] (m_g × n), all groups packed one after another.
-void cpu_grouped_gemm(const std::vector<std::int64_t>& m_per_group, std::int64_t n, std::int64_t k,
-                      const float* x, const float* w, float* y);
+void cpu_grouped_gemm(const std::vector<std::int64_t>& m_per_group, std::int64_t n, std::int64_t k, const float* x,
+                      const float* w, float* y);
 
 }  // namespace moesim::kernels

@@ -38,7 +38,8 @@ void LaunchGate::open(int i) const { std::atomic_ref<int>(flags_[i]).store(1, st
 
 int LaunchGate::timeouts() const {
   int n = 0;
-  for (int i = 0; i < gates_; ++i) n += std::atomic_ref<int>(flags_[capacity_ + i]).load(std::memory_order_acquire) != 0;
+  for (int i = 0; i < gates_; ++i)
+    n += std::atomic_ref<int>(flags_[capacity_ + i]).load(std::memory_order_acquire) != 0;
   return n;
 }
 

@@ -7,7 +7,8 @@
 namespace moesim::kernels {
 
 int local_gpu(int local_rank, int local_size, int visible) {
-  if (visible < 1) throw KernelError("all-to-all (mpi): no GPU visible to node-local rank " + std::to_string(local_rank));
+  if (visible < 1)
+    throw KernelError("all-to-all (mpi): no GPU visible to node-local rank " + std::to_string(local_rank));
   if (visible == 1) return 0;  // one GPU per task: the launcher already chose it
   if (local_size <= visible) return local_rank;
   throw KernelError("all-to-all (mpi): " + std::to_string(local_size) + " processes on a node where each sees " +

@@ -65,7 +65,8 @@ std::vector<Timings> MpiJob::gather(const Timings& mine) const {
   if (rank_ != 0) return {mine};
   std::vector<Timings> out(static_cast<std::size_t>(size_));
   for (std::size_t r = 0; r < out.size(); ++r)
-    out[r].assign(all.begin() + static_cast<std::ptrdiff_t>(r * n), all.begin() + static_cast<std::ptrdiff_t>((r + 1) * n));
+    out[r].assign(all.begin() + static_cast<std::ptrdiff_t>(r * n),
+                  all.begin() + static_cast<std::ptrdiff_t>((r + 1) * n));
   return out;
 }
 

@@ -42,7 +42,8 @@ int gpus_to_use(int asked) {
 
 class NcclAllToAllBench final : public AllToAllBench {
  public:
-  explicit NcclAllToAllBench(int gpus) : devices_(static_cast<std::size_t>(gpus_to_use(gpus))), monitor_(pci_bus_ids(ranks())) {
+  explicit NcclAllToAllBench(int gpus)
+      : devices_(static_cast<std::size_t>(gpus_to_use(gpus))), monitor_(pci_bus_ids(ranks())) {
     check_nccl_runtime();
     const int n = ranks();
     for (int i = 0; i < n; ++i) devices_[static_cast<std::size_t>(i)] = i;
@@ -87,8 +88,10 @@ class NcclAllToAllBench final : public AllToAllBench {
     std::vector<char*> send(n), recv(n);
     for (std::size_t r = 0; r < n; ++r) {
       cuda_check(cudaSetDevice(devices_[r]), "cudaSetDevice");
-      send[r] = static_cast<char*>(send_[r].reserve(static_cast<std::size_t>(send_total(p, static_cast<int>(r))) + 256));
-      recv[r] = static_cast<char*>(recv_[r].reserve(static_cast<std::size_t>(recv_total(p, static_cast<int>(r))) + 256));
+      send[r] =
+          static_cast<char*>(send_[r].reserve(static_cast<std::size_t>(send_total(p, static_cast<int>(r))) + 256));
+      recv[r] =
+          static_cast<char*>(recv_[r].reserve(static_cast<std::size_t>(recv_total(p, static_cast<int>(r))) + 256));
     }
     const auto exchange = [&] {
       nccl_check(ncclGroupStart(), "ncclGroupStart");
@@ -163,8 +166,6 @@ class NcclAllToAllBench final : public AllToAllBench {
 
 }  // namespace
 
-std::unique_ptr<AllToAllBench> nccl_all_to_all_bench(int gpus) {
-  return std::make_unique<NcclAllToAllBench>(gpus);
-}
+std::unique_ptr<AllToAllBench> nccl_all_to_all_bench(int gpus) { return std::make_unique<NcclAllToAllBench>(gpus); }
 
 }  // namespace moesim::kernels

@@ -46,8 +46,10 @@ inline void enqueue_exchange(const AllToAllPattern& p, int rank, const char* sen
     const std::int64_t out = p.bytes[static_cast<std::size_t>(rank * p.ranks + peer)];
     const std::int64_t in = p.bytes[static_cast<std::size_t>(peer * p.ranks + rank)];
     if (peer != rank) {
-      if (out > 0) nccl_check(ncclSend(send + send_off, static_cast<std::size_t>(out), ncclChar, peer, comm, stream), "ncclSend");
-      if (in > 0) nccl_check(ncclRecv(recv + recv_off, static_cast<std::size_t>(in), ncclChar, peer, comm, stream), "ncclRecv");
+      if (out > 0)
+        nccl_check(ncclSend(send + send_off, static_cast<std::size_t>(out), ncclChar, peer, comm, stream), "ncclSend");
+      if (in > 0)
+        nccl_check(ncclRecv(recv + recv_off, static_cast<std::size_t>(in), ncclChar, peer, comm, stream), "ncclRecv");
     }
     send_off += out;
     recv_off += in;

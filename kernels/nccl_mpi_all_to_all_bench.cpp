@@ -100,7 +100,8 @@ class NcclMpiAllToAllBench final : public AllToAllBench {
     out.state.merge(monitor_.sample());
     out.exposed_launches = gated ? gate_.timeouts() : reps;
     if (out.exposed_launches > 0) gated_ = false;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(reps); ++i) mine.push_back(events.elapsed_ns(2 * i, 2 * i + 1));
+    for (std::size_t i = 0; i < static_cast<std::size_t>(reps); ++i)
+      mine.push_back(events.elapsed_ns(2 * i, 2 * i + 1));
     out.per_rank = job_.gather(mine);
     out.time = job_.slowest(mine);
     return out;

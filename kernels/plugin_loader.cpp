@@ -25,11 +25,12 @@ struct Plugin {
   const char* missing;   // why there is none, when the build has none and no override is set
 };
 
-constexpr Plugin kCuda{"CUDA backend plugin", "MOESIM_CUDA_PLUGIN", MOESIM_CUDA_PLUGIN_PATH, "libmoesim_kernels_cuda.so",
+constexpr Plugin kCuda{"CUDA backend plugin", "MOESIM_CUDA_PLUGIN", MOESIM_CUDA_PLUGIN_PATH,
+                       "libmoesim_kernels_cuda.so",
                        "this moesim was built without the CUDA backend (no CUDA toolkit at configure time, or "
                        "MOESIM_CUDA=OFF)"};
-constexpr Plugin kFake{"fake backend plugin", "MOESIM_FAKE_PLUGIN", MOESIM_FAKE_PLUGIN_PATH, "libmoesim_kernels_fake.so",
-                       "no fake backend plugin"};
+constexpr Plugin kFake{"fake backend plugin", "MOESIM_FAKE_PLUGIN", MOESIM_FAKE_PLUGIN_PATH,
+                       "libmoesim_kernels_fake.so", "no fake backend plugin"};
 
 std::string executable_dir() {
   std::error_code ec;

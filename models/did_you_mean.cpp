@@ -13,8 +13,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        cur[j] = std::min(cur[j], prev2[j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) cur[j] = std::min(cur[j], prev2[j - 2] + 1);
     }
     prev2.swap(prev);
     prev.swap(cur);
@@ -22,8 +21,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
-std::optional<std::string_view> closest_match(std::string_view word,
-                                              const std::vector<std::string_view>& candidates) {
+std::optional<std::string_view> closest_match(std::string_view word, const std::vector<std::string_view>& candidates) {
   std::optional<std::string_view> best;
   std::size_t best_distance = 3;
   for (std::string_view c : candidates) {

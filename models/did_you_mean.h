@@ -18,8 +18,7 @@ namespace moesim::models {
 
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
-std::optional<std::string_view> closest_match(std::string_view word,
-                                              const std::vector<std::string_view>& candidates);
+std::optional<std::string_view> closest_match(std::string_view word, const std::vector<std::string_view>& candidates);
 
 // "a, b, c"
 std::string join_names(const std::vector<std::string_view>& names);

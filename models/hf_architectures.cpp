@@ -51,8 +51,8 @@ void read_basics(const HfJson& c, ModelSpec& m) {
 void read_gqa(const HfJson& c, ModelSpec& m) {
   m.kv_heads = c.get_int("num_key_value_heads", m.heads, 1);
   if (m.heads % m.kv_heads != 0)
-    c.fail("num_key_value_heads", "num_attention_heads (" + std::to_string(m.heads) + ") is not a multiple of " +
-                                      std::to_string(m.kv_heads));
+    c.fail("num_key_value_heads",
+           "num_attention_heads (" + std::to_string(m.heads) + ") is not a multiple of " + std::to_string(m.kv_heads));
   m.head_dim = c.get_int("head_dim", m.hidden / m.heads, 1);
   m.attention = m.kv_heads == m.heads ? AttentionKind::kMha : AttentionKind::kGqa;
   // Partial RoPE: partial_rotary_factor (GLM-4.5, Qwen3-Next) or rotary_dim (MiniMax-M2).
@@ -166,8 +166,9 @@ ModelSpec map_qwen_moe(const HfJson& c) {
   m.moe_every = step;
   if (const int shared = c.get_int("shared_expert_intermediate_size", 0); shared > 0) {
     if (shared % m.moe_intermediate != 0)
-      c.fail("shared_expert_intermediate_size", std::to_string(shared) + " is not a multiple of moe_intermediate_size " +
-                                                    std::to_string(m.moe_intermediate));
+      c.fail(
+          "shared_expert_intermediate_size",
+          std::to_string(shared) + " is not a multiple of moe_intermediate_size " + std::to_string(m.moe_intermediate));
     m.shared_experts = shared / m.moe_intermediate;
     m.shared_expert_gate = qwen2;
   }
@@ -196,8 +197,8 @@ ModelSpec map_qwen3_next(const HfJson& c) {
   l.key_heads = c.require_int("linear_num_key_heads");
   l.value_heads = c.require_int("linear_num_value_heads");
   if (l.value_heads % l.key_heads != 0)
-    c.fail("linear_num_value_heads", std::to_string(l.value_heads) + " is not a multiple of linear_num_key_heads " +
-                                         std::to_string(l.key_heads));
+    c.fail("linear_num_value_heads",
+           std::to_string(l.value_heads) + " is not a multiple of linear_num_key_heads " + std::to_string(l.key_heads));
   l.key_head_dim = c.require_int("linear_key_head_dim");
   l.value_head_dim = c.require_int("linear_value_head_dim");
   l.conv_kernel = c.get_int("linear_conv_kernel_dim", 4, 1);
@@ -231,7 +232,8 @@ ModelSpec map_gpt_oss(const HfJson& c) {
   std::vector<bool> local(static_cast<std::size_t>(m.num_layers), true);
   const auto types = c.get_string_list("layer_types");
   if (!types.empty()) {
-    if (types.size() != local.size()) c.fail("layer_types", "expected one entry per layer (" + std::to_string(m.num_layers) + ")");
+    if (types.size() != local.size())
+      c.fail("layer_types", "expected one entry per layer (" + std::to_string(m.num_layers) + ")");
     for (std::size_t i = 0; i < types.size(); ++i) local[i] = types[i] == "sliding_attention";
   } else {
     for (std::size_t i = 0; i < local.size(); ++i) local[i] = i % 2 == 0;  // GptOssConfig's default
@@ -257,7 +259,8 @@ ModelSpec map_llama4(const HfJson& c) {
     for (int i = step - 1; i < m.num_layers; i += step) moe.push_back(i);
   const int every = moe.size() > 1 ? moe[1] - moe[0] : step;
   for (std::size_t i = 0; i < moe.size(); ++i)
-    if (every < 1 || moe[i] != moe[0] + static_cast<int>(i) * every || (i + 1 == moe.size() && moe[i] + every < m.num_layers))
+    if (every < 1 || moe[i] != moe[0] + static_cast<int>(i) * every ||
+        (i + 1 == moe.size() && moe[i] + every < m.num_layers))
       c.fail("moe_layers", list_text(moe) + " is not every Nth layer to the end; unsupported");
   m.first_k_dense = moe.empty() ? m.num_layers : moe[0];
   m.moe_every = every;
@@ -267,9 +270,12 @@ ModelSpec map_llama4(const HfJson& c) {
   const auto rope = c.get_int_list("no_rope_layers");  // 1: RoPE (chunked) layer, 0: NoPE (full)
   const int interval = c.get_int("no_rope_layer_interval", 4, 1);
   for (std::size_t i = 0; i < local.size(); ++i) {
-    if (!types.empty()) local[i] = i < types.size() && types[i] == "chunked_attention";
-    else if (!rope.empty()) local[i] = i < rope.size() && rope[i] != 0;
-    else local[i] = (static_cast<int>(i) + 1) % interval != 0;
+    if (!types.empty())
+      local[i] = i < types.size() && types[i] == "chunked_attention";
+    else if (!rope.empty())
+      local[i] = i < rope.size() && rope[i] != 0;
+    else
+      local[i] = (static_cast<int>(i) + 1) % interval != 0;
   }
   m.window = window_from_flags(c, types.empty() ? "no_rope_layers" : "layer_types", local,
                                c.get_int("attention_chunk_size", 0, 1), WindowKind::kChunked);
@@ -323,8 +329,8 @@ ModelSpec map_minimax_m2(const HfJson& c) {
   m.moe_intermediate = c.require_int("intermediate_size");
   if (const int shared = c.get_int("shared_intermediate_size", 0); shared > 0) {
     if (shared % m.moe_intermediate != 0)
-      c.fail("shared_intermediate_size", std::to_string(shared) + " is not a multiple of intermediate_size " +
-                                             std::to_string(m.moe_intermediate));
+      c.fail("shared_intermediate_size",
+             std::to_string(shared) + " is not a multiple of intermediate_size " + std::to_string(m.moe_intermediate));
     m.shared_experts = shared / m.moe_intermediate;
   }
   if (c.get_bool("use_mtp", false)) m.mtp_layers = c.get_int("num_mtp_modules", 0);
@@ -345,20 +351,13 @@ ModelSpec map_dense(const HfJson& c) {
 }
 
 constexpr HfArchitecture kArchitectures[] = {
-    {"DeepseekV3ForCausalLM", &map_deepseek},
-    {"DeepseekV2ForCausalLM", &map_deepseek},
-    {"DeepseekV32ForCausalLM", &map_deepseek},
-    {"MixtralForCausalLM", &map_mixtral},
-    {"Qwen3MoeForCausalLM", &map_qwen_moe},
-    {"Qwen2MoeForCausalLM", &map_qwen_moe},
-    {"Qwen3NextForCausalLM", &map_qwen3_next},
-    {"OlmoeForCausalLM", &map_olmoe},
-    {"GptOssForCausalLM", &map_gpt_oss},
-    {"Glm4MoeForCausalLM", &map_glm4_moe},
-    {"MiniMaxM2ForCausalLM", &map_minimax_m2},
-    {"Llama4ForConditionalGeneration", &map_llama4, true},
-    {"LlamaForCausalLM", &map_dense},
-    {"Qwen2ForCausalLM", &map_dense},
+    {"DeepseekV3ForCausalLM", &map_deepseek},  {"DeepseekV2ForCausalLM", &map_deepseek},
+    {"DeepseekV32ForCausalLM", &map_deepseek}, {"MixtralForCausalLM", &map_mixtral},
+    {"Qwen3MoeForCausalLM", &map_qwen_moe},    {"Qwen2MoeForCausalLM", &map_qwen_moe},
+    {"Qwen3NextForCausalLM", &map_qwen3_next}, {"OlmoeForCausalLM", &map_olmoe},
+    {"GptOssForCausalLM", &map_gpt_oss},       {"Glm4MoeForCausalLM", &map_glm4_moe},
+    {"MiniMaxM2ForCausalLM", &map_minimax_m2}, {"Llama4ForConditionalGeneration", &map_llama4, true},
+    {"LlamaForCausalLM", &map_dense},          {"Qwen2ForCausalLM", &map_dense},
     {"Qwen3ForCausalLM", &map_dense},
 };
 

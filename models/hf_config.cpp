@@ -57,8 +57,9 @@ ModelSpec load_hf_config_text(std::string_view text, std::string_view source_nam
   ModelSpec m = arch->map(config);
   if (m.routed_experts > kMaxRoutedExperts || m.shared_experts > kMaxRoutedExperts || m.mtp_layers > kMaxLayers)
     config.fail("num_experts", std::to_string(m.routed_experts) + " routed, " + std::to_string(m.shared_experts) +
-                                   " shared experts and " + std::to_string(m.mtp_layers) + " MTP layers exceed the limits of " +
-                                   std::to_string(kMaxRoutedExperts) + " experts and " + std::to_string(kMaxLayers) + " layers");
+                                   " shared experts and " + std::to_string(m.mtp_layers) +
+                                   " MTP layers exceed the limits of " + std::to_string(kMaxRoutedExperts) +
+                                   " experts and " + std::to_string(kMaxLayers) + " layers");
   if (m.routed_experts > 0 && m.top_k > m.routed_experts)
     config.fail("num_experts_per_tok", "top-k " + std::to_string(m.top_k) + " exceeds the " +
                                            std::to_string(m.routed_experts) + " routed experts");

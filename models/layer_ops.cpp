@@ -26,7 +26,8 @@ std::vector<WeightMatmul> attention_projections(const ModelSpec& m) {
       // The lightning indexer (DSA): its queries from the q latent (or the hidden state without q
       // LoRA), one shared key and the per-head weights from the hidden state; before the core.
       const auto& x = m.sparse;
-      ops.push_back({"indexer_q", a.q_lora_rank > 0 ? a.q_lora_rank : h, std::int64_t{x.index_heads} * x.index_head_dim});
+      ops.push_back(
+          {"indexer_q", a.q_lora_rank > 0 ? a.q_lora_rank : h, std::int64_t{x.index_heads} * x.index_head_dim});
       ops.push_back({"indexer_k", h, x.index_head_dim});
       ops.push_back({"indexer_weights", h, x.index_heads});
     }
@@ -106,9 +107,7 @@ std::vector<StreamOp> moe_stream_ops(const ModelSpec& m) {
 WeightMatmul mlp_gate_up(const ModelSpec& m, std::int64_t intermediate) {
   return {"gate_up_proj", m.hidden, 2 * intermediate};
 }
-WeightMatmul mlp_down(const ModelSpec& m, std::int64_t intermediate) {
-  return {"down_proj", intermediate, m.hidden};
-}
+WeightMatmul mlp_down(const ModelSpec& m, std::int64_t intermediate) { return {"down_proj", intermediate, m.hidden}; }
 WeightMatmul router(const ModelSpec& m) { return {"router", m.hidden, m.routed_experts}; }
 WeightMatmul lm_head(const ModelSpec& m) { return {"lm_head", m.hidden, m.vocab}; }
 
@@ -153,7 +152,8 @@ Work decode_core(const ModelSpec& m, std::int64_t attended) {
   const Work index = indexer_work(m, len, len);
   // The core reads only the latents (the indexer keys are the indexer's bytes).
   const double indexer_key = m.sparse.index_head_dim + 4.0;
-  const double core_bytes = core.bytes - static_cast<double>(std::min<std::int64_t>(attended, m.sparse.top_k)) * indexer_key;
+  const double core_bytes =
+      core.bytes - static_cast<double>(std::min<std::int64_t>(attended, m.sparse.top_k)) * indexer_key;
   return {core.flops + index.flops, core_bytes + index.bytes};
 }
 
@@ -164,10 +164,8 @@ Work dense_decode_core(const ModelSpec& m, std::int64_t attended) {
     const auto& a = m.mla;
     // Absorbed: scores over [latent | rope] (576 wide), then values are the latent (512 wide);
     // plus folding W_UK into q and W_UV into the output for this token.
-    w.flops = 2.0 * m.heads * len * (a.kv_lora_rank + a.qk_rope_head_dim) +
-              2.0 * m.heads * len * a.kv_lora_rank +
-              2.0 * m.heads * a.qk_nope_head_dim * a.kv_lora_rank +
-              2.0 * m.heads * a.kv_lora_rank * a.v_head_dim;
+    w.flops = 2.0 * m.heads * len * (a.kv_lora_rank + a.qk_rope_head_dim) + 2.0 * m.heads * len * a.kv_lora_rank +
+              2.0 * m.heads * a.qk_nope_head_dim * a.kv_lora_rank + 2.0 * m.heads * a.kv_lora_rank * a.v_head_dim;
   } else {
     w.flops = 2.0 * m.heads * len * m.head_dim * 2;
   }
@@ -179,7 +177,8 @@ Work dense_decode_core(const ModelSpec& m, std::int64_t attended) {
 double sparse_pairs(std::int64_t past, std::int64_t chunk, std::int64_t k) {
   const auto tri = [](double n) { return n * (n + 1) / 2; };
   const std::int64_t end = past + chunk, knee = std::clamp<std::int64_t>(k, past, end);  // queries past `knee` see k
-  return tri(static_cast<double>(knee)) - tri(static_cast<double>(past)) + static_cast<double>(end - knee) * static_cast<double>(k);
+  return tri(static_cast<double>(knee)) - tri(static_cast<double>(past)) +
+         static_cast<double>(end - knee) * static_cast<double>(k);
 }
 
 // DSA prefill (MQA form of MLA, as the V3.2-Exp kernels run it): each query attends to at most
@@ -207,8 +206,7 @@ Work prefill_core(const ModelSpec& m, std::int64_t past, std::int64_t chunk, int
   Work w;
   if (m.attention == AttentionKind::kMla) {
     const auto& a = m.mla;
-    w.flops = 2.0 * m.heads * pairs * (a.qk_nope_head_dim + a.qk_rope_head_dim) +
-              2.0 * m.heads * pairs * a.v_head_dim;
+    w.flops = 2.0 * m.heads * pairs * (a.qk_nope_head_dim + a.qk_rope_head_dim) + 2.0 * m.heads * pairs * a.v_head_dim;
     // Expanding the cached latent of the prefix into per-head K/V (kv_b) is extra work.
     w.flops += 2.0 * prefix * a.kv_lora_rank * m.heads * (a.qk_nope_head_dim + a.v_head_dim);
   } else {
@@ -285,9 +283,10 @@ Work attention_decode_all_layers(const ModelSpec& m, std::int64_t kv_len) {
     return scaled_sum(decode_core(m, kv_len), m.num_token_caching_layers(), linear_attention_decode_core(m),
                       m.num_linear_layers());
   const int local = m.num_local_layers();
-  const std::int64_t local_len = local == 0 ? 0
-      : (m.window.kind == WindowKind::kSliding ? std::min<std::int64_t>(kv_len, m.window.size)
-                                               : (kv_len - 1) % m.window.size + 1);
+  const std::int64_t local_len =
+      local == 0 ? 0
+                 : (m.window.kind == WindowKind::kSliding ? std::min<std::int64_t>(kv_len, m.window.size)
+                                                          : (kv_len - 1) % m.window.size + 1);
   return scaled_sum(decode_core(m, kv_len), m.num_layers - local, decode_core(m, local_len), local);
 }
 
@@ -304,9 +303,9 @@ int layer_kernels(const ModelSpec& m, int layer, int comm_kernels) {
   const int quant = quantises_activations(m.weight_dtype) ? 2 : 0;  // one per MLP GEMM's input
   const int mlp = 3 + quant;                                        // gate/up, SiLU·up, down
   // The attention core; a linear layer's is the convolution and the recurrence.
-  int n = m.is_linear_layer(layer) ? static_cast<int>(linear_attention_stream_ops(m).size() +
-                                                      linear_attention_projections(m).size()) + 2
-                                   : static_cast<int>(attention_stream_ops(m).size() + attention_projections(m).size()) + 1;
+  int n = m.is_linear_layer(layer)
+              ? static_cast<int>(linear_attention_stream_ops(m).size() + linear_attention_projections(m).size()) + 2
+              : static_cast<int>(attention_stream_ops(m).size() + attention_projections(m).size()) + 1;
   const bool moe = m.is_moe_layer(layer);
   if (!moe) return n + mlp;
   n += 1 + static_cast<int>(moe_stream_ops(m).size());  // router GEMM, top-k and the output add
@@ -336,11 +335,10 @@ ParameterCount count_parameters(const ModelSpec& m) {
   p.embedding = m.tie_embeddings ? table : 2 * table;
   // A token reads one row of the input embedding but multiplies by the whole LM head (the same
   // matrix when tied).
-  p.activated = p.attention + p.dense_mlp + expert * m.top_k * moe_layers + p.shared_experts +
-                p.routers + lm_head(m).params() + (m.tie_embeddings ? 0 : m.hidden);
-  const std::int64_t mtp_mlp = m.routed_experts > 0
-                                   ? expert * (m.routed_experts + m.shared_experts) + router(m).params()
-                                   : dense_layer;
+  p.activated = p.attention + p.dense_mlp + expert * m.top_k * moe_layers + p.shared_experts + p.routers +
+                lm_head(m).params() + (m.tie_embeddings ? 0 : m.hidden);
+  const std::int64_t mtp_mlp =
+      m.routed_experts > 0 ? expert * (m.routed_experts + m.shared_experts) + router(m).params() : dense_layer;
   const std::int64_t eh_proj = 2LL * m.hidden * m.hidden;  // [embedding | hidden state] → hidden
   p.mtp = static_cast<std::int64_t>(m.mtp_layers) * (attn_layer + mtp_mlp + eh_proj);
   return p;

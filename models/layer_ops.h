@@ -28,8 +28,8 @@ namespace moesim::models {
 // its output after, split by their widths (qk_nope_head_dim : v_head_dim).
 struct WeightMatmul {
   std::string_view name;
-  std::int64_t k = 0;  // input width
-  std::int64_t n = 0;  // output width
+  std::int64_t k = 0;     // input width
+  std::int64_t n = 0;     // output width
   double after_core = 0;  // attention projections only, see above
   std::int64_t params() const { return k * n; }
 };
@@ -111,10 +111,8 @@ struct ParameterCount {
   std::int64_t routed_experts = 0;  // all MoE layers
   std::int64_t shared_experts = 0;
   std::int64_t routers = 0;
-  std::int64_t embedding = 0;       // input embedding + LM head (one matrix when tied)
-  std::int64_t total() const {
-    return attention + dense_mlp + routed_experts + shared_experts + routers + embedding;
-  }
+  std::int64_t embedding = 0;  // input embedding + LM head (one matrix when tied)
+  std::int64_t total() const { return attention + dense_mlp + routed_experts + shared_experts + routers + embedding; }
   // Per token: everything but the routed experts not selected and the input-embedding rows not
   // looked up (DeepSeek-V3 report: 37 B; V2-Lite's 2.4 B rules out counting the whole table).
   std::int64_t activated = 0;

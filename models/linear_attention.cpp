@@ -79,8 +79,8 @@ Work linear_attention_prefill_core(const ModelSpec& m, std::int64_t past, std::i
   // Per chunk of C tokens and value head: K Kᵀ, the triangular solve (~C³/3 multiply-adds), the
   // WY factors T K and T V, Q Kᵀ and its product with the corrected values (C² (6 dk + 4 dv)
   // + 2C³/3); against the carried state W S, Q S and the state update (6 C dk dv).
-  w.flops = heads * chunks * (c * c * (6.0 * dk + 4.0 * dv) + 2.0 * c * c * c / 3.0 + 6.0 * c * dk * dv) +
-            conv_flops(m, n);
+  w.flops =
+      heads * chunks * (c * c * (6.0 * dk + 4.0 * dv) + 2.0 * c * c * c / 3.0 + 6.0 * c * dk * dv) + conv_flops(m, n);
   // The state read when continuing a sequence and written at the end; each chunk's state written
   // by one kernel and read by the next (activation dtype); the per-token inputs and output.
   w.bytes = state * ((past > 0 ? 1.0 : 0.0) + 1.0) + 2.0 * chunks * heads * dk * dv * act +

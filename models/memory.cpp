@@ -146,9 +146,9 @@ std::string MemoryPlan::table() const {
                 "  comm buffers     %8.2f GiB\n"
                 "  runtime reserve  %8.2f GiB\n"
                 "  KV cache         %8.2f GiB (%lld tokens)",
-                capacity_bytes / kGiB, weight_bytes / kGiB, routed_expert_bytes / kGiB,
-                activation_bytes / kGiB, comm_buffer_bytes / kGiB, runtime_reserve_bytes / kGiB,
-                kv_bytes / kGiB, static_cast<long long>(kv_capacity_tokens));
+                capacity_bytes / kGiB, weight_bytes / kGiB, routed_expert_bytes / kGiB, activation_bytes / kGiB,
+                comm_buffer_bytes / kGiB, runtime_reserve_bytes / kGiB, kv_bytes / kGiB,
+                static_cast<long long>(kv_capacity_tokens));
   std::string out = buf;
   if (state_bytes_per_request > 0) {
     std::snprintf(buf, sizeof buf, "\n  linear state     %8.2f MiB per request (%lld tokens' worth)",

@@ -61,8 +61,8 @@ struct MemoryPlan {
   double activation_bytes = 0;
   double comm_buffer_bytes = 0;
   double runtime_reserve_bytes = 0;
-  double kv_bytes = 0;             // what is left for the KV cache (negative: does not fit)
-  double kv_bytes_per_token = 0;   // KV cache bytes one token takes on this rank
+  double kv_bytes = 0;            // what is left for the KV cache (negative: does not fit)
+  double kv_bytes_per_token = 0;  // KV cache bytes one token takes on this rank
   std::int64_t kv_capacity_tokens = 0;
   double state_bytes_per_request = 0;  // linear-attention state a request holds on this rank
   // That state in tokens of kv_bytes_per_token, rounded up (0 without linear attention).

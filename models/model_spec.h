@@ -39,8 +39,8 @@ enum class WindowKind { kSliding, kChunked };
 enum class QkNorm { kNone, kPerHead, kFull };
 
 struct MlaDims {
-  int q_lora_rank = 0;        // 0: no low-rank query compression (plain q projection)
-  int kv_lora_rank = 512;     // width of the cached KV latent c_kv
+  int q_lora_rank = 0;     // 0: no low-rank query compression (plain q projection)
+  int kv_lora_rank = 512;  // width of the cached KV latent c_kv
   int qk_nope_head_dim = 128;
   int qk_rope_head_dim = 64;  // decoupled RoPE key, cached once per token (shared by heads)
   int v_head_dim = 128;
@@ -52,9 +52,9 @@ struct MlaDims {
 // tokens only, in MLA's MQA (absorbed) form. The indexer keeps its own key cache, one
 // index_head_dim-wide FP8 key plus an FP32 scale per token and layer. top_k = 0: dense attention.
 struct SparseAttention {
-  int index_heads = 0;      // index_n_heads
-  int index_head_dim = 0;   // index_head_dim
-  int top_k = 0;            // index_topk: tokens each query attends to
+  int index_heads = 0;     // index_n_heads
+  int index_head_dim = 0;  // index_head_dim
+  int top_k = 0;           // index_topk: tokens each query attends to
   bool enabled() const { return top_k > 0; }
 };
 
@@ -84,7 +84,7 @@ struct LinearAttention {
 };
 
 struct LocalAttention {
-  int size = 0;        // tokens; 0 = no local attention (every layer attends to the full context)
+  int size = 0;  // tokens; 0 = no local attention (every layer attends to the full context)
   WindowKind kind = WindowKind::kSliding;
   int full_every = 0;  // layers with (i + 1) % full_every == 0 stay full; 0 = all layers local
 };
@@ -128,9 +128,9 @@ struct ModelSpec {
 
   AttentionKind attention = AttentionKind::kGqa;
   int heads = 0;
-  int kv_heads = 0;   // MHA/GQA only
-  int head_dim = 0;   // MHA/GQA only
-  MlaDims mla;        // MLA only
+  int kv_heads = 0;        // MHA/GQA only
+  int head_dim = 0;        // MHA/GQA only
+  MlaDims mla;             // MLA only
   SparseAttention sparse;  // MLA only: DSA (DeepSeek-V3.2)
   LocalAttention window;
   LinearAttention linear;  // MHA/GQA only: Gated DeltaNet layers (Qwen3-Next)
@@ -141,12 +141,12 @@ struct ModelSpec {
   // recorded so imported configs round-trip.
   bool attention_sinks = false;
   QkNorm qk_norm = QkNorm::kNone;
-  bool qkv_bias = false;      // q/k/v projections carry biases (Qwen2, gpt-oss)
+  bool qkv_bias = false;  // q/k/v projections carry biases (Qwen2, gpt-oss)
   RopeSpec rope;
-  double norm_eps = 1e-6;     // RMSNorm epsilon (rms_norm_eps)
+  double norm_eps = 1e-6;  // RMSNorm epsilon (rms_norm_eps)
 
-  int first_k_dense = 0;     // leading layers with a dense MLP
-  int moe_every = 1;         // MoE on every Nth layer after the dense prefix
+  int first_k_dense = 0;  // leading layers with a dense MLP
+  int moe_every = 1;      // MoE on every Nth layer after the dense prefix
   int dense_intermediate = 0;
   int moe_intermediate = 0;  // per routed (and shared) expert
   int routed_experts = 0;    // per MoE layer; 0 = dense model
@@ -158,15 +158,15 @@ struct ModelSpec {
   // with softmax (DeepSeek-V2).
   int expert_groups = 1;
   int top_groups = 1;
-  bool norm_top_k = true;    // renormalise the k chosen weights to sum 1 (norm_topk_prob)
-  double routed_scaling = 1; // routed experts' combined output × this (routed_scaling_factor)
+  bool norm_top_k = true;           // renormalise the k chosen weights to sum 1 (norm_topk_prob)
+  double routed_scaling = 1;        // routed experts' combined output × this (routed_scaling_factor)
   bool shared_expert_gate = false;  // shared-expert output × sigmoid(w · x) (Qwen2-MoE)
 
-  DType weight_dtype = DType::kBf16;    // projection, dense-MLP and shared-expert weights
+  DType weight_dtype = DType::kBf16;         // projection, dense-MLP and shared-expert weights
   std::optional<DType> expert_weight_dtype;  // routed experts, when they differ (gpt-oss: MXFP4)
-  DType kv_dtype = DType::kBf16;        // KV cache
-  DType dispatch_dtype = DType::kBf16;  // all-to-all dispatch payload
-  DType combine_dtype = DType::kBf16;   // all-to-all combine payload
+  DType kv_dtype = DType::kBf16;             // KV cache
+  DType dispatch_dtype = DType::kBf16;       // all-to-all dispatch payload
+  DType combine_dtype = DType::kBf16;        // all-to-all combine payload
   DType activation_dtype = DType::kBf16;
 
   DType expert_dtype() const { return expert_weight_dtype.value_or(weight_dtype); }

@@ -31,7 +31,7 @@ void read_window(const YamlMap& attention, ModelSpec& m) {
   m.window.size = as_int(w.require("size"), 1);
   if (const auto kind = w.get("kind"))
     m.window.kind = as_choice(*kind, "window kind", {"sliding", "chunked"}) == "chunked" ? WindowKind::kChunked
-                                                                                        : WindowKind::kSliding;
+                                                                                         : WindowKind::kSliding;
   m.window.full_every = read_int(w, "full_every", 0, 0);
 }
 
@@ -39,8 +39,8 @@ void read_window(const YamlMap& attention, ModelSpec& m) {
 void read_linear(const YamlMap& attention, ModelSpec& m) {
   if (!attention.has("linear")) return;
   if (const auto f = attention.get("window")) f->fail("a model with linear attention has no local windows");
-  const YamlMap x = attention.map("linear", {"full_every", "key_heads", "value_heads", "key_head_dim",
-                                             "value_head_dim", "conv_kernel", "state_dtype"});
+  const YamlMap x = attention.map("linear", {"full_every", "key_heads", "value_heads", "key_head_dim", "value_head_dim",
+                                             "conv_kernel", "state_dtype"});
   auto& l = m.linear;
   l.full_every = as_int(x.require("full_every"), 1);
   l.key_heads = as_int(x.require("key_heads"), 1);
@@ -74,8 +74,8 @@ void read_rope(const YamlMap& top, ModelSpec& m) {
   }
   if (const auto f = r.get("interleaved")) m.rope.interleaved = as_bool(*f);
   if (!r.has("yarn")) return;
-  const YamlMap y = r.map("yarn", {"factor", "original_context", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
-                                   "truncate"});
+  const YamlMap y =
+      r.map("yarn", {"factor", "original_context", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "truncate"});
   auto& p = m.rope;
   p.yarn_factor = read_number(y, "factor", 1, 1);
   p.yarn_original_context = read_int(y, "original_context", 1, p.yarn_original_context);
@@ -87,11 +87,11 @@ void read_rope(const YamlMap& top, ModelSpec& m) {
 }
 
 void read_attention(const YamlMap& top, ModelSpec& m) {
-  const YamlMap a = top.map("attention",
-                            {"kind", "heads", "kv_heads", "head_dim", "q_lora_rank", "kv_lora_rank",
-                             "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "sparse", "window", "sinks",
-                             "qk_norm", "qkv_bias", "linear", "output_gate"},
-                            true);
+  const YamlMap a = top.map(
+      "attention",
+      {"kind", "heads", "kv_heads", "head_dim", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+       "v_head_dim", "sparse", "window", "sinks", "qk_norm", "qkv_bias", "linear", "output_gate"},
+      true);
   const std::string kind = as_choice(a.require("kind"), "attention kind", {"mha", "gqa", "mla"});
   m.heads = as_int(a.require("heads"), 1);
   if (kind == "mla") {
@@ -122,8 +122,8 @@ void read_attention(const YamlMap& top, ModelSpec& m) {
       const YamlField f = a.require("kv_heads");
       m.kv_heads = as_int(f, 1, m.heads);
       if (m.heads % m.kv_heads != 0)
-        f.fail("heads (" + std::to_string(m.heads) + ") must be a multiple of kv_heads (" +
-               std::to_string(m.kv_heads) + ")");
+        f.fail("heads (" + std::to_string(m.heads) + ") must be a multiple of kv_heads (" + std::to_string(m.kv_heads) +
+               ")");
     }
   }
   read_window(a, m);
@@ -143,9 +143,9 @@ void read_attention(const YamlMap& top, ModelSpec& m) {
 
 void read_moe(const YamlMap& top, ModelSpec& m) {
   if (!top.has("moe")) return;
-  const YamlMap e = top.map("moe", {"routed_experts", "shared_experts", "top_k", "intermediate", "first_k_dense",
-                                    "every", "scoring", "groups", "top_groups", "normalize_top_k", "routed_scaling",
-                                    "shared_expert_gate"});
+  const YamlMap e =
+      top.map("moe", {"routed_experts", "shared_experts", "top_k", "intermediate", "first_k_dense", "every", "scoring",
+                      "groups", "top_groups", "normalize_top_k", "routed_scaling", "shared_expert_gate"});
   m.routed_experts = as_int(e.require("routed_experts"), 1, kMaxRoutedExperts);
   m.shared_experts = read_int(e, "shared_experts", 0, 0, kMaxRoutedExperts);
   m.top_k = as_int(e.require("top_k"), 1, m.routed_experts);
@@ -154,7 +154,7 @@ void read_moe(const YamlMap& top, ModelSpec& m) {
   m.moe_every = read_int(e, "every", 1, 1);
   if (const auto f = e.get("scoring"))
     m.scoring = as_choice(*f, "router scoring", {"softmax", "sigmoid"}) == "sigmoid" ? RouterScoring::kSigmoid
-                                                                                      : RouterScoring::kSoftmax;
+                                                                                     : RouterScoring::kSoftmax;
   if (const auto f = e.get("groups")) {
     m.expert_groups = as_int(*f, 1, m.routed_experts);
     if (m.routed_experts % m.expert_groups != 0)
@@ -185,8 +185,8 @@ void read_dtypes(const YamlMap& top, ModelSpec& m) {
 }
 
 ModelSpec read_model(const YamlField& doc) {
-  const YamlMap top(doc, {"name", "description", "source", "layers", "hidden", "vocab", "tie_embeddings",
-                          "mtp_layers", "norm_eps", "rope", "attention", "mlp", "moe", "dtypes"});
+  const YamlMap top(doc, {"name", "description", "source", "layers", "hidden", "vocab", "tie_embeddings", "mtp_layers",
+                          "norm_eps", "rope", "attention", "mlp", "moe", "dtypes"});
   ModelSpec m;
   m.name = as_string(top.require("name"));
   if (const auto f = top.get("description")) m.description = as_string(*f);
@@ -205,7 +205,8 @@ ModelSpec read_model(const YamlField& doc) {
         ->fail("mla attention turns its qk_rope_head_dim; partial is for mha/gqa heads");
   read_moe(top, m);
   const YamlMap mlp = top.map("mlp", {"intermediate"});
-  if (const auto f = mlp.get("intermediate")) m.dense_intermediate = as_int(*f, 1);
+  if (const auto f = mlp.get("intermediate"))
+    m.dense_intermediate = as_int(*f, 1);
   else if (m.num_dense_layers() > 0)
     mlp.fail("missing required key 'intermediate' (" + std::to_string(m.num_dense_layers()) + " of the " +
              std::to_string(m.num_layers) + " layers have a dense MLP)");

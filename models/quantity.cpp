@@ -19,21 +19,20 @@ struct Unit {
 };
 
 constexpr Unit kByteUnits[] = {
-    {"B", 0},          {"KB", 3},         {"MB", 6},         {"GB", 9},       {"TB", 12},
-    {"KiB", 0, 10},    {"MiB", 0, 20},    {"GiB", 0, 30},    {"TiB", 0, 40},
+    {"B", 0},       {"KB", 3},      {"MB", 6},      {"GB", 9},      {"TB", 12},
+    {"KiB", 0, 10}, {"MiB", 0, 20}, {"GiB", 0, 30}, {"TiB", 0, 40},
 };
 
 constexpr Unit kBandwidthUnits[] = {
-    {"B/s", 0},          {"KB/s", 3},         {"MB/s", 6},         {"GB/s", 9},  {"TB/s", 12},
-    {"KiB/s", 0, 10},    {"MiB/s", 0, 20},    {"GiB/s", 0, 30},    {"TiB/s", 0, 40},
-    {"bps", 0, 0, true}, {"Kbps", 3, 0, true}, {"Mbps", 6, 0, true}, {"Gbps", 9, 0, true},
-    {"Tbps", 12, 0, true},
+    {"B/s", 0},           {"KB/s", 3},          {"MB/s", 6},          {"GB/s", 9},           {"TB/s", 12},
+    {"KiB/s", 0, 10},     {"MiB/s", 0, 20},     {"GiB/s", 0, 30},     {"TiB/s", 0, 40},      {"bps", 0, 0, true},
+    {"Kbps", 3, 0, true}, {"Mbps", 6, 0, true}, {"Gbps", 9, 0, true}, {"Tbps", 12, 0, true},
 };
 
 constexpr Unit kFlopsUnits[] = {
-    {"FLOPS", 0},    {"KFLOPS", 3},   {"MFLOPS", 6},   {"GFLOPS", 9},   {"TFLOPS", 12},  {"PFLOPS", 15},
-    {"FLOP/s", 0},   {"KFLOP/s", 3},  {"MFLOP/s", 6},  {"GFLOP/s", 9},  {"TFLOP/s", 12}, {"PFLOP/s", 15},
-    {"OPS", 0},      {"GOPS", 9},     {"TOPS", 12},    {"POPS", 15},
+    {"FLOPS", 0},  {"KFLOPS", 3},  {"MFLOPS", 6},  {"GFLOPS", 9},  {"TFLOPS", 12},  {"PFLOPS", 15},
+    {"FLOP/s", 0}, {"KFLOP/s", 3}, {"MFLOP/s", 6}, {"GFLOP/s", 9}, {"TFLOP/s", 12}, {"PFLOP/s", 15},
+    {"OPS", 0},    {"GOPS", 9},    {"TOPS", 12},   {"POPS", 15},
 };
 
 constexpr Unit kPowerUnits[] = {{"W", 0}, {"kW", 3}, {"KW", 3}, {"MW", 6}};

@@ -1,9 +1,9 @@
 #include "models/routing_trace.h"
 
 #include <algorithm>
-#include <cmath>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -154,7 +154,8 @@ RoutingTrace read_routing_trace(std::istream& in, const std::string& name) {
             throw ModelError(at() + "expert id " + std::to_string(id) + " >= experts " + std::to_string(experts));
           const std::size_t tok_first = st.ids.size() - (i % k);
           if (std::find(st.ids.begin() + static_cast<std::ptrdiff_t>(tok_first), st.ids.end(), id) != st.ids.end())
-            throw ModelError(at() + "token " + std::to_string(i / k) + " lists expert " + std::to_string(id) + " twice");
+            throw ModelError(at() + "token " + std::to_string(i / k) + " lists expert " + std::to_string(id) +
+                             " twice");
           st.ids.push_back(id);
         }
         done += n;
@@ -166,7 +167,8 @@ RoutingTrace read_routing_trace(std::istream& in, const std::string& name) {
         r.bytes(buf.data(), buf.size(), wl + " weights");
         for (std::size_t j = 0; j < n; ++j) {
           std::uint32_t u = 0;
-          for (int b = 3; b >= 0; --b) u = (u << 8) | static_cast<unsigned char>(buf[4 * j + static_cast<std::size_t>(b)]);
+          for (int b = 3; b >= 0; --b)
+            u = (u << 8) | static_cast<unsigned char>(buf[4 * j + static_cast<std::size_t>(b)]);
           const float w = std::bit_cast<float>(u);
           if (!std::isfinite(w))
             throw ModelError(name + ": byte " + std::to_string(r.offset() - buf.size() + 4 * j) + ": " + wl +

@@ -34,7 +34,9 @@ void pair_stats(LayerTraceStats& s, const std::vector<std::int64_t>& pairs, int 
   for (int i = 0; i < experts; ++i)
     for (int j = i + 1; j < experts; ++j) {
       const auto o = pairs[static_cast<std::size_t>(i * experts + j)];
-      const double e = norm > 0 ? static_cast<double>(s.pairs) * p[static_cast<std::size_t>(i)] * p[static_cast<std::size_t>(j)] / norm : 0;
+      const double e = norm > 0 ? static_cast<double>(s.pairs) * p[static_cast<std::size_t>(i)] *
+                                      p[static_cast<std::size_t>(j)] / norm
+                                : 0;
       tv += std::abs(static_cast<double>(o) - e);
       if (o > best) {
         best = o;
@@ -119,7 +121,8 @@ TraceStats trace_stats(const RoutingTrace& t) {
     load_stats(s);
     pair_stats(s, pairs, experts);
   }
-  if (t.header.has_weights && out.tokens > 0) out.mean_weight_sum = weight_sum / static_cast<double>(out.tokens * layers);
+  if (t.header.has_weights && out.tokens > 0)
+    out.mean_weight_sum = weight_sum / static_cast<double>(out.tokens * layers);
   return out;
 }
 

@@ -15,9 +15,9 @@
 namespace moesim::models {
 
 struct YamlDocuments {
-  int count = 0;          // documents in the stream (0 for empty text)
-  YAML::Node first;       // the first document (undefined when count is 0)
-  YAML::Mark second;      // where the second document's root node is (when count > 1)
+  int count = 0;      // documents in the stream (0 for empty text)
+  YAML::Node first;   // the first document (undefined when count is 0)
+  YAML::Mark second;  // where the second document's root node is (when count > 1)
 };
 
 // Throws YAML::Exception (YAML::ParserException for the stalled parser) with the position.

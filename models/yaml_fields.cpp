@@ -62,7 +62,8 @@ YamlField parse_yaml_document(std::string_view text, std::string source) {
   } catch (const YAML::Exception& e) {
     fail_at(source, e.mark, "", "YAML syntax error: " + e.msg);
   }
-  if (docs.count > 1) fail_at(source, docs.second, "", "expected one YAML document, found " + std::to_string(docs.count));
+  if (docs.count > 1)
+    fail_at(source, docs.second, "", "expected one YAML document, found " + std::to_string(docs.count));
   YAML::Mark start;  // line 0, column 0
   if (docs.count == 0) return {YAML::Node(), start, "", std::move(source)};
   const YAML::Mark mark = docs.first.Mark().line >= 0 ? docs.first.Mark() : start;
@@ -75,7 +76,8 @@ YamlMap::YamlMap(const YamlField& field, std::vector<std::string_view> keys) : f
   std::vector<std::pair<std::string, YAML::Mark>> seen;
   for (const auto& kv : field_.node) {
     const YAML::Mark key_mark = kv.first.Mark();
-    if (!kv.first.IsScalar()) fail_at(field_.source, key_mark, field_.path, "expected a string key, got " + describe(kv.first));
+    if (!kv.first.IsScalar())
+      fail_at(field_.source, key_mark, field_.path, "expected a string key, got " + describe(kv.first));
     const std::string& key = kv.first.Scalar();
     const std::string path = join_path(field_.path, key);
     for (const auto& [name, first] : seen)
@@ -163,9 +165,7 @@ bool as_bool(const YamlField& f) {
 }
 
 double as_bytes(const YamlField& f) { return with_unit(f, "a size", parse_bytes); }
-double as_bandwidth_bytes_per_s(const YamlField& f) {
-  return with_unit(f, "a bandwidth", parse_bandwidth_bytes_per_s);
-}
+double as_bandwidth_bytes_per_s(const YamlField& f) { return with_unit(f, "a bandwidth", parse_bandwidth_bytes_per_s); }
 double as_flops_per_s(const YamlField& f) { return with_unit(f, "a compute rate", parse_flops_per_s); }
 double as_power_w(const YamlField& f) { return with_unit(f, "a power", parse_power_w); }
 

@@ -18,8 +18,7 @@ namespace {
 bool is_kind(const Field& f, YamlNode::Kind k) { return f.node->kind == k; }
 
 const std::string& scalar_or_fail(const Field& f, std::string_view expected) {
-  if (!is_kind(f, YamlNode::Kind::kScalar))
-    f.fail("expected " + std::string(expected) + ", got " + describe(*f.node));
+  if (!is_kind(f, YamlNode::Kind::kScalar)) f.fail("expected " + std::string(expected) + ", got " + describe(*f.node));
   return f.node->scalar;
 }
 
@@ -28,7 +27,8 @@ const std::string& scalar_or_fail(const Field& f, std::string_view expected) {
 template <typename T>
 std::optional<T> parse_integer(std::string_view text, bool& overflow) {
   overflow = false;
-  if (text.starts_with('+')) text.remove_prefix(1);
+  if (text.starts_with('+'))
+    text.remove_prefix(1);
   else if (text.starts_with('-')) {
     if (text.size() < 2 || !std::isdigit(static_cast<unsigned char>(text[1]))) return std::nullopt;
   }
@@ -137,8 +137,8 @@ double as_number(const Field& f) {
   std::string_view t = text;
   if (!t.empty() && t.front() == '+') t.remove_prefix(1);
   double value = 0;
-  const bool plain = !t.empty() && (std::isdigit(static_cast<unsigned char>(t.front())) || t.front() == '.' ||
-                                    t.front() == '-');
+  const bool plain =
+      !t.empty() && (std::isdigit(static_cast<unsigned char>(t.front())) || t.front() == '.' || t.front() == '-');
   const auto [end, ec] = plain ? std::from_chars(t.data(), t.data() + t.size(), value)
                                : std::from_chars_result{t.data(), std::errc::invalid_argument};
   if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(value))
@@ -162,9 +162,7 @@ bool as_bool(const Field& f) {
 }
 
 double as_duration_ns(const Field& f) { return with_unit(f, "a duration", parse_duration_ns); }
-double as_bandwidth_bytes_per_s(const Field& f) {
-  return with_unit(f, "a bandwidth", parse_bandwidth_bytes_per_s);
-}
+double as_bandwidth_bytes_per_s(const Field& f) { return with_unit(f, "a bandwidth", parse_bandwidth_bytes_per_s); }
 double as_rate_per_s(const Field& f) { return with_unit(f, "a rate", parse_rate_per_s); }
 
 }  // namespace moesim::scenarios

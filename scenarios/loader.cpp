@@ -15,8 +15,8 @@ namespace {
 
 Scenario build(const YamlNode& root, std::string_view source_name) {
   const MapReader top(root, "",
-                      {"name", "seed", "model", "hardware", "cost_model", "cluster", "deployment", "routing", "workload",
-                       "slo", "pricing", "outputs"});
+                      {"name", "seed", "model", "hardware", "cost_model", "cluster", "deployment", "routing",
+                       "workload", "slo", "pricing", "outputs"});
   Scenario s;
   s.source_file = std::string(source_name);
   if (auto f = top.get("name")) {
@@ -32,8 +32,7 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
   const HardwareSection hardware = read_hardware(top.require("hardware"), paths);
   s.hardware = hardware.device;
 
-  if (auto f = top.get("cost_model"))
-    s.cost_model = as_choice(*f, "cost model", names_of(calibration::cost_models()));
+  if (auto f = top.get("cost_model")) s.cost_model = as_choice(*f, "cost model", names_of(calibration::cost_models()));
 
   const ClusterSection cluster = read_cluster(top.map("cluster", kClusterKeys, true), hardware, paths);
   s.cluster = cluster.config;
@@ -44,8 +43,7 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
   const bool has_prefill = deployment.get("prefill").has_value();
   const bool has_decode = deployment.get("decode").has_value();
   if (has_colocated == (has_prefill || has_decode) || has_prefill != has_decode)
-    fail_at(deployment.loc(), "deployment",
-            "give either 'colocated', or both 'prefill' and 'decode' (disaggregated)");
+    fail_at(deployment.loc(), "deployment", "give either 'colocated', or both 'prefill' and 'decode' (disaggregated)");
   if (has_colocated) {
     read_pool(deployment.map("colocated", kPoolKeys, true), cluster.shape, s.model, paths, s.deployment.colocated);
   } else {
@@ -78,7 +76,8 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
     if (auto f = pricing.get("kwh_usd")) {
       s.pricing.kwh_usd = positive(*f);
       if (s.hardware.board_power_w <= 0)
-        f->fail("hardware '" + s.hardware.name + "' gives no power (its profile's 'power'), so its energy has no price");
+        f->fail("hardware '" + s.hardware.name +
+                "' gives no power (its profile's 'power'), so its energy has no price");
     }
     if (auto f = pricing.get("pue")) {
       s.pricing.pue = as_number(*f);

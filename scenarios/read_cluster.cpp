@@ -8,10 +8,21 @@
 
 namespace moesim::scenarios {
 
-const std::vector<std::string_view> kClusterKeys = {
-    "preset",         "nodes",           "devices_per_node", "devices_per_board", "nic",
-    "scaleup",        "scaleup_efficiency", "nic_efficiency", "scaleup_latency",  "nic_latency",
-    "rails",          "spines",          "oversubscription", "nic_messages_per_s", "file"};
+const std::vector<std::string_view> kClusterKeys = {"preset",
+                                                    "nodes",
+                                                    "devices_per_node",
+                                                    "devices_per_board",
+                                                    "nic",
+                                                    "scaleup",
+                                                    "scaleup_efficiency",
+                                                    "nic_efficiency",
+                                                    "scaleup_latency",
+                                                    "nic_latency",
+                                                    "rails",
+                                                    "spines",
+                                                    "oversubscription",
+                                                    "nic_messages_per_s",
+                                                    "file"};
 
 namespace {
 
@@ -41,8 +52,8 @@ ClusterSection read_fabric(const MapReader& m, const Field& file, const PathCont
   }
   c.shape.devices = c.fabric->num_devices();
   c.shape.devices_per_node = c.config.devices_per_node;
-  c.shape.text = std::to_string(c.shape.devices) + " devices (fabric " + std::filesystem::path(path).filename().string() +
-                 ", " + std::to_string(c.fabric->num_nodes()) +
+  c.shape.text = std::to_string(c.shape.devices) + " devices (fabric " +
+                 std::filesystem::path(path).filename().string() + ", " + std::to_string(c.fabric->num_nodes()) +
                  (c.fabric->num_nodes() == 1 ? " scale-up domain)" : " scale-up domains)");
   return c;
 }
@@ -83,17 +94,16 @@ ClusterSection read_cluster(const MapReader& m, const HardwareSection& hardware,
   }
   const std::int64_t devices = std::int64_t{c.nodes} * c.devices_per_node;
   if (devices > topology::kMaxClusterDevices)
-    m.require("nodes").fail(std::to_string(c.nodes) + " nodes of " + std::to_string(c.devices_per_node) + " devices are " +
-                            std::to_string(devices) + ", above the limit of " +
+    m.require("nodes").fail(std::to_string(c.nodes) + " nodes of " + std::to_string(c.devices_per_node) +
+                            " devices are " + std::to_string(devices) + ", above the limit of " +
                             std::to_string(topology::kMaxClusterDevices) + " devices");
   if (c.devices_per_board > 0 && c.devices_per_node % c.devices_per_board != 0)
     (per_board ? *per_board : *per_node)
-        .fail_at_key("devices_per_board " + std::to_string(c.devices_per_board) +
-                     " does not divide devices_per_node " + std::to_string(c.devices_per_node));
+        .fail_at_key("devices_per_board " + std::to_string(c.devices_per_board) + " does not divide devices_per_node " +
+                     std::to_string(c.devices_per_node));
 
   if (auto f = m.get("nic")) c.nic_bytes_per_s = positive(*f, as_bandwidth_bytes_per_s(*f), "a bandwidth");
-  if (auto f = m.get("scaleup"))
-    c.scaleup_bytes_per_s = positive(*f, as_bandwidth_bytes_per_s(*f), "a bandwidth");
+  if (auto f = m.get("scaleup")) c.scaleup_bytes_per_s = positive(*f, as_bandwidth_bytes_per_s(*f), "a bandwidth");
   if (auto f = m.get("scaleup_efficiency")) c.scaleup_efficiency = as_fraction(*f);
   if (auto f = m.get("nic_efficiency")) c.nic_efficiency = as_fraction(*f);
   if (auto f = m.get("scaleup_latency")) c.scaleup_latency_ns = as_duration_ns(*f);
@@ -105,8 +115,7 @@ ClusterSection read_cluster(const MapReader& m, const HardwareSection& hardware,
     c.oversubscription = as_number(*f);
     if (!(c.oversubscription >= 1)) f->fail("expected a number >= 1, got " + f->node->scalar);
   }
-  if (auto f = m.get("nic_messages_per_s"))
-    c.nic_messages_per_s = positive(*f, as_rate_per_s(*f), "a rate");
+  if (auto f = m.get("nic_messages_per_s")) c.nic_messages_per_s = positive(*f, as_rate_per_s(*f), "a rate");
   ClusterSection section;
   section.config = c;
   section.shape.devices = c.nodes * c.devices_per_node;

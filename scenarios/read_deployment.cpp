@@ -7,8 +7,8 @@
 #include "models/layer_ops.h"
 #include "models/parallel_shard.h"
 #include "scenarios/read_sections.h"
-#include "sim/overlap.h"
 #include "sim/moe_comm.h"
+#include "sim/overlap.h"
 #include "sim/placement.h"
 #include "topology/all_to_all.h"
 #include "topology/fidelity.h"
@@ -46,13 +46,15 @@ void read_degrees(const std::optional<Field>& outer_f, const std::optional<Field
   outer = outer_f ? as_int(*outer_f, 1) : stage / tp;
   const std::int64_t product = std::int64_t{outer} * tp;
   if (product != stage)
-    (outer_f ? *outer_f : tp_f ? *tp_f : ranks)
+    (outer_f ? *outer_f
+     : tp_f  ? *tp_f
+             : ranks)
         .fail_at_key(std::string(what) + " " + std::to_string(outer) + " x tp " + std::to_string(tp) + " = " +
                      std::to_string(product) + " does not match " + stage_ranks_text(p));
 }
 
-void read_moe(const MapReader& m, const Field& ranks, const ClusterShape& cluster,
-              const models::ModelSpec& model, sim::PoolConfig& p) {
+void read_moe(const MapReader& m, const Field& ranks, const ClusterShape& cluster, const models::ModelSpec& model,
+              sim::PoolConfig& p) {
   const auto ep = m.get("ep");
   const auto tp = m.get("tp");
   read_degrees(ep, tp, ranks, p, "moe ep", p.moe_ep, p.moe_tp);
@@ -90,8 +92,7 @@ void read_moe(const MapReader& m, const Field& ranks, const ClusterShape& cluste
     return;
   }
   if (extra == 0 && experts % p.moe_ep != 0)
-    ep_field.fail_at_key(std::to_string(experts) + " routed experts do not divide over ep " +
-                         std::to_string(p.moe_ep));
+    ep_field.fail_at_key(std::to_string(experts) + " routed experts do not divide over ep " + std::to_string(p.moe_ep));
   if ((experts + extra) % p.moe_ep != 0)
     redundant->fail_at_key(std::to_string(experts + extra) + " expert slots (" + std::to_string(experts) + " + " +
                            std::to_string(extra) + " redundant) do not divide over ep " + std::to_string(p.moe_ep));
@@ -143,9 +144,9 @@ void read_pool(const MapReader& m, const ClusterShape& cluster, const models::Mo
   const auto dp = attention.get("dp");
   const auto tp = attention.get("tp");
 
-  const MapReader moe = m.map("moe", {"ep", "tp", "placement", "redundant_experts", "replica_split",
-                                      "rebalance_interval", "eplb_statistics", "eplb_window_steps", "comm", "dispatch_payload",
-                                      "fidelity", "ll_intra_node"});
+  const MapReader moe =
+      m.map("moe", {"ep", "tp", "placement", "redundant_experts", "replica_split", "rebalance_interval",
+                    "eplb_statistics", "eplb_window_steps", "comm", "dispatch_payload", "fidelity", "ll_intra_node"});
 
   const MapReader overlap = m.map("overlap", {"scheme", "comm_sm_share"});
   if (auto f = overlap.get("scheme"))

@@ -13,9 +13,10 @@
 namespace moesim::scenarios {
 
 const std::vector<std::string_view> kRoutingKeys = {
-    "model", "s", "hot_experts", "hot_fraction", "alpha", "drift_rho", "drift_sigma", "drift_interval_steps",
-    "layer_sigma", "layer_sigma_spread", "step_sigma", "step_memory", "step_interval",
-    "base",  "trace_path", "group_limit", "counts"};
+    "model",       "s",           "hot_experts",          "hot_fraction", "alpha",
+    "drift_rho",   "drift_sigma", "drift_interval_steps", "layer_sigma",  "layer_sigma_spread",
+    "step_sigma",  "step_memory", "step_interval",        "base",         "trace_path",
+    "group_limit", "counts"};
 
 namespace {
 
@@ -43,7 +44,8 @@ void read_group_limit(const MapReader& routing, const models::ModelSpec& model, 
     fail_at(m.loc(), m.path(), msg + " (groups defaults to the model's expert_groups)");
   }
   if (g.top_groups > g.groups) {
-    const std::string msg = "top_groups " + std::to_string(g.top_groups) + " exceeds groups " + std::to_string(g.groups);
+    const std::string msg =
+        "top_groups " + std::to_string(g.top_groups) + " exceeds groups " + std::to_string(g.groups);
     if (top) top->fail(msg);
     groups->fail(msg + " (top_groups defaults to the model's)");
   }

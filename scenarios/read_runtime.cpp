@@ -15,12 +15,13 @@ sim::RuntimeConfig read_runtime(const MapReader& m) {
   std::string preset = "ideal";
   if (auto f = m.get("preset")) preset = as_choice(*f, "runtime preset", names_of(sim::runtime_presets()));
   sim::RuntimeConfig r = *sim::runtime_preset(preset);
-  const auto others = {"cuda_graph_batch_sizes", "cuda_graph_padding", "eager_launch", "graph_launch",
-                       "host_step", "host_per_request", "overlap_scheduler"};
+  const auto others = {"cuda_graph_batch_sizes", "cuda_graph_padding", "eager_launch", "graph_launch", "host_step",
+                       "host_per_request",       "overlap_scheduler"};
   for (const char* key : others)
     if (auto f = m.get(key); f && r.graph_everything)
-      f->fail_at_key("runtime 'ideal' is the kernels alone and takes no settings; choose an engine preset "
-                     "(sglang, vllm, trtllm)");
+      f->fail_at_key(
+          "runtime 'ideal' is the kernels alone and takes no settings; choose an engine preset "
+          "(sglang, vllm, trtllm)");
   if (auto f = m.get("cuda_graph_batch_sizes")) {
     if (f->node->kind != YamlNode::Kind::kList)
       f->fail("expected a list of batch sizes such as [1, 2, 4, 8], got " + describe(*f->node));

@@ -17,8 +17,8 @@
 #include "calibration/hardware_profile.h"
 #include "models/model_spec.h"
 #include "scenarios/field_reader.h"
-#include "sim/runtime.h"
 #include "sim/deployment_config.h"
+#include "sim/runtime.h"
 #include "topology/cluster.h"
 #include "workloads/workload_config.h"
 
@@ -75,8 +75,9 @@ struct ClusterSection {
 
 // read_cluster.cpp: the preset's defaults (hgx, xgmi, hccs and generic take their link
 // bandwidths from the hardware), then the user's keys; with a rank per die, nodes and boards
-// counted in packages hold dies_per_package times the devices, joined in packages; or {file: fabric.yaml} (topology/topology_yaml.h), relative
-// to the scenario's folder, whose errors are reported at the file name with their own position.
+// counted in packages hold dies_per_package times the devices, joined in packages; or {file: fabric.yaml}
+// (topology/topology_yaml.h), relative to the scenario's folder, whose errors are reported at the file name with their
+// own position.
 ClusterSection read_cluster(const MapReader& m, const HardwareSection& hw, const PathContext& paths);
 extern const std::vector<std::string_view> kClusterKeys;
 

@@ -109,11 +109,13 @@ HardwareSection read_hardware(const Field& f, const PathContext& paths) {
   const MapReader m(*f.node, f.path, {"preset", "file", "rank"});
   const auto preset = m.get("preset"), file = m.get("file");
   if (preset.has_value() == file.has_value())
-    fail_at(m.loc(), m.path(), preset ? "give either 'preset' or 'file', not both"
-                                      : "give a preset name, or a map with 'preset' or 'file'");
+    fail_at(
+        m.loc(), m.path(),
+        preset ? "give either 'preset' or 'file', not both" : "give a preset name, or a map with 'preset' or 'file'");
   HardwareSection out;
   if (preset) {
-    out.device = *calibration::find_hardware_preset(as_choice(*preset, "hardware", names_of(calibration::hardware_presets())));
+    out.device =
+        *calibration::find_hardware_preset(as_choice(*preset, "hardware", names_of(calibration::hardware_presets())));
   } else {
     const std::string path = paths.existing_file(*file, "hardware profile");
     try {

@@ -24,8 +24,7 @@ using workloads::kMaxRequestTokens;
 }
 
 void read_arrivals(const MapReader& m, const PathContext& paths, workloads::ArrivalConfig& a) {
-  if (auto f = m.get("process"))
-    a.process = as_choice(*f, "arrival process", names_of(workloads::arrival_processes()));
+  if (auto f = m.get("process")) a.process = as_choice(*f, "arrival process", names_of(workloads::arrival_processes()));
   if (auto f = m.get("rate")) a.rate_per_s = positive(*f, as_rate_per_s(*f), "a rate");
   if (auto f = m.get("cv")) a.cv = positive(*f, as_number(*f), "a number");
   if (auto f = m.get("concurrency")) a.concurrency = as_int(*f, 1);
@@ -62,8 +61,7 @@ void read_lengths(const MapReader& m, const PathContext& paths, workloads::Lengt
 
   if (l.dist == "uniform") {
     if (!max || l.max == 0) needs(m, "dist", l.dist, "max (and min, default 1)");
-    if (l.min > l.max)
-      max->fail("expected max >= min " + std::to_string(l.min) + ", got " + std::to_string(l.max));
+    if (l.min > l.max) max->fail("expected max >= min " + std::to_string(l.min) + ", got " + std::to_string(l.max));
   } else if ((l.dist == "normal" || l.dist == "lognormal") && !mean) {
     needs(m, "dist", l.dist, l.dist == "normal" ? "mean (and stddev)" : "mean (and sigma)");
   } else if (l.dist == "empirical" && !path) {
@@ -98,8 +96,8 @@ void read_prefix_hit(const MapReader& m, workloads::PrefixHitConfig& p) {
 workloads::WorkloadConfig read_workload(const MapReader& m, const PathContext& paths) {
   workloads::WorkloadConfig w;
   if (auto f = m.get("requests")) w.requests = as_int64(*f, 1, kMaxRequests);
-  read_arrivals(m.map("arrivals", {"process", "rate", "cv", "concurrency", "think_time", "trace_path",
-                                   "trace_format", "time_scale"}),
+  read_arrivals(m.map("arrivals", {"process", "rate", "cv", "concurrency", "think_time", "trace_path", "trace_format",
+                                   "time_scale"}),
                 paths, w.arrivals);
   const std::vector<std::string_view> length_keys = {"dist", "value", "min", "max", "mean", "stddev", "sigma", "path"};
   read_lengths(m.map("input_tokens", length_keys), paths, w.input_tokens);
@@ -109,8 +107,7 @@ workloads::WorkloadConfig read_workload(const MapReader& m, const PathContext& p
     if (f->node->kind == YamlNode::Kind::kScalar) {
       w.prefix_hit.value = as_number_in(*f, 0, 1);  // `prefix_hit: 0.5`: every prompt 50 % cached
     } else {
-      read_prefix_hit(m.map("prefix_hit", {"dist", "value", "min", "max", "mean", "concentration",
-                                               "block_tokens"}),
+      read_prefix_hit(m.map("prefix_hit", {"dist", "value", "min", "max", "mean", "concentration", "block_tokens"}),
                       w.prefix_hit);
       if (w.prefix_hit.dist == "trace" && w.arrivals.process != "trace")
         f->fail_at_key("prefix hit 'trace' needs arrivals process 'trace' (the hits come from the trace's hash_ids)");

@@ -33,8 +33,8 @@ struct Scenario {
   std::uint64_t seed = 1;
   models::ModelSpec model;
   calibration::HardwareProfile hardware;
-  std::string cost_model = "fitted";  // calibration::cost_models() registry name
-  topology::ClusterConfig cluster;  // a preset's; for a fabric file, the fabric's own summary figures
+  std::string cost_model = "fitted";                // calibration::cost_models() registry name
+  topology::ClusterConfig cluster;                  // a preset's; for a fabric file, the fabric's own summary figures
   std::shared_ptr<const topology::Cluster> fabric;  // cluster: {file: ...}; null: build the preset
   sim::DeploymentConfig deployment;
   workloads::RoutingConfig routing;

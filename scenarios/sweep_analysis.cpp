@@ -48,8 +48,17 @@ std::size_t sweep_metric_index(std::string_view name) {
 }
 
 std::vector<double> sweep_metric_values(const sim::Summary& s) {
-  return {s.output_tokens_per_gpu_s, s.input_tokens_per_gpu_s, s.ttft.p50_s, s.ttft.p90_s, s.ttft.p99_s,
-          s.tpot.p50_s, s.tpot.p90_s, s.tpot.p99_s, s.itl.p99_s, s.e2e.p90_s, s.slo_attainment,
+  return {s.output_tokens_per_gpu_s,
+          s.input_tokens_per_gpu_s,
+          s.ttft.p50_s,
+          s.ttft.p90_s,
+          s.ttft.p99_s,
+          s.tpot.p50_s,
+          s.tpot.p90_s,
+          s.tpot.p99_s,
+          s.itl.p99_s,
+          s.e2e.p90_s,
+          s.slo_attainment,
           s.goodput_requests_per_s,
           s.energy.known ? s.energy.joules_per_output_token : std::nan(""),
           s.cost.priced ? s.cost.usd_per_million_output_tokens : std::nan("")};

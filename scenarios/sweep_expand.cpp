@@ -103,7 +103,8 @@ std::string flow_yaml(const YamlNode& node) {
 std::size_t sweep_size(const SweepSpec& spec) {
   std::size_t n = 1;
   auto times = [&](std::size_t k) {
-    if (k != 0 && n > std::numeric_limits<std::size_t>::max() / k) throw ScenarioError(spec.source_file + ": too many points");
+    if (k != 0 && n > std::numeric_limits<std::size_t>::max() / k)
+      throw ScenarioError(spec.source_file + ": too many points");
     n *= k;
   };
   for (const SweepAxis& a : spec.axes) times(a.values.size());

@@ -21,17 +21,15 @@ constexpr Unit kDurationUnits[] = {
 };
 
 constexpr Unit kBandwidthUnits[] = {
-    {"bps", 1, 8},      {"Kbps", 1e3, 8},   {"Mbps", 1e6, 8},   {"Gbps", 1e9, 8},
-    {"Tbps", 1e12, 8},  {"b/s", 1, 8},      {"Kb/s", 1e3, 8},   {"Mb/s", 1e6, 8},
-    {"Gb/s", 1e9, 8},   {"Tb/s", 1e12, 8},  {"B/s", 1},         {"KB/s", 1e3},
-    {"MB/s", 1e6},      {"GB/s", 1e9},      {"TB/s", 1e12},     {"Bps", 1},
-    {"KBps", 1e3},      {"MBps", 1e6},      {"GBps", 1e9},      {"TBps", 1e12},
-    {"KiB/s", 0x1p10},  {"MiB/s", 0x1p20},  {"GiB/s", 0x1p30},  {"TiB/s", 0x1p40},
+    {"bps", 1, 8},    {"Kbps", 1e3, 8}, {"Mbps", 1e6, 8},  {"Gbps", 1e9, 8},  {"Tbps", 1e12, 8}, {"b/s", 1, 8},
+    {"Kb/s", 1e3, 8}, {"Mb/s", 1e6, 8}, {"Gb/s", 1e9, 8},  {"Tb/s", 1e12, 8}, {"B/s", 1},        {"KB/s", 1e3},
+    {"MB/s", 1e6},    {"GB/s", 1e9},    {"TB/s", 1e12},    {"Bps", 1},        {"KBps", 1e3},     {"MBps", 1e6},
+    {"GBps", 1e9},    {"TBps", 1e12},   {"KiB/s", 0x1p10}, {"MiB/s", 0x1p20}, {"GiB/s", 0x1p30}, {"TiB/s", 0x1p40},
 };
 
 constexpr Unit kByteUnits[] = {
-    {"B", 1},          {"KB", 1e3},       {"MB", 1e6},       {"GB", 1e9},      {"TB", 1e12},
-    {"KiB", 0x1p10},   {"MiB", 0x1p20},   {"GiB", 0x1p30},   {"TiB", 0x1p40},
+    {"B", 1},        {"KB", 1e3},     {"MB", 1e6},     {"GB", 1e9},     {"TB", 1e12},
+    {"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40},
 };
 
 constexpr Unit kRateUnits[] = {

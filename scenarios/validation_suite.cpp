@@ -25,7 +25,8 @@ sim::FixedBatchSpec read_fixed_batch(const MapReader& m) {
   if (auto f = m.get("warmup")) s.warmup_steps = as_int(*f, 0, 1000);
   if (auto f = m.get("steps")) s.steps = as_int(*f, 1, 1000);
   const bool decode = s.sequences > 0, prefill = s.prefill_tokens > 0;
-  if (decode == prefill) fail_at(m.loc(), m.path(), "give either 'sequences' and 'kv' (decode) or 'prompt' and 'tokens' (prefill)");
+  if (decode == prefill)
+    fail_at(m.loc(), m.path(), "give either 'sequences' and 'kv' (decode) or 'prompt' and 'tokens' (prefill)");
   if (decode && s.kv == 0) fail_at(m.loc(), m.path(), "missing required key 'kv'");
   if (prefill && s.prompt == 0) fail_at(m.loc(), m.path(), "missing required key 'prompt'");
   return s;
@@ -38,7 +39,8 @@ void read_measure(const Field& f, ValidationCase& c) {
     f.fail("give exactly one of 'fixed-batch', 'run' or 'ratio'");
   if (fixed) {
     c.kind = MeasureKind::kFixedBatch;
-    c.fixed = read_fixed_batch(m.map("fixed-batch", {"pool", "sequences", "kv", "prompt", "tokens", "warmup", "steps"}));
+    c.fixed =
+        read_fixed_batch(m.map("fixed-batch", {"pool", "sequences", "kv", "prompt", "tokens", "warmup", "steps"}));
   } else if (run) {
     c.kind = MeasureKind::kRun;
     const MapReader r = m.map("run", {"figure"});
@@ -68,7 +70,8 @@ ValidationCase read_case(const YamlNode& node, const std::string& path) {
   if (auto f = m.get("scenario")) c.scenario = as_string(*f);
   if (c.kind != MeasureKind::kRatio && c.scenario.empty()) fail_at(m.loc(), path, "missing required key 'scenario'");
   if (auto f = m.get("set")) {
-    if (f->node->kind != YamlNode::Kind::kList) f->fail("expected a list of overrides such as [a.b=1], got " + describe(*f->node));
+    if (f->node->kind != YamlNode::Kind::kList)
+      f->fail("expected a list of overrides such as [a.b=1], got " + describe(*f->node));
     for (std::size_t i = 0; i < f->node->items.size(); ++i)
       c.overrides.push_back(as_string(Field{&f->node->items[i], f->key_loc, f->path + "[" + std::to_string(i) + "]"}));
   }
@@ -81,7 +84,8 @@ ValidationSuite load_validation_suite(const std::string& dir) {
   const std::string file = (std::filesystem::path(dir) / "cases.yaml").string();
   std::ifstream in(file, std::ios::binary);
   std::error_code ec;
-  if (!in || std::filesystem::is_directory(file, ec)) throw ScenarioError("cannot open validation manifest '" + file + "'");
+  if (!in || std::filesystem::is_directory(file, ec))
+    throw ScenarioError("cannot open validation manifest '" + file + "'");
   std::ostringstream text;
   text << in.rdbuf();
   const YamlNode root = parse_yaml(text.str(), file, true);

@@ -41,10 +41,10 @@ struct ValidationCase {
   std::string name, title, scenario, unit, source;
   std::vector<std::string> overrides;
   MeasureKind kind = MeasureKind::kFixedBatch;
-  sim::FixedBatchSpec fixed;         // kFixedBatch
-  std::string run_figure;            // kRun
-  std::string ratio_of, ratio_to;    // kRatio
-  bool minus_one = false;            // kRatio
+  sim::FixedBatchSpec fixed;       // kFixedBatch
+  std::string run_figure;          // kRun
+  std::string ratio_of, ratio_to;  // kRatio
+  bool minus_one = false;          // kRatio
   std::optional<double> published;
 };
 

@@ -26,9 +26,7 @@ YamlNode convert(const YAML::Node& node, const Context& ctx, const std::string& 
   out.loc = ctx.loc(node.Mark());
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      out.kind = YamlNode::Kind::kNull;
-      break;
+    case YAML::NodeType::Null: out.kind = YamlNode::Kind::kNull; break;
     case YAML::NodeType::Scalar:
       out.kind = YamlNode::Kind::kScalar;
       out.scalar = node.Scalar();
@@ -108,8 +106,7 @@ std::string join_path(std::string_view parent, std::string_view key) {
   return std::string(parent) + "." + std::string(key);
 }
 
-YamlNode parse_yaml(std::string_view text, const std::string& origin, bool with_positions,
-                    std::string_view base_path) {
+YamlNode parse_yaml(std::string_view text, const std::string& origin, bool with_positions, std::string_view base_path) {
   const Context ctx{origin, with_positions};
   models::YamlDocuments docs;
   try {
@@ -119,7 +116,8 @@ YamlNode parse_yaml(std::string_view text, const std::string& origin, bool with_
     if (with_positions && e.mark.line >= 0) loc = ctx.loc(e.mark);
     fail_at(loc, "", "YAML syntax error: " + e.msg);
   }
-  if (docs.count > 1) fail_at(ctx.loc(docs.second), "", "expected one YAML document, found " + std::to_string(docs.count));
+  if (docs.count > 1)
+    fail_at(ctx.loc(docs.second), "", "expected one YAML document, found " + std::to_string(docs.count));
   if (docs.count == 0) {
     YamlNode empty;
     empty.loc = ctx.loc(YAML::Mark());

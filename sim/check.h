@@ -20,8 +20,8 @@ class InvariantError : public std::logic_error {
 
 }  // namespace moesim::sim
 
-#define MOESIM_CHECK(cond, message)                                                   \
-  do {                                                                                \
-    if (!(cond)) [[unlikely]]                                                         \
-      ::moesim::sim::invariant_failed(#cond, __FILE__, __LINE__, (message));          \
+#define MOESIM_CHECK(cond, message)                                          \
+  do {                                                                       \
+    if (!(cond)) [[unlikely]]                                                \
+      ::moesim::sim::invariant_failed(#cond, __FILE__, __LINE__, (message)); \
   } while (false)

@@ -136,9 +136,9 @@ PoolLayout layout_pool(const PoolConfig& p, const models::ModelSpec& model, cons
     const models::MemoryPlan plan = models::plan_rank_memory(model, mem);
     const std::string stage = p.pipeline_stages == 1 ? "" : ", stage " + str(static_cast<int>(s));
     if (!plan.fits())
-      throw DeploymentError("out of memory: " + name + model.name + " on " + std::to_string(p.ranks) + " x " +
-                            hw.name + " (ep " + std::to_string(p.moe_ep) + stage +
-                            ") leaves no room for the KV cache:\n" + plan.table());
+      throw DeploymentError("out of memory: " + name + model.name + " on " + std::to_string(p.ranks) + " x " + hw.name +
+                            " (ep " + std::to_string(p.moe_ep) + stage + ") leaves no room for the KV cache:\n" +
+                            plan.table());
     if (s == 0 || plan.kv_capacity_tokens < pool.memory.kv_capacity_tokens) pool.memory = plan;
   }
   return pool;

@@ -34,8 +34,8 @@ class DeploymentError : public std::runtime_error {
 
 struct PoolLayout {
   PoolConfig config;
-  int slots_per_rank = 0;  // expert slots (routed + redundant) per EP group of every MoE layer
-  models::MemoryPlan memory;  // per rank, of the stage with the least room for KV cache
+  int slots_per_rank = 0;                          // expert slots (routed + redundant) per EP group of every MoE layer
+  models::MemoryPlan memory;                       // per rank, of the stage with the least room for KV cache
   std::vector<std::vector<int>> instance_devices;  // [instance][rank] -> cluster device, stage-major
   std::vector<std::pair<int, int>> stage_layers;   // [stage] -> layers [first, end)
 };

@@ -35,7 +35,7 @@ struct BatchConfig {
 
 // How dispatch and combine travel (topology/all_to_all.h registries).
 struct MoeCommConfig {
-  std::string algorithm = "direct";  // direct, hierarchical (DeepEP normal), low-latency (DeepEP LL)
+  std::string algorithm = "direct";   // direct, hierarchical (DeepEP normal), low-latency (DeepEP LL)
   std::string fidelity = "analytic";  // analytic or flow
   // YAML `ll_intra_node: scale-up | network`: how DeepEP's low-latency kernels reach the ranks of
   // their own scale-up domain: over its links (default) or over RDMA like every other peer, as
@@ -55,11 +55,11 @@ enum class SpeculativeMethod { kNone, kMtp, kDraft };
 
 struct SpeculativeConfig {
   SpeculativeMethod method = SpeculativeMethod::kNone;
-  int tokens = 0;                  // draft tokens proposed per request per step (k)
+  int tokens = 0;  // draft tokens proposed per request per step (k)
   // Acceptance probability of draft position i given that positions before it were accepted:
   // one value for every position, or one per position (k values).
   std::vector<double> acceptance;
-  models::ModelSpec draft_model;   // method kDraft: the (dense) draft model
+  models::ModelSpec draft_model;  // method kDraft: the (dense) draft model
   bool enabled() const { return method != SpeculativeMethod::kNone && tokens > 0; }
 };
 const char* to_string(SpeculativeMethod method);
@@ -67,18 +67,18 @@ const char* to_string(SpeculativeMethod method);
 struct PoolConfig {
   PoolRole role = PoolRole::kColocated;
   int instances = 1;
-  int ranks = 8;             // per instance, all pipeline stages
-  int pipeline_stages = 1;   // pp
-  int attention_dp = 8;      // per stage
+  int ranks = 8;            // per instance, all pipeline stages
+  int pipeline_stages = 1;  // pp
+  int attention_dp = 8;     // per stage
   int attention_tp = 1;
-  int moe_ep = 8;            // per stage
+  int moe_ep = 8;  // per stage
   int moe_tp = 1;
   SpeculativeConfig speculative;
   BatchConfig batch;
   OverlapConfig overlap;
   PlacementConfig placement;  // expert placement, redundant slots, rebalancing
   MoeCommConfig comm;
-  RuntimeConfig runtime;      // the serving engine around the kernels (sim/runtime.h)
+  RuntimeConfig runtime;  // the serving engine around the kernels (sim/runtime.h)
   int stage_ranks() const { return ranks / pipeline_stages; }
 };
 
@@ -90,7 +90,7 @@ inline PoolConfig with_role(PoolRole role) {
 
 struct DeploymentConfig {
   bool disaggregated = false;
-  PoolConfig colocated;                          // when !disaggregated
+  PoolConfig colocated;                                // when !disaggregated
   PoolConfig prefill = with_role(PoolRole::kPrefill);  // when disaggregated
   PoolConfig decode = with_role(PoolRole::kDecode);    // when disaggregated
 

@@ -94,7 +94,7 @@ PowerModel::PowerModel(const calibration::HardwareProfile& device, const models:
       expert_flops_per_s(gemm_rate(cost, model.expert_dtype())),
       attention_flops_per_s(attention_rate(cost, model)),
       hbm_bytes_per_s(cost.achievable_hbm_bytes_per_s() > 0 ? cost.achievable_hbm_bytes_per_s()
-                                                              : device.hbm_bytes_per_s) {}
+                                                            : device.hbm_bytes_per_s) {}
 
 double PowerModel::power_w(const StepWork& work, double seconds) const {
   if (!known()) return 0;

@@ -62,7 +62,7 @@ class StepWorkCounter {
   double dense_weight_bytes_ = 0;         // over the instance, read every step
   double expert_weight_bytes_ = 0;        // over the instance, read where tokens reach them
   double expert_slots_ = 1;
-  bool decode_affine_ = false;            // decode core work = fixed + per_token x KV length
+  bool decode_affine_ = false;  // decode core work = fixed + per_token x KV length
   models::Work decode_fixed_, decode_per_token_;
 };
 
@@ -89,11 +89,11 @@ struct CostConfig {
 };
 
 struct EnergySummary {
-  bool known = false;              // the hardware profile gives its power
-  double joules = 0;               // all GPUs of the deployment, over the run
+  bool known = false;  // the hardware profile gives its power
+  double joules = 0;   // all GPUs of the deployment, over the run
   double mean_power_w_per_gpu = 0;
   double joules_per_output_token = 0;
-  double joules_per_request = 0;   // per completed request
+  double joules_per_request = 0;  // per completed request
 };
 
 struct CostSummary {

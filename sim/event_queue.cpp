@@ -31,13 +31,12 @@ inline void EventQueue::push(const Entry& e) {
   occupied_ |= std::uint64_t{1} << k;
 }
 
-EventQueue::EventId EventQueue::schedule(Time at, int priority, Handler handler, void* ctx,
-                                         std::uint64_t arg) {
+EventQueue::EventId EventQueue::schedule(Time at, int priority, Handler handler, void* ctx, std::uint64_t arg) {
   MOESIM_CHECK(at >= now_, "event scheduled at " + std::to_string(at.count_ns()) +
                                " ns, before now() = " + std::to_string(now_.count_ns()) + " ns");
-  MOESIM_CHECK(priority >= kMinPriority && priority <= kMaxPriority,
-               "event priority " + std::to_string(priority) + " outside [" +
-                   std::to_string(kMinPriority) + ", " + std::to_string(kMaxPriority) + "]");
+  MOESIM_CHECK(priority >= kMinPriority && priority <= kMaxPriority, "event priority " + std::to_string(priority) +
+                                                                         " outside [" + std::to_string(kMinPriority) +
+                                                                         ", " + std::to_string(kMaxPriority) + "]");
   MOESIM_CHECK(handler != nullptr, "null event handler");
   MOESIM_CHECK(next_seq_ <= kSeqMask, "event sequence numbers exhausted (2^48 events)");
 
@@ -86,9 +85,9 @@ bool EventQueue::step_until(std::uint64_t limit) {
       --cancelled_in_heap_;
       continue;
     }
-    MOESIM_CHECK(base_ >= static_cast<std::uint64_t>(now_.count_ns()),
-                 "event queue: the clock ran backwards from " + std::to_string(now_.count_ns()) + " ns to " +
-                     std::to_string(base_) + " ns");
+    MOESIM_CHECK(base_ >= static_cast<std::uint64_t>(now_.count_ns()), "event queue: the clock ran backwards from " +
+                                                                           std::to_string(now_.count_ns()) + " ns to " +
+                                                                           std::to_string(base_) + " ns");
     now_ = Time::from_ns(static_cast<std::int64_t>(base_));
     ++dispatched_;
     handler(ctx, arg);
@@ -102,15 +101,13 @@ bool EventQueue::step_until(std::uint64_t limit) {
 }
 
 void EventQueue::run() {
-  while (step()) {
-  }
+  while (step()) {}
 }
 
 void EventQueue::run_until(Time until) {
   MOESIM_CHECK(until >= now_, "run_until(" + std::to_string(until.count_ns()) +
                                   " ns) before now() = " + std::to_string(now_.count_ns()) + " ns");
-  while (step_until(static_cast<std::uint64_t>(until.count_ns()))) {
-  }
+  while (step_until(static_cast<std::uint64_t>(until.count_ns()))) {}
   if (until > now_) now_ = until;
 }
 

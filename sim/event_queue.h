@@ -37,7 +37,7 @@ class EventQueue {
   static constexpr int kMaxPriority = 32767;
 
   struct EventId {
-    std::uint64_t seq = 0;            // insertion sequence number (0 for the first event)
+    std::uint64_t seq = 0;             // insertion sequence number (0 for the first event)
     std::uint32_t slot = 0xFFFF'FFFF;  // where the event lives in the queue; none by default
   };
 

@@ -32,12 +32,12 @@ struct FixedBatchSpec {
 };
 
 struct FixedBatchResult {
-  double step_ms = 0;                    // mean step time
-  double tokens_per_step = 0;            // per GPU: decode positions or prefill tokens fed
-  PhaseTimes phase_ms{};                 // per step: slowest rank per layer, summed over layers
-  double exposed_comm_ms = 0;            // per step: compute idle on the busiest rank
-  double lm_head_ms = 0;                 // per step
-  double runtime_ms = 0;                 // per step: launches and host time beyond the kernels
+  double step_ms = 0;          // mean step time
+  double tokens_per_step = 0;  // per GPU: decode positions or prefill tokens fed
+  PhaseTimes phase_ms{};       // per step: slowest rank per layer, summed over layers
+  double exposed_comm_ms = 0;  // per step: compute idle on the busiest rank
+  double lm_head_ms = 0;       // per step
+  double runtime_ms = 0;       // per step: launches and host time beyond the kernels
   double tokens_per_gpu_s() const { return step_ms > 0 ? tokens_per_step / (step_ms * 1e-3) : 0.0; }
 };
 

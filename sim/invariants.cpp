@@ -8,8 +8,8 @@ namespace moesim::sim {
 
 void check_clock(Time previous, Time next, const char* what) {
   MOESIM_CHECK(next >= previous, std::string(what) + ": the clock ran backwards from " +
-                                     std::to_string(previous.count_ns()) + " ns to " +
-                                     std::to_string(next.count_ns()) + " ns");
+                                     std::to_string(previous.count_ns()) + " ns to " + std::to_string(next.count_ns()) +
+                                     " ns");
 }
 
 void check_layer_pairs(int moe_layer, std::int64_t dispatched, std::int64_t combined) {
@@ -27,9 +27,9 @@ void traffic_pairs_violated(int moe_layer, const char* what, int rank, std::int6
 }
 
 void check_kv_drained(int rank, std::int64_t allocated, std::int64_t freed, std::int64_t in_use) {
-  MOESIM_CHECK(allocated == freed && in_use == 0,
-               "rank " + std::to_string(rank) + ": " + std::to_string(allocated) + " KV blocks allocated, " +
-                   std::to_string(freed) + " freed, " + std::to_string(in_use) + " still in use at the end");
+  MOESIM_CHECK(allocated == freed && in_use == 0, "rank " + std::to_string(rank) + ": " + std::to_string(allocated) +
+                                                      " KV blocks allocated, " + std::to_string(freed) + " freed, " +
+                                                      std::to_string(in_use) + " still in use at the end");
 }
 
 void check_requests_accounted(std::span<const RequestRecord> records, bool partial) {

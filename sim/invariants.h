@@ -36,7 +36,8 @@ void check_layer_pairs(int moe_layer, std::int64_t dispatched, std::int64_t comb
 // the all-to-all's traffic holds. Inline: it runs per rank and MoE layer on every step.
 [[noreturn]] void traffic_pairs_violated(int moe_layer, const char* what, int rank, std::int64_t expected,
                                          std::int64_t carried);
-inline void check_traffic_pairs(int moe_layer, const char* what, int rank, std::int64_t expected, std::int64_t carried) {
+inline void check_traffic_pairs(int moe_layer, const char* what, int rank, std::int64_t expected,
+                                std::int64_t carried) {
   if (expected != carried) [[unlikely]]
     traffic_pairs_violated(moe_layer, what, rank, expected, carried);
 }

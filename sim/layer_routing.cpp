@@ -80,7 +80,8 @@ LayerRouting::LayerRouting(const models::ModelSpec& model, const InstanceLayout&
     targets_.back().rank_node = rank_domain_;
     targets_.back().revision = ++revisions_;
   }
-  observed_.assign(static_cast<std::size_t>(layers), std::vector<double>(static_cast<std::size_t>(model.routed_experts)));
+  observed_.assign(static_cast<std::size_t>(layers),
+                   std::vector<double>(static_cast<std::size_t>(model.routed_experts)));
 }
 
 std::span<const std::int64_t> LayerRouting::local_counts(int rank) const {
@@ -146,10 +147,8 @@ void LayerRouting::traffic(topology::AllToAllTraffic& out, bool per_pair_only) c
     const auto local = local_counts(r);
     std::int64_t processed = 0;
     for (const std::int64_t c : local) processed += c;
-    check_traffic_pairs(moe_layer_, "sent by", r, source_pairs_[static_cast<std::size_t>(r)],
-                        std::llround(row) + self);
-    check_traffic_pairs(moe_layer_, "received by", r, processed,
-                        std::llround(out.expert_bytes.received(r)) + self);
+    check_traffic_pairs(moe_layer_, "sent by", r, source_pairs_[static_cast<std::size_t>(r)], std::llround(row) + self);
+    check_traffic_pairs(moe_layer_, "received by", r, processed, std::llround(out.expert_bytes.received(r)) + self);
   }
 }
 
@@ -187,13 +186,15 @@ double LayerRouting::traffic(topology::AggregatedTraffic& out, const std::string
   for (int d = 0; d < R && rank_view; ++d) {
     const double q = m.rank_mass[static_cast<std::size_t>(d)];
     rank_rho_[static_cast<std::size_t>(d)] = tokens_per_pair(q, k);
-    node_q_rho_[static_cast<std::size_t>(rank_domain_[static_cast<std::size_t>(d)])] += q * rank_rho_[static_cast<std::size_t>(d)];
+    node_q_rho_[static_cast<std::size_t>(rank_domain_[static_cast<std::size_t>(d)])] +=
+        q * rank_rho_[static_cast<std::size_t>(d)];
   }
   for (std::size_t n = 0; n < NN && node_view; ++n) node_rho_[n] = tokens_per_pair(m.node_mass[n], k);
   // Tokens per pair into node n from senders outside it (from inside, the sender's own rank is
   // taken out of the node's mass per source below).
   node_factor_.resize(NN);
-  for (std::size_t n = 0; n < NN && rank_view; ++n) node_factor_[n] = m.node_mass[n] > 0 ? node_q_rho_[n] / m.node_mass[n] : 1.0;
+  for (std::size_t n = 0; n < NN && rank_view; ++n)
+    node_factor_[n] = m.node_mass[n] > 0 ? node_q_rho_[n] / m.node_mass[n] : 1.0;
   // Tokens per pair from sender i into its own node's other ranks (rank view).
   const auto own_factor = [&](std::size_t i) {
     const auto own = static_cast<std::size_t>(rank_domain_[i]);
@@ -273,7 +274,8 @@ std::int64_t LayerRouting::sent_pairs() const {
   std::int64_t sent = 0;
   if (aggregated_) {
     for (int d = 0; d < margins_.ranks; ++d)
-      sent += margins_.received_intra[static_cast<std::size_t>(d)] + margins_.received_remote[static_cast<std::size_t>(d)];
+      sent +=
+          margins_.received_intra[static_cast<std::size_t>(d)] + margins_.received_remote[static_cast<std::size_t>(d)];
   } else {
     for (int s = 0; s < counts_.ranks; ++s)
       for (int d = 0; d < counts_.ranks; ++d)

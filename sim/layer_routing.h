@@ -60,7 +60,9 @@ class LayerRouting {
   int slots_per_rank() const { return shape_.slots_per_rank(); }
   // The last draw's counts (per expert, per slot, per rank pair).
   // The last draw's pairs per expert (replicas summed) and per slot, on either path.
-  std::span<const std::int64_t> expert_counts() const { return aggregated_ ? margins_.expert_counts : counts_.expert_counts; }
+  std::span<const std::int64_t> expert_counts() const {
+    return aggregated_ ? margins_.expert_counts : counts_.expert_counts;
+  }
   std::span<const std::int64_t> slot_counts() const { return aggregated_ ? margins_.slot_counts : counts_.slot_counts; }
 
   // The last draw's traffic in tokens (scale by bytes per token for dispatch or combine).
@@ -95,13 +97,13 @@ class LayerRouting {
   workloads::RoutingMargins margins_;
   bool aggregated_ = false;
   std::int64_t total_pairs_ = 0, total_received_ = 0;
-  std::int64_t step_offset_ = 0;  // EPLB from history: serving step s is the routing model's s + window
-  int nodes_ = 1;               // cluster nodes (the node matrix is ranks x cluster nodes)
-  std::vector<int> rank_node_;  // [rank] cluster node of its device
-  std::vector<int> rank_domain_;  // [rank] dense scale-up domain (topology::rank_domains)
-  bool per_source_nodes_ = false;  // margins with each source's pairs per node (hierarchical)
-  int moe_layer_ = 0;                        // the last draw's layer, and each source's pairs in it
-  std::vector<std::int64_t> source_pairs_;   // (tokens × top_k), for the traffic invariant
+  std::int64_t step_offset_ = 0;            // EPLB from history: serving step s is the routing model's s + window
+  int nodes_ = 1;                           // cluster nodes (the node matrix is ranks x cluster nodes)
+  std::vector<int> rank_node_;              // [rank] cluster node of its device
+  std::vector<int> rank_domain_;            // [rank] dense scale-up domain (topology::rank_domains)
+  bool per_source_nodes_ = false;           // margins with each source's pairs per node (hierarchical)
+  int moe_layer_ = 0;                       // the last draw's layer, and each source's pairs in it
+  std::vector<std::int64_t> source_pairs_;  // (tokens × top_k), for the traffic invariant
   mutable std::vector<double> rank_rho_, node_rho_, node_q_rho_, node_factor_, row_;  // traffic() scratch
 };
 

@@ -91,7 +91,8 @@ void LoadStats::add_links(std::span<const double> bytes, double scale, const std
   const std::size_t n = std::min(bytes.size(), link_bytes.size());
   if (listed) {
     for (const int id : *listed)
-      if (static_cast<std::size_t>(id) < n) link_bytes[static_cast<std::size_t>(id)] += bytes[static_cast<std::size_t>(id)] * scale;
+      if (static_cast<std::size_t>(id) < n)
+        link_bytes[static_cast<std::size_t>(id)] += bytes[static_cast<std::size_t>(id)] * scale;
     return;
   }
   for (std::size_t l = 0; l < n; ++l) link_bytes[l] += bytes[l] * scale;

@@ -41,7 +41,8 @@ class RankLoadSeries {
   std::int64_t bucket_ns() const { return bucket_ns_; }
   int buckets() const { return used_; }  // buckets up to the last one that was touched
   std::int64_t at(int bucket, int rank) const {
-    return values_[static_cast<std::size_t>(bucket) * static_cast<std::size_t>(ranks_) + static_cast<std::size_t>(rank)];
+    return values_[static_cast<std::size_t>(bucket) * static_cast<std::size_t>(ranks_) +
+                   static_cast<std::size_t>(rank)];
   }
 
  private:

@@ -22,16 +22,16 @@ namespace moesim::sim {
 
 struct RequestRecord {
   std::int64_t id = 0;
-  int instance = -1;                 // colocated or decode instance that served it
+  int instance = -1;  // colocated or decode instance that served it
   int rank = -1;
   std::int64_t arrival_ns = 0;
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
-  std::int64_t first_token_ns = -1;  // -1: never produced
-  std::int64_t finish_ns = -1;       // -1: did not finish
-  std::int64_t prefill_done_ns = -1; // disaggregated: when the prefill instance finished the prompt
-  std::int64_t preemptions = 0;      // times its KV was dropped and recomputed
-  std::string rejected;              // non-empty: why it was never admitted
+  std::int64_t first_token_ns = -1;   // -1: never produced
+  std::int64_t finish_ns = -1;        // -1: did not finish
+  std::int64_t prefill_done_ns = -1;  // disaggregated: when the prefill instance finished the prompt
+  std::int64_t preemptions = 0;       // times its KV was dropped and recomputed
+  std::string rejected;               // non-empty: why it was never admitted
   bool finished() const { return finish_ns >= 0; }
 };
 
@@ -40,7 +40,7 @@ struct StepRecord {
   int instance = 0;
   std::int64_t start_ns = 0;
   std::int64_t duration_ns = 0;
-  std::int64_t decode_tokens = 0;   // positions fed by decoding requests (1 + drafts each)
+  std::int64_t decode_tokens = 0;  // positions fed by decoding requests (1 + drafts each)
   std::int64_t prefill_tokens = 0;
   std::int64_t running = 0;  // requests admitted on all ranks of the instance
   double power_w = 0;        // mean board power per GPU of the instance over the step (sim/energy.h)
@@ -73,26 +73,26 @@ struct PoolResult {
   double exposed_comm_ns_per_step = 0;  // compute idle on the busiest rank, summed over layers
   double kv_peak_utilisation = 0;       // highest fraction of a rank's KV blocks ever in use
   std::int64_t preemptions = 0;
-  std::int64_t rebalances = 0;          // EPLB re-placements
-  double migration_s = 0;               // time the instances spent moving expert weights
-  double pipeline_send_ns_per_step = 0; // activations sent between pipeline stages
-  double draft_ns_per_step = 0;         // speculative decoding: draft passes
-  double runtime_ns_per_step = 0;       // launches and host time beyond the kernels (sim/runtime.h)
+  std::int64_t rebalances = 0;           // EPLB re-placements
+  double migration_s = 0;                // time the instances spent moving expert weights
+  double pipeline_send_ns_per_step = 0;  // activations sent between pipeline stages
+  double draft_ns_per_step = 0;          // speculative decoding: draft passes
+  double runtime_ns_per_step = 0;        // launches and host time beyond the kernels (sim/runtime.h)
   // The steady decode state, as a fixed-batch benchmark measures it: the decode-only steps (no
   // prompt work) whose running requests are at least 90 % of the most any decode-only step ran.
   // Ramp-up, admission and drain steps are left out.
   std::int64_t steady_steps = 0;
-  double steady_step_ms = 0;             // their mean duration
-  double steady_tokens_per_step = 0;     // decode positions fed per step per instance
-  double steady_tokens_per_gpu_s = 0;    // those positions per second per GPU (1 + drafts each
-                                         // under speculative decoding: positions, not output tokens)
-  double graph_step_share = 0;          // share of steps that replayed a CUDA graph
-  std::int64_t drafts_proposed = 0;     // speculative decoding: draft tokens verified ...
-  std::int64_t drafts_accepted = 0;     // ... and accepted
+  double steady_step_ms = 0;           // their mean duration
+  double steady_tokens_per_step = 0;   // decode positions fed per step per instance
+  double steady_tokens_per_gpu_s = 0;  // those positions per second per GPU (1 + drafts each
+                                       // under speculative decoding: positions, not output tokens)
+  double graph_step_share = 0;         // share of steps that replayed a CUDA graph
+  std::int64_t drafts_proposed = 0;    // speculative decoding: draft tokens verified ...
+  std::int64_t drafts_accepted = 0;    // ... and accepted
   double acceptance_rate() const {
     return drafts_proposed > 0 ? static_cast<double>(drafts_accepted) / static_cast<double>(drafts_proposed) : 0.0;
   }
-  LoadStats load;                       // expert, rank-over-time and link loads (sim/load_stats.h)
+  LoadStats load;  // expert, rank-over-time and link loads (sim/load_stats.h)
 };
 
 struct Summary {

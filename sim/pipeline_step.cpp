@@ -20,8 +20,7 @@ InstanceStep::InstanceStep(const models::ModelSpec& model, const PoolLayout& poo
   const InstanceLayout& first = layouts_.front();
   const int comm = pool.config.comm.algorithm == "low-latency" ? 4 : 2;
   double per_pass = 2;
-  for (int l = first.first_layer(); l < first.end_layer(); ++l)
-    per_pass += models::layer_kernels(model, l, comm);
+  for (int l = first.first_layer(); l < first.end_layer(); ++l) per_pass += models::layer_kernels(model, l, comm);
   const int micro = pool.config.overlap.scheme == OverlapScheme::kTwoBatch ? 2 : 1;
   kernels_ = per_pass * micro * pool.config.pipeline_stages;
   for (const auto& layout : layouts_)
@@ -82,8 +81,8 @@ Duration InstanceStep::run(std::span<const RankBatch> batches, std::int64_t step
   if (plan.graph() && plan.graph_batch > smallest) {
     padded_.assign(batches.begin(), batches.end());
     for (auto& b : padded_)
-      b.padding = static_cast<std::int64_t>(plan.graph_batch - static_cast<int>(b.decode_kv_lengths.size())) *
-                  b.decode_queries;
+      b.padding =
+          static_cast<std::int64_t>(plan.graph_batch - static_cast<int>(b.decode_kv_lengths.size())) * b.decode_queries;
     run = padded_;
   }
   const Duration gpu = gpu_step(run, step, rng, breakdown, start);

@@ -63,12 +63,12 @@ class InstanceStep {
   std::vector<InstanceLayout> layouts_;  // per stage
   std::vector<std::unique_ptr<StepModel>> stages_;
   std::unique_ptr<SpeculativeDraft> draft_;
-  std::vector<RankBatch> micro_;         // [micro-batch][group], flattened
-  std::vector<Duration> stage_ns_;       // [stage][micro-batch], flattened
-  std::vector<Duration> send_;           // [stage][micro-batch]: to the next stage
+  std::vector<RankBatch> micro_;    // [micro-batch][group], flattened
+  std::vector<Duration> stage_ns_;  // [stage][micro-batch], flattened
+  std::vector<Duration> send_;      // [stage][micro-batch]: to the next stage
   RuntimeConfig runtime_;
   double kernels_ = 0;
-  std::vector<RankBatch> padded_;        // the step's batches padded to a CUDA graph's size
+  std::vector<RankBatch> padded_;  // the step's batches padded to a CUDA graph's size
 };
 
 }  // namespace moesim::sim

@@ -73,8 +73,8 @@ std::span<const int> ExpertPlacement::replicas(int expert) const {
 
 workloads::RoutingTargets ExpertPlacement::routing_targets(std::string_view split) const {
   if (!known(replica_splits(), split))
-    throw std::invalid_argument("unknown replica split '" + std::string(split) + "' (valid: " +
-                                workloads::join_names(replica_splits()) + ")");
+    throw std::invalid_argument("unknown replica split '" + std::string(split) +
+                                "' (valid: " + workloads::join_names(replica_splits()) + ")");
   workloads::RoutingTargets t;
   t.ranks = ranks_;
   t.experts = experts_;
@@ -105,15 +105,15 @@ void validate_placement(const PlacementConfig& config, const PlacementShape& s) 
     throw std::invalid_argument("placement '" + config.policy + "': " + why);
   };
   if (!known(placement_policies(), config.policy))
-    throw std::invalid_argument("unknown placement policy '" + config.policy + "' (valid: " +
-                                workloads::join_names(placement_policies()) + ")");
+    throw std::invalid_argument("unknown placement policy '" + config.policy +
+                                "' (valid: " + workloads::join_names(placement_policies()) + ")");
   if (!known(replica_splits(), config.replica_split))
-    throw std::invalid_argument("unknown replica split '" + config.replica_split + "' (valid: " +
-                                workloads::join_names(replica_splits()) + ")");
+    throw std::invalid_argument("unknown replica split '" + config.replica_split +
+                                "' (valid: " + workloads::join_names(replica_splits()) + ")");
   if (s.experts < 1 || s.ep < 1 || s.redundant < 0 || s.devices_per_node < 1) bad("needs experts, ep >= 1");
   if ((s.experts + s.redundant) % s.ep != 0)
-    bad(std::to_string(s.experts) + " experts + " + std::to_string(s.redundant) + " redundant slots do not divide over ep " +
-        std::to_string(s.ep));
+    bad(std::to_string(s.experts) + " experts + " + std::to_string(s.redundant) +
+        " redundant slots do not divide over ep " + std::to_string(s.ep));
   const bool eplb = config.policy.starts_with("eplb");
   if (!eplb && s.redundant > 0) bad("has no redundant slots (use eplb)");
   if (!(config.rebalance_interval_s >= 0)) bad("rebalance interval must be >= 0");

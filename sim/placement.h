@@ -30,10 +30,10 @@
 namespace moesim::sim {
 
 struct PlacementConfig {
-  std::string policy = "contiguous";  // registry name (placement_policies())
-  int redundant = 0;                  // redundant slots per MoE layer over the EP group (eplb only)
+  std::string policy = "contiguous";   // registry name (placement_policies())
+  int redundant = 0;                   // redundant slots per MoE layer over the EP group (eplb only)
   std::string replica_split = "even";  // registry name (replica_splits())
-  double rebalance_interval_s = 0.0;  // 0: static; else re-place every interval from observed load
+  double rebalance_interval_s = 0.0;   // 0: static; else re-place every interval from observed load
   // What EPLB places from (eplb_statistics()): `history`, the load of the `window_steps` steps
   // before serving starts, as deployments count it (DeepSeek's EPLB README: "a moving average of
   // historical statistics"; TensorRT-LLM counts iterations 100-200 of a run); or `oracle`, the
@@ -94,8 +94,8 @@ std::vector<ExpertPlacement> place_experts(const PlacementConfig& config, const 
 std::vector<int> moved_experts(const ExpertPlacement& before, const ExpertPlacement& after);
 
 struct Rebalance {
-  std::vector<ExpertPlacement> placement;     // per MoE layer
-  std::vector<std::int64_t> moved_per_rank;   // experts fetched by each rank, summed over layers
+  std::vector<ExpertPlacement> placement;    // per MoE layer
+  std::vector<std::int64_t> moved_per_rank;  // experts fetched by each rank, summed over layers
   std::int64_t moved_total = 0;
 };
 // Re-places every layer from the load observed over the last interval (stale by construction).

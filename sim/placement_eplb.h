@@ -20,7 +20,6 @@ std::vector<int> place_global(std::span<const double> load, int ranks, int slots
 
 // Hierarchical: `groups` contiguous expert groups packed onto `nodes` nodes by group load (groups
 // % nodes == 0), then replication and packing inside each node of ranks / nodes ranks.
-std::vector<int> place_hierarchical(std::span<const double> load, int ranks, int slots_per_rank, int nodes,
-                                    int groups);
+std::vector<int> place_hierarchical(std::span<const double> load, int ranks, int slots_per_rank, int nodes, int groups);
 
 }  // namespace moesim::sim::eplb

@@ -52,7 +52,8 @@ ImbalanceStats layer_imbalance(const ExpertPlacement& p, std::span<const std::in
   st.slot_imbalance = sl.imbalance;
   st.slot_cv = sl.cv;
   st.hottest_expert = ex.argmax;
-  if (st.pairs > 0) st.hottest_expert_share = expert[static_cast<std::size_t>(ex.argmax)] / static_cast<double>(st.pairs);
+  if (st.pairs > 0)
+    st.hottest_expert_share = expert[static_cast<std::size_t>(ex.argmax)] / static_cast<double>(st.pairs);
   if (capacity_factor > 0) {
     st.capacity_per_slot =
         static_cast<std::int64_t>(std::ceil(capacity_factor * static_cast<double>(st.pairs) / p.slots()));

@@ -15,16 +15,16 @@
 namespace moesim::sim {
 
 struct ImbalanceStats {
-  std::int64_t pairs = 0;               // token-expert pairs in the layer
-  double rank_imbalance = 0;            // (max - mean) / mean of rank load
-  double slot_imbalance = 0;            // (max - mean) / mean of slot load
+  std::int64_t pairs = 0;     // token-expert pairs in the layer
+  double rank_imbalance = 0;  // (max - mean) / mean of rank load
+  double slot_imbalance = 0;  // (max - mean) / mean of slot load
   double rank_cv = 0;
   double slot_cv = 0;
   int hottest_rank = -1;
-  int hottest_expert = -1;              // by pairs over all its replicas
-  double hottest_expert_share = 0;      // its share of the layer's pairs
-  std::int64_t capacity_per_slot = 0;   // 0: no capacity limit
-  std::int64_t dropped = 0;             // pairs over capacity
+  int hottest_expert = -1;             // by pairs over all its replicas
+  double hottest_expert_share = 0;     // its share of the layer's pairs
+  std::int64_t capacity_per_slot = 0;  // 0: no capacity limit
+  std::int64_t dropped = 0;            // pairs over capacity
 };
 
 // slot_counts: pairs per slot (size = placement.slots()).

@@ -105,7 +105,8 @@ RankCosts with_attention_cores(RankCosts c, const models::ModelSpec& m, const ca
   c.attention = c.attention + core_ns(a, cost, b.decode_kv_lengths, b.decode_queries, b.prefill_chunks);
   const int local = first_local_layer(m);
   if (m.linear.enabled()) {
-    c.attention_local = c.attention_local +
+    c.attention_local =
+        c.attention_local +
         cost.linear_attention(a, b.decode_kv_lengths.size(), b.decode_queries, b.prefill_chunks).time_ns;
   } else if (local >= 0) {
     // A local layer attends to at most its window (or the current chunk) of the context.
@@ -113,7 +114,8 @@ RankCosts with_attention_cores(RankCosts c, const models::ModelSpec& m, const ca
     for (std::size_t i = 0; i < kv.size(); ++i) kv[i] = models::effective_kv_len(m, local, b.decode_kv_lengths[i]);
     std::vector<calibration::PrefillChunk> chunks = b.prefill_chunks;
     for (auto& ch : chunks)
-      ch.past = std::clamp<std::int64_t>(models::effective_kv_len(m, local, ch.past + ch.tokens) - ch.tokens, 0, ch.past);
+      ch.past =
+          std::clamp<std::int64_t>(models::effective_kv_len(m, local, ch.past + ch.tokens) - ch.tokens, 0, ch.past);
     c.attention_local = c.attention_local + core_ns(a, cost, kv, b.decode_queries, chunks);
   } else {
     c.attention_local = 0;
@@ -190,8 +192,8 @@ void expert_gemm_times(const models::ModelSpec& m, const calibration::CostModel&
   for (std::size_t r = 0; r < n; ++r) out[r] = rows_of(r) == 0 ? 0.0 : out[r] + silu[r];
 }
 
-LowLatencyPhases low_latency_phases(const models::ModelSpec& m, const calibration::CostModel& cost,
-                                    std::int64_t tokens, std::int64_t received_pairs, double dispatch_bytes_per_token,
+LowLatencyPhases low_latency_phases(const models::ModelSpec& m, const calibration::CostModel& cost, std::int64_t tokens,
+                                    std::int64_t received_pairs, double dispatch_bytes_per_token,
                                     double combine_bytes_per_token) {
   LowLatencyPhases p;
   low_latency_token_phases(m, cost, tokens, dispatch_bytes_per_token, combine_bytes_per_token, p);
@@ -215,9 +217,11 @@ void low_latency_pair_phase_times(const calibration::CostModel& cost, std::span<
                                   std::vector<double>& scratch) {
   const std::size_t n = received_pairs.size();
   scratch.resize(n);
-  for (std::size_t r = 0; r < n; ++r) scratch[r] = 2.0 * static_cast<double>(received_pairs[r]) * dispatch_bytes_per_token;
+  for (std::size_t r = 0; r < n; ++r)
+    scratch[r] = 2.0 * static_cast<double>(received_pairs[r]) * dispatch_bytes_per_token;
   cost.memory_op_times(scratch, dispatch_recv);
-  for (std::size_t r = 0; r < n; ++r) scratch[r] = 2.0 * static_cast<double>(received_pairs[r]) * combine_bytes_per_token;
+  for (std::size_t r = 0; r < n; ++r)
+    scratch[r] = 2.0 * static_cast<double>(received_pairs[r]) * combine_bytes_per_token;
   cost.memory_op_times(scratch, combine_send);
   for (std::size_t r = 0; r < n; ++r)
     if (received_pairs[r] <= 0) dispatch_recv[r] = combine_send[r] = 0;

@@ -26,12 +26,12 @@ enum class Direction;  // topology/all_to_all.h
 namespace moesim::sim {
 
 struct RankCosts {
-  double attention = 0;        // ns, one full-attention layer
+  double attention = 0;  // ns, one full-attention layer
   // ns, one layer of the model's other attention kind, if any: a local-attention (sliding or
   // chunked window) layer, or a linear-attention (Gated DeltaNet) layer.
   double attention_local = 0;
-  double attention_prep = 0;   // ns, the part of `attention` before the core in a decode step
-                               // (models::WeightMatmul::after_core)
+  double attention_prep = 0;        // ns, the part of `attention` before the core in a decode step
+                                    // (models::WeightMatmul::after_core)
   double attention_local_prep = 0;  // the same for `attention_local` (equal for a local window)
   double dense_mlp = 0;
   double shared = 0;

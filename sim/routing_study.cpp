@@ -34,8 +34,8 @@ std::vector<LayerStudy> study_routing(const workloads::RoutingModel& routing, co
   std::vector<double> probs(static_cast<std::size_t>(shape.experts));
   // As LayerRouting does: with EPLB from history the routing model's clock starts the window
   // before the measured steps.
-  const bool history = o.placement.policy.starts_with("eplb") && o.placement.statistics == "history" &&
-                       !routing.is_step_invariant();
+  const bool history =
+      o.placement.policy.starts_with("eplb") && o.placement.statistics == "history" && !routing.is_step_invariant();
   const std::int64_t first = o.first_step + (history ? o.placement.window_steps : 0);
   const double steps = static_cast<double>(o.steps);
 

@@ -89,7 +89,7 @@ std::optional<RuntimeConfig> runtime_preset(std::string_view name) {
 
 RuntimePlan plan_step(const RuntimeConfig& c, int largest_batch, int smallest_batch) {
   if (c.graph_everything) return {std::max(largest_batch, 1)};
-  if (largest_batch < 0) return {};  // prefill or mixed: eager
+  if (largest_batch < 0) return {};                                    // prefill or mixed: eager
   if (!c.graph_padding && smallest_batch != largest_batch) return {};  // a rank would need padding
   for (const int size : c.graph_batch_sizes) {
     if (size == largest_batch) return {size};

@@ -29,11 +29,11 @@ struct RuntimeConfig {
   std::string preset = "ideal";  // registry name (runtime_presets()); the fields below start from it
   // CUDA graphs: the captured decode batch sizes per DP rank, ascending; empty: none.
   std::vector<int> graph_batch_sizes;
-  bool graph_padding = true;     // pad a batch up to the next captured size (else only exact sizes)
-  bool graph_everything = true;  // ideal: every step runs as a graph, unpadded
-  double eager_launch_ns = 0;    // host time to launch one kernel outside a graph
-  double graph_launch_ns = 0;    // host time to launch a step's graph
-  double host_step_ns = 0;       // host work per step: scheduling, sampling, output processing
+  bool graph_padding = true;       // pad a batch up to the next captured size (else only exact sizes)
+  bool graph_everything = true;    // ideal: every step runs as a graph, unpadded
+  double eager_launch_ns = 0;      // host time to launch one kernel outside a graph
+  double graph_launch_ns = 0;      // host time to launch a step's graph
+  double host_step_ns = 0;         // host work per step: scheduling, sampling, output processing
   double host_per_request_ns = 0;  // ... and per request of the busiest DP rank
   bool overlap_scheduler = false;  // host work runs while the GPU runs the previous step
   // Two-batch overlap steps keep the communication kernels' SMs (overlap.comm_sm_share) from the

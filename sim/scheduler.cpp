@@ -29,9 +29,11 @@ int Scheduler::enqueue(std::size_t index) {
   const std::int64_t need =
       rec.input_tokens + (pool_.role == PoolRole::kPrefill ? 0 : rec.output_tokens + queries_ - 1);
   if (ranks_.front().kv.blocks_for(held_tokens(need)) > ranks_.front().kv.capacity_blocks()) {
-    rec.rejected = "needs " + std::to_string(need) + " KV tokens" +
-                   (state_tokens_ > 0 ? " and " + std::to_string(state_tokens_) + " tokens' worth of linear-attention state" : "") +
-                   ", a rank holds " + std::to_string(kv_capacity_tokens_);
+    rec.rejected =
+        "needs " + std::to_string(need) + " KV tokens" +
+        (state_tokens_ > 0 ? " and " + std::to_string(state_tokens_) + " tokens' worth of linear-attention state"
+                           : "") +
+        ", a rank holds " + std::to_string(kv_capacity_tokens_);
     return -1;
   }
   std::size_t best = 0, best_load = SIZE_MAX;

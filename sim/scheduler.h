@@ -77,15 +77,15 @@ class Scheduler {
 
  private:
   struct Live {
-    std::int64_t cached = 0;      // tokens whose K/V is in the cache
-    std::int64_t target = 0;      // tokens to prefill before decoding
-    std::int64_t generated = 0;   // output tokens emitted so far
-    std::int64_t chunk = 0;       // prompt tokens in the current step
-    std::int64_t blocks = 0;      // KV blocks held
+    std::int64_t cached = 0;     // tokens whose K/V is in the cache
+    std::int64_t target = 0;     // tokens to prefill before decoding
+    std::int64_t generated = 0;  // output tokens emitted so far
+    std::int64_t chunk = 0;      // prompt tokens in the current step
+    std::int64_t blocks = 0;     // KV blocks held
     std::int64_t last_token_ns = 0;
     std::int64_t input_tokens = 0, output_tokens = 0;  // the request's (its record's), kept here
                                                        // so a step's passes read one array
-    bool decoding = false;        // decodes in the current step
+    bool decoding = false;                             // decodes in the current step
   };
   struct RankState {
     explicit RankState(std::int64_t capacity, int block) : kv(capacity, block) {}

@@ -12,9 +12,9 @@
 #include "sim/deployment.h"
 #include "sim/event_queue.h"
 #include "sim/invariants.h"
-#include "topology/collectives.h"
-#include "sim/scheduler.h"
 #include "sim/pipeline_step.h"
+#include "sim/scheduler.h"
+#include "topology/collectives.h"
 #include "workloads/arrivals.h"
 #include "workloads/routing_model.h"
 
@@ -29,17 +29,17 @@ constexpr std::size_t kKvLinkClasses = 2;
 constexpr int kStepEndPriority = 2;
 
 struct Instance {
-  Instance(const SimulationConfig& c, const PoolLayout& pool, int pool_index, int index, const topology::Cluster& cluster,
-           const calibration::CostModel& cost, const workloads::RoutingModel& routing,
+  Instance(const SimulationConfig& c, const PoolLayout& pool, int pool_index, int index,
+           const topology::Cluster& cluster, const calibration::CostModel& cost, const workloads::RoutingModel& routing,
            const std::vector<workloads::Request>& requests, std::vector<RequestRecord>& records)
       : pool_index(pool_index),
         scheduler(pool.config, pool.memory.kv_capacity_tokens, requests, records,
-                  workloads::make_stream(c.seed, std::string("speculative.") + to_string(pool.config.role) + "." +
-                                                     std::to_string(index))),
+                  workloads::make_stream(
+                      c.seed, std::string("speculative.") + to_string(pool.config.role) + "." + std::to_string(index))),
         step_model(c.model, pool, index, cluster, cost, routing),
         layout(step_model.layout()),
-        rng(workloads::make_stream(c.seed, std::string("routing.") + to_string(pool.config.role) + "." +
-                                               std::to_string(index))),
+        rng(workloads::make_stream(
+            c.seed, std::string("routing.") + to_string(pool.config.role) + "." + std::to_string(index))),
         next_rebalance_s(pool.config.placement.rebalance_interval_s),
         work(c.model, pool.memory, pool.config.ranks, pool.slots_per_rank * pool.config.stage_ranks()) {
     scheduler.reserve_state_tokens(pool.memory.state_tokens_per_request());
@@ -132,8 +132,8 @@ class ServingRun {
     r.summary = summarize(records_, itl_samples_, deployment_.total_ranks(), config_.slo);
     r.summary.energy = energy_summary(power_, busy_joules_, busy_gpu_s_, r.summary.gpus, r.summary.makespan_s,
                                       r.summary.output_tokens, r.summary.completed);
-    r.summary.cost = cost_summary(config_.cost, r.summary.energy, r.summary.gpus, r.summary.makespan_s,
-                                  r.summary.output_tokens);
+    r.summary.cost =
+        cost_summary(config_.cost, r.summary.energy, r.summary.gpus, r.summary.makespan_s, r.summary.output_tokens);
     r.requests = std::move(records_);
     r.steps = std::move(steps_);
     r.pools = std::move(pool_results_);
@@ -181,7 +181,8 @@ class ServingRun {
   }
 
   void schedule_arrival(std::size_t index) {
-    events_.schedule(Time::from_ns(requests_[index].arrival_ns), kArrivalPriority, &ServingRun::on_arrival, this, index);
+    events_.schedule(Time::from_ns(requests_[index].arrival_ns), kArrivalPriority, &ServingRun::on_arrival, this,
+                     index);
   }
 
   // Closed loop: a released request arrives at the arrival time the release gave it.
@@ -277,7 +278,8 @@ class ServingRun {
     const int dst = to.layout.rank_devices()[static_cast<std::size_t>(src) % to.layout.rank_devices().size()];
     const double bytes = config_.model.kv_bytes_for_context(rec.input_tokens);
     const auto& fidelity = deployment_.pools().back().config.comm.fidelity;
-    const Duration d = Duration::from_ns_rounded(topology::point_to_point(cluster_, {{src, dst, bytes}}, fidelity).duration_ns);
+    const Duration d =
+        Duration::from_ns_rounded(topology::point_to_point(cluster_, {{src, dst, bytes}}, fidelity).duration_ns);
     const std::size_t link_class = cluster_.same_scaleup_domain(src, dst) ? 0 : 1;
     Time& send_free = kv_send_free_[static_cast<std::size_t>(src) * kKvLinkClasses + link_class];
     Time& recv_free = kv_recv_free_[static_cast<std::size_t>(dst) * kKvLinkClasses + link_class];

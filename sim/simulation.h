@@ -40,10 +40,10 @@ struct RunLimits {
 
 // Where a run stands, for progress bars.
 struct SimulationProgress {
-  std::int64_t now_ns = 0;             // simulated time
-  std::int64_t requests_done = 0;      // finished or rejected
+  std::int64_t now_ns = 0;         // simulated time
+  std::int64_t requests_done = 0;  // finished or rejected
   std::int64_t requests_total = 0;
-  std::int64_t steps = 0;              // steps started, all instances
+  std::int64_t steps = 0;  // steps started, all instances
 };
 
 struct SimulationConfig {

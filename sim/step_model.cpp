@@ -127,7 +127,8 @@ void StepModel::token_phases(MicroBatch& mb) {
 void StepModel::finish_combine(MicroBatch& mb) {
   if (!mb.combine_recv_pending) return;
   mb.combine_recv_pending = false;
-  timeline_.compute(mb.ready, mb.combine_recv, mb.ready, {"combine_recv", layer_, static_cast<int>(&mb - micro_.data())});
+  timeline_.compute(mb.ready, mb.combine_recv, mb.ready,
+                    {"combine_recv", layer_, static_cast<int>(&mb - micro_.data())});
 }
 
 void StepModel::run_dense_layer(MicroBatch& mb, PhaseTimes& phases) {
@@ -156,8 +157,8 @@ void StepModel::dense_mlp_after_attention(MicroBatch& mb, PhaseTimes& phases) {
   phases[static_cast<int>(Phase::kDenseMlp)] += mlp;
 }
 
-double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng,
-                            PhaseTimes& phases, LayerBreakdown& breakdown) {
+double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng, PhaseTimes& phases,
+                            LayerBreakdown& breakdown) {
   finish_combine(mb);
   const bool shared_in_front = overlap_.scheme == OverlapScheme::kNone;
   const int m = static_cast<int>(&mb - micro_.data());
@@ -184,8 +185,9 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
 void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng, PhaseTimes& phases,
                       LayerBreakdown& breakdown) {
   routing_.draw(moe_layer, step, mb.tokens, rng);
-  if (load_) load_->add_routing(load_instance_, step_start_ns_, moe_layer, routing_.expert_counts(), routing_.slot_counts(),
-                              routing_.slots_per_rank());
+  if (load_)
+    load_->add_routing(load_instance_, step_start_ns_, moe_layer, routing_.expert_counts(), routing_.slot_counts(),
+                       routing_.slots_per_rank());
   check_layer_pairs(moe_layer, routing_.total_pairs(), routing_.total_received());
   if (gather_scatter_) {
     gather_scatter(mb, phases, breakdown);
@@ -230,8 +232,8 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
     else if (!aggregated_)
       step_links_.add(dispatch);
   }
-  expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()), mb.gemm_ns,
-                    cost_scratch_);
+  expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()),
+                    mb.gemm_ns, cost_scratch_);
   if (low_latency_) {
     // The phases over the ranks' own tokens were costed with the step (token_phases).
     received_.resize(mb.dispatch_send.size());
@@ -239,8 +241,8 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
       const auto local = routing_.local_counts(static_cast<int>(r));
       received_[r] = std::accumulate(local.begin(), local.end(), std::int64_t{0});
     }
-    low_latency_pair_phase_times(cost_, received_, dispatch_bytes_per_token_, combine_bytes_per_token_, mb.dispatch_recv,
-                                 mb.combine_send, cost_scratch_);
+    low_latency_pair_phase_times(cost_, received_, dispatch_bytes_per_token_, combine_bytes_per_token_,
+                                 mb.dispatch_recv, mb.combine_send, cost_scratch_);
   }
   phases[static_cast<int>(Phase::kDispatch)] += max_of(mb.dispatch_send) + mb.dispatch_ns;
   const double fabric_tokens = fabric_token_count();
@@ -263,8 +265,8 @@ void StepModel::gather_scatter(MicroBatch& mb, PhaseTimes& phases, LayerBreakdow
                                     gathered * dispatch_bytes_per_token_, fidelity);
   mb.combine_ns = tp_collective_ns(cluster_, devices, topology::CollectiveKind::kReduceScatter,
                                    gathered * combine_bytes_per_token_, fidelity);
-  expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()), mb.gemm_ns,
-                    cost_scratch_);
+  expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()),
+                    mb.gemm_ns, cost_scratch_);
   phases[static_cast<int>(Phase::kDispatch)] += mb.dispatch_ns;
   // Each rank receives the other ranks' shares.
   const double moved = gathered * (ranks - 1);

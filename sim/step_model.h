@@ -60,8 +60,8 @@
 #include "topology/a2a_closed_form.h"
 #include "topology/aggregated_all_to_all.h"
 #include "topology/all_to_all.h"
-#include "topology/traffic.h"
 #include "topology/cluster.h"
+#include "topology/traffic.h"
 #include "workloads/rng.h"
 #include "workloads/routing_model.h"
 
@@ -77,18 +77,18 @@ using PhaseTimes = std::array<double, kNumPhases>;  // nanoseconds
 // duration, summed over micro-batches. Wall time is how long the layer held the step; exposed
 // communication is the part of it in which the busiest rank's compute stream sat idle.
 struct LayerBreakdown {
-  std::vector<PhaseTimes> layer_ns;    // [layer][phase], summed over steps
-  std::vector<double> wall_ns;         // [layer]
-  std::vector<double> exposed_comm_ns; // [layer]
-  double dispatch_bytes = 0;           // on the fabric, summed over MoE layers and steps
+  std::vector<PhaseTimes> layer_ns;     // [layer][phase], summed over steps
+  std::vector<double> wall_ns;          // [layer]
+  std::vector<double> exposed_comm_ns;  // [layer]
+  double dispatch_bytes = 0;            // on the fabric, summed over MoE layers and steps
   double combine_bytes = 0;
-  std::int64_t tokens_routed = 0;      // token-expert pairs dispatched
-  std::int64_t tokens_combined = 0;    // token-expert pairs the experts processed
-  double lm_head_ns = 0;               // LM head after the last layer, summed over steps
-  double pipeline_send_ns = 0;         // activations between pipeline stages, summed over steps
-  double draft_ns = 0;                 // speculative-decoding draft passes, summed over steps
-  double runtime_ns = 0;               // the runtime beyond the kernels (launches, host), summed over steps
-  std::int64_t graph_steps = 0;        // steps that replayed a CUDA graph (sim/runtime.h)
+  std::int64_t tokens_routed = 0;    // token-expert pairs dispatched
+  std::int64_t tokens_combined = 0;  // token-expert pairs the experts processed
+  double lm_head_ns = 0;             // LM head after the last layer, summed over steps
+  double pipeline_send_ns = 0;       // activations between pipeline stages, summed over steps
+  double draft_ns = 0;               // speculative-decoding draft passes, summed over steps
+  double runtime_ns = 0;             // the runtime beyond the kernels (launches, host), summed over steps
+  std::int64_t graph_steps = 0;      // steps that replayed a CUDA graph (sim/runtime.h)
 };
 
 class StepModel {
@@ -98,8 +98,8 @@ class StepModel {
 
   // Duration of one step starting at `start`, with one batch per attention group (per rank
   // without attention TP); adds each layer's phases to `breakdown`.
-  Duration run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
-               LayerBreakdown& breakdown, Time start = Time::zero());
+  Duration run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng, LayerBreakdown& breakdown,
+               Time start = Time::zero());
   // Re-places the experts from the load seen since the last call (EPLB rebalancing); returns
   // how long the weight migration blocks the instance.
   Duration rebalance();
@@ -111,11 +111,11 @@ class StepModel {
 
  private:
   struct MicroBatch {
-    std::vector<RankCosts> costs;       // per rank
-    std::vector<std::int64_t> tokens;   // per rank: tokens it routes (its slice of its group's)
-    std::vector<double> ready;          // per rank: end of this micro-batch's last op
-    std::vector<double> scratch;        // per rank
-    std::vector<double> gemm_ns;        // per rank: this layer's expert GEMM (drawn in front)
+    std::vector<RankCosts> costs;            // per rank
+    std::vector<std::int64_t> tokens;        // per rank: tokens it routes (its slice of its group's)
+    std::vector<double> ready;               // per rank: end of this micro-batch's last op
+    std::vector<double> scratch;             // per rank
+    std::vector<double> gemm_ns;             // per rank: this layer's expert GEMM (drawn in front)
     double dispatch_ns = 0, combine_ns = 0;  // this layer's all-to-alls (drawn in front)
     double dispatch_end = 0;                 // when this layer's dispatch lands (decode schedule)
     double comm_rate = 1.0;                  // its all-to-alls' rate beside busy compute (HBM shared)
@@ -137,8 +137,8 @@ class StepModel {
   void cost_micro_batch(MicroBatch& mb, std::span<const RankBatch> groups);
   void tp_collective(MicroBatch& mb, const std::vector<double>& durations, int group, PhaseTimes& phases,
                      const char* name);
-  void run_gathered_moe_layer(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng,
-                              PhaseTimes& phases, LayerBreakdown& breakdown);
+  void run_gathered_moe_layer(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng, PhaseTimes& phases,
+                              LayerBreakdown& breakdown);
   void run_dense_layer(MicroBatch& mb, PhaseTimes& phases);
   void dense_mlp_after_attention(MicroBatch& mb, PhaseTimes& phases);  // (TP all-reduces around it)
   // Issues the micro-batch's pending low-latency combine receive on its ranks' compute streams.
@@ -177,7 +177,9 @@ class StepModel {
   }
   double fabric_token_count() const;
   double attention_of(const RankCosts& c) const { return layer_local_ ? c.attention_local : c.attention; }
-  double attention_prep_of(const RankCosts& c) const { return layer_local_ ? c.attention_local_prep : c.attention_prep; }
+  double attention_prep_of(const RankCosts& c) const {
+    return layer_local_ ? c.attention_local_prep : c.attention_prep;
+  }
 
   const models::ModelSpec& model_;
   InstanceLayout deployment_;
@@ -192,15 +194,15 @@ class StepModel {
   LayerRouting routing_;
   StreamTimeline timeline_;
   std::vector<MicroBatch> micro_;
-  RankCostMemo rank_cost_memo_;  // the token-count part of every rank's costs, kept across steps
+  RankCostMemo rank_cost_memo_;         // the token-count part of every rank's costs, kept across steps
   std::vector<std::int64_t> received_;  // per rank: pairs received in the layer (low-latency phases)
-  std::vector<double> cost_scratch_;     // working space of the per-layer cost batches
+  std::vector<double> cost_scratch_;    // working space of the per-layer cost batches
   std::vector<RankBatch> halves_;
-  topology::AllToAllTraffic traffic_;                        // full-matrix path
-  std::optional<topology::AggregatedAllToAll> aggregated_;   // margins path (analytic, preset fabric)
+  topology::AllToAllTraffic traffic_;                       // full-matrix path
+  std::optional<topology::AggregatedAllToAll> aggregated_;  // margins path (analytic, preset fabric)
   topology::AggregatedTraffic margins_traffic_;
-  topology::A2aVolumes a2a_volumes_;                          // margins path scratch, reused per layer
-  topology::CommResult dispatch_result_, combine_result_;     // likewise (their link loads are cleared sparsely)
+  topology::A2aVolumes a2a_volumes_;                       // margins path scratch, reused per layer
+  topology::CommResult dispatch_result_, combine_result_;  // likewise (their link loads are cleared sparsely)
   double fabric_tokens_ = 0;  // the last margins draw's tokens on the fabric (fabric_token_count)
   topology::AllToAllOptions dispatch_options_, combine_options_;
   bool combine_mirrors_dispatch_ = false;  // analytic: combine = dispatch reversed (see moe_front)
@@ -214,11 +216,11 @@ class StepModel {
   int trace_pool_ = 0, trace_instance_ = 0;
   // Tensor parallelism (sim/step_model_parallel.cpp).
   int attention_tp_ = 1;
-  bool gathered_moe_ = false;            // MoE TP: every rank gathers the stage's tokens
-  models::ModelSpec attention_shard_;    // one rank's share of attention and dense MLPs
-  std::vector<std::vector<int>> group_devices_;  // [attention group] -> devices
+  bool gathered_moe_ = false;                             // MoE TP: every rank gathers the stage's tokens
+  models::ModelSpec attention_shard_;                     // one rank's share of attention and dense MLPs
+  std::vector<std::vector<int>> group_devices_;           // [attention group] -> devices
   std::vector<std::int64_t> group_tokens_, unit_tokens_;  // per attention group; per EP group (MoE TP)
-  std::vector<double> unit_gemm_ns_;     // per EP group (MoE TP)
+  std::vector<double> unit_gemm_ns_;                      // per EP group (MoE TP)
   LoadStats* load_ = nullptr;
   int load_instance_ = 0;
   // A step's dispatch link loads, summed over its layers and booked (with the combine's, their

@@ -39,7 +39,8 @@ class StreamTimeline {
   // Returns the common end time of a collective lasting `duration` once all ranks are ready.
   // While a member's compute stream is still busy with work issued before it, the collective
   // progresses at `rate_while_compute` (<= 1; its copies share HBM with that work).
-  double collective(std::span<const double> ready, double duration, OpLabel label = {}, double rate_while_compute = 1.0);
+  double collective(std::span<const double> ready, double duration, OpLabel label = {},
+                    double rate_while_compute = 1.0);
   // Interference (docs/architecture.md, "Overlap"): a compute op issued while a collective is in
   // flight progresses at `rate` (<= 1) for as long as they overlap (the communication kernels hold
   // some of the SMs); 1: none.

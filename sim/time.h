@@ -33,8 +33,14 @@ class Duration {
   constexpr Duration operator+(Duration o) const { return Duration(ns_ + o.ns_); }
   constexpr Duration operator-(Duration o) const { return Duration(ns_ - o.ns_); }
   constexpr Duration operator*(std::int64_t k) const { return Duration(ns_ * k); }
-  constexpr Duration& operator+=(Duration o) { ns_ += o.ns_; return *this; }
-  constexpr Duration& operator-=(Duration o) { ns_ -= o.ns_; return *this; }
+  constexpr Duration& operator+=(Duration o) {
+    ns_ += o.ns_;
+    return *this;
+  }
+  constexpr Duration& operator-=(Duration o) {
+    ns_ -= o.ns_;
+    return *this;
+  }
   constexpr auto operator<=>(const Duration&) const = default;
 
  private:
@@ -46,14 +52,21 @@ class Time {
  public:
   constexpr Time() = default;
   static constexpr Time zero() { return Time(); }
-  static constexpr Time from_ns(std::int64_t ns) { Time t; t.ns_ = ns; return t; }
+  static constexpr Time from_ns(std::int64_t ns) {
+    Time t;
+    t.ns_ = ns;
+    return t;
+  }
   static constexpr Time max() { return from_ns(std::numeric_limits<std::int64_t>::max()); }
 
   constexpr std::int64_t count_ns() const { return ns_; }
   constexpr double seconds() const { return static_cast<double>(ns_) * 1e-9; }
 
   constexpr Time operator+(Duration d) const { return from_ns(ns_ + d.count_ns()); }
-  constexpr Time& operator+=(Duration d) { ns_ += d.count_ns(); return *this; }
+  constexpr Time& operator+=(Duration d) {
+    ns_ += d.count_ns();
+    return *this;
+  }
   constexpr Duration operator-(Time o) const { return Duration::ns(ns_ - o.ns_); }
   constexpr auto operator<=>(const Time&) const = default;
 

@@ -11,9 +11,9 @@
 namespace moesim::sim {
 
 struct TraceOptions {
-  std::int64_t first_step = 0;       // per instance
-  std::int64_t last_step = 20;       // inclusive
-  int max_ranks = 8;                 // ranks 0 .. max_ranks-1 of each instance
+  std::int64_t first_step = 0;  // per instance
+  std::int64_t last_step = 20;  // inclusive
+  int max_ranks = 8;            // ranks 0 .. max_ranks-1 of each instance
   std::int64_t max_events = 2'000'000;
 };
 
@@ -21,8 +21,8 @@ struct TraceEvent {
   std::int16_t pool = 0;
   std::int16_t instance = 0;
   std::int32_t rank = 0;
-  bool comm = false;        // communication stream (else compute)
-  const char* name = "";    // static string
+  bool comm = false;      // communication stream (else compute)
+  const char* name = "";  // static string
   std::int32_t layer = -1;
   std::int8_t micro_batch = 0;
   std::int64_t start_ns = 0;

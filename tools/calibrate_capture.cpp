@@ -31,8 +31,7 @@ std::pair<std::int64_t, std::int64_t> parse_shape(const std::string& s) {
       const long long n = std::stoll(s.substr(0, x), &a), k = std::stoll(s.substr(x + 1), &b);
       if (a == x && b == s.size() - x - 1 && n > 0 && k > 0) return {n, k};
     }
-  } catch (const std::exception&) {
-  }
+  } catch (const std::exception&) {}
   throw UsageError("--shape: expected NxK with positive integers (e.g. 4096x7168), got '" + s + "'");
 }
 
@@ -71,14 +70,17 @@ Command add_calibrate_capture(CLI::App& calibrate, std::string command_line) {
   cmd->add_option("--backend", o.backend, "cpu, cuda, or fake (analytic timings for dry runs; see 'moesim list')");
   cmd->add_option("--suite", o.suite, "gemm, grouped-gemm or alltoall");
   cmd->add_option("--dtype", o.dtype, "GEMM operands: bf16, fp16, fp8 or fp32 (default: fp32 on cpu, bf16 on cuda)");
-  cmd->add_option("--shape", f->shapes, "GEMM shapes NxK (output columns x reduction), comma separated")->delimiter(',');
-  cmd->add_option("--m", o.m, "Rows per GEMM, or mean rows per expert for grouped-gemm, comma separated")->delimiter(',');
+  cmd->add_option("--shape", f->shapes, "GEMM shapes NxK (output columns x reduction), comma separated")
+      ->delimiter(',');
+  cmd->add_option("--m", o.m, "Rows per GEMM, or mean rows per expert for grouped-gemm, comma separated")
+      ->delimiter(',');
   cmd->add_option("--groups", o.groups, "grouped-gemm: experts per GEMM, comma separated")->delimiter(',');
   cmd->add_option("--distribution", o.distributions, "uniform and/or zipf (rows over experts, bytes over receivers)")
       ->delimiter(',');
   cmd->add_option("--skew", o.skew, "zipf exponent (default 1)");
   cmd->add_option("--max-tokens", o.max_tokens, "grouped-gemm: skip cases with more rows in total");
-  cmd->add_option("--size", f->sizes, "alltoall: mean bytes per peer (e.g. 64KiB,1MiB), comma separated")->delimiter(',');
+  cmd->add_option("--size", f->sizes, "alltoall: mean bytes per peer (e.g. 64KiB,1MiB), comma separated")
+      ->delimiter(',');
   cmd->add_option("--ranks", o.ranks, "alltoall: threads (cpu, default 2) or local GPUs (cuda, default all)");
   cmd->add_option("--launcher", o.launcher,
                   "alltoall on cuda or fake: local (one process, all GPUs) or mpi (one process per GPU)");
@@ -88,8 +90,9 @@ Command add_calibrate_capture(CLI::App& calibrate, std::string command_line) {
   cmd->add_option("--rounds", o.rounds, "interleaved passes over all cases (cpu default 6, cuda 1)");
   cmd->add_flag("--no-flush", f->no_flush, "cuda: do not scrub the L2 cache before each timed run");
   cmd->add_option("--clock", o.clock, "cpu: wall (steady_clock, default) or cpu (thread CPU time: ignores other load)");
-  cmd->add_option("--throttled", o.throttled,
-                  "a case run while the GPU throttled: flag (default: kept, column throttled = yes) or refuse (left out)");
+  cmd->add_option(
+      "--throttled", o.throttled,
+      "a case run while the GPU throttled: flag (default: kept, column throttled = yes) or refuse (left out)");
   cmd->add_option("-o,--output", f->output, "CSV file to write")->required();
   cmd->add_flag("-q,--quiet", f->quiet, "No progress lines");
   return {cmd, [f] { return capture(*f); }};

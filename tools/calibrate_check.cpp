@@ -42,14 +42,17 @@ calibration::HardwareProfile load_profile(const std::string& name) {
 
 void print_row(const calibration::CheckRow& r) {
   const std::string where = r.source + ":" + std::to_string(r.line) + "  " + r.what;
-  std::printf("  %-80s %12.1f %12.1f %+8.1f %%\n", where.c_str(), r.measured_ns / 1e3, r.predicted_ns / 1e3, 100 * r.error);
+  std::printf("  %-80s %12.1f %12.1f %+8.1f %%\n", where.c_str(), r.measured_ns / 1e3, r.predicted_ns / 1e3,
+              100 * r.error);
 }
 
 int check(const CheckFlags& f) {
   const calibration::HardwareProfile profile = load_profile(f.profile);
   calibration::RowSelection sel = calibration::RowSelection::kAll;
-  if (f.rows == "even") sel = calibration::RowSelection::kEven;
-  else if (f.rows == "odd") sel = calibration::RowSelection::kOdd;
+  if (f.rows == "even")
+    sel = calibration::RowSelection::kEven;
+  else if (f.rows == "odd")
+    sel = calibration::RowSelection::kOdd;
   else if (f.rows != "all")
     throw UsageError("--rows: " + models::unknown_name_message("row selection", f.rows, {"all", "even", "odd"}));
   std::vector<calibration::MeasurementFile> files;
@@ -62,13 +65,15 @@ int check(const CheckFlags& f) {
               f.rows.c_str(), files.size(), files.size() == 1 ? "" : "s");
   std::vector<calibration::CheckRow> shown = r.rows;
   if (!f.all) {
-    std::sort(shown.begin(), shown.end(), [](const auto& a, const auto& b) { return std::fabs(a.error) > std::fabs(b.error); });
+    std::sort(shown.begin(), shown.end(),
+              [](const auto& a, const auto& b) { return std::fabs(a.error) > std::fabs(b.error); });
     shown.resize(std::min<std::size_t>(shown.size(), static_cast<std::size_t>(std::max(f.worst, 0))));
     if (!shown.empty()) std::printf("worst rows:\n");
   }
   if (!shown.empty()) std::printf("  %-80s %12s %12s %10s\n", "file:line  case", "meas (us)", "pred (us)", "error");
   for (const auto& row : shown) print_row(row);
-  std::printf("median error %.1f %%, rms %.1f %%, max %.1f %%\n", 100 * r.median_error, 100 * r.rms_error, 100 * r.max_error);
+  std::printf("median error %.1f %%, rms %.1f %%, max %.1f %%\n", 100 * r.median_error, 100 * r.rms_error,
+              100 * r.max_error);
   if (!f.residuals.empty()) {
     std::ofstream out(f.residuals, std::ios::binary);
     if (!out) throw UsageError("--residuals: cannot write '" + f.residuals + "'");
@@ -106,7 +111,8 @@ Command add_calibrate_check(CLI::App& calibrate) {
   cmd->add_option("data", f->data, "Calibration CSV files")->required();
   cmd->add_option("--max-median-error", f->max_median_error, "Fail (exit 1) above this median relative error")
       ->check(CLI::Range(0.0, 1e9));
-  cmd->add_option("--max-error", f->max_error, "Fail (exit 1) above this maximum relative error")->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--max-error", f->max_error, "Fail (exit 1) above this maximum relative error")
+      ->check(CLI::Range(0.0, 1e9));
   cmd->add_option("--rows", f->rows, "Rows of each file to check: all, even or odd");
   cmd->add_option("--worst", f->worst, "Rows to show, worst first (default 10)");
   cmd->add_flag("--all", f->all, "Show every row, in file order");

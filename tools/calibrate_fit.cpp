@@ -75,7 +75,8 @@ Command add_calibrate_fit(CLI::App& calibrate) {
   auto* cmd = calibrate.add_subcommand("fit", "Fit a hardware profile (YAML) to calibration CSVs");
   cmd->add_option("data", f->data, "Calibration CSV files (moesim calibrate capture)")->required();
   cmd->add_option("-o,--output", f->output, "Hardware profile YAML to write")->required();
-  cmd->add_option("--base", f->base, "Spec-sheet figures: a hardware preset or profile file (fractions are fitted to it)");
+  cmd->add_option("--base", f->base,
+                  "Spec-sheet figures: a hardware preset or profile file (fractions are fitted to it)");
   cmd->add_option("--name", f->name, "Profile name (default: <base>-measured, or from the device name)");
   cmd->add_option("--rows", f->rows, "Rows of each file to fit: all, even or odd (for a held-out check)");
   return {cmd, [f] { return fit(*f); }};

@@ -32,8 +32,8 @@ int run_comm(const CommOptions& o) {
   const topology::CommResult& r = e.result;
   const double per_rank = e.per_rank_bytes;
   std::printf("%s %s on %s x%d (%d devices), EP%d, %d tokens/rank, top-%d of %d experts, %s %.0f B/token, %s routing\n",
-              o.op.c_str(), o.algo.c_str(), o.cluster.c_str(), e.nodes, e.devices, o.ep, o.tokens, o.topk,
-              o.experts, e.payload.c_str(), e.token_bytes, o.routing.c_str());
+              o.op.c_str(), o.algo.c_str(), o.cluster.c_str(), e.nodes, e.devices, o.ep, o.tokens, o.topk, o.experts,
+              e.payload.c_str(), e.token_bytes, o.routing.c_str());
   std::printf("  time            %10.1f us  (transfer %.1f, latency %.1f, messages %.1f, fixed %.1f; fidelity %s)\n",
               r.duration_ns / 1e3, r.transfer_ns / 1e3, r.latency_ns / 1e3, r.message_ns / 1e3, r.fixed_ns / 1e3,
               o.fidelity.c_str());
@@ -92,7 +92,8 @@ CommEstimate estimate_comm(const CommOptions& o) {
   const auto dtype = models::parse_dtype(payload);
   if (!dtype) throw TopologyError("unknown --payload '" + payload + "' (fp8, bf16, fp16, fp32)");
   m.dispatch_dtype = m.combine_dtype = *dtype;
-  const double token_bytes = o.op == "dispatch" ? models::dispatch_bytes_per_token(m) : models::combine_bytes_per_token(m);
+  const double token_bytes =
+      o.op == "dispatch" ? models::dispatch_bytes_per_token(m) : models::combine_bytes_per_token(m);
 
   topology::AllToAllOptions a;
   a.algorithm = o.algo;

@@ -32,7 +32,7 @@ void add_comm_flags(CLI::App& cmd, CommOptions& o);
 struct CommEstimate {
   int nodes = 0;
   int devices = 0;
-  std::string payload;    // the dtype a token travels in
+  std::string payload;  // the dtype a token travels in
   double token_bytes = 0;
   topology::CommResult result;
   double per_rank_bytes = 0;  // what one rank sends (dispatch) or receives (combine)

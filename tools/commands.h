@@ -24,15 +24,15 @@ struct Command {
   std::function<int()> action;
 };
 
-Command add_run_command(CLI::App& app);   // tools/run_command.cpp
-Command add_list_command(CLI::App& app);  // tools/list_command.cpp
-Command add_comm_command(CLI::App& app);  // tools/comm_command.cpp
-Command add_routing_command(CLI::App& app);  // tools/routing_command.cpp
-Command add_show_command(CLI::App& app);  // tools/show_command.cpp
-Command add_gemm_command(CLI::App& app);  // tools/gemm_command.cpp
-Command add_topo_command(CLI::App& app);  // tools/topo_command.cpp
-Command add_sweep_command(CLI::App& app);  // tools/sweep_command.cpp
-Command add_trace_command(CLI::App& app);  // tools/trace_command.cpp
+Command add_run_command(CLI::App& app);       // tools/run_command.cpp
+Command add_list_command(CLI::App& app);      // tools/list_command.cpp
+Command add_comm_command(CLI::App& app);      // tools/comm_command.cpp
+Command add_routing_command(CLI::App& app);   // tools/routing_command.cpp
+Command add_show_command(CLI::App& app);      // tools/show_command.cpp
+Command add_gemm_command(CLI::App& app);      // tools/gemm_command.cpp
+Command add_topo_command(CLI::App& app);      // tools/topo_command.cpp
+Command add_sweep_command(CLI::App& app);     // tools/sweep_command.cpp
+Command add_trace_command(CLI::App& app);     // tools/trace_command.cpp
 Command add_validate_command(CLI::App& app);  // tools/validate_command.cpp
 // `command_line` (the whole invocation) is recorded in captured calibration data.
 Command add_calibrate_command(CLI::App& app, std::string command_line);  // tools/calibrate_command.cpp

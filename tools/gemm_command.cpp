@@ -30,8 +30,8 @@ int predict(const GemmOptions& o) {
   std::printf("%s n=%lld k=%lld %s on %s (%s model)\n", p.shape.c_str(), static_cast<long long>(o.n),
               static_cast<long long>(o.k), o.dtype.c_str(), p.device.c_str(), o.cost_model.c_str());
   std::printf("  time      %10.2f us\n", c.time_ns * 1e-3);
-  std::printf("  achieved  %10.1f TFLOPS (peak %.0f of its %s units)\n", c.time_ns > 0 ? c.flops / c.time_ns * 1e-3 : 0.0,
-              p.peak_flops_per_s * 1e-12, p.units.c_str());
+  std::printf("  achieved  %10.1f TFLOPS (peak %.0f of its %s units)\n",
+              c.time_ns > 0 ? c.flops / c.time_ns * 1e-3 : 0.0, p.peak_flops_per_s * 1e-12, p.units.c_str());
   std::printf("  traffic   %10.1f GB/s of HBM (%.2f MB)\n", c.time_ns > 0 ? c.bytes / c.time_ns : 0.0, c.bytes * 1e-6);
   std::printf("  bound     %s\n", c.compute_bound ? "compute" : "memory");
   return 0;
@@ -42,11 +42,10 @@ int predict(const GemmOptions& o) {
 GemmPrediction predict_gemm(const GemmOptions& o) {
   const auto hw = calibration::find_hardware_preset(o.device);
   if (!hw)
-    throw UsageError(
-        "--device: " + models::unknown_name_message("hardware", o.device, names_of(calibration::hardware_presets())));
+    throw UsageError("--device: " +
+                     models::unknown_name_message("hardware", o.device, names_of(calibration::hardware_presets())));
   const auto dtype = models::parse_dtype(o.dtype);
-  if (!dtype)
-    throw UsageError("--dtype: " + models::unknown_name_message("dtype", o.dtype, models::dtype_names()));
+  if (!dtype) throw UsageError("--dtype: " + models::unknown_name_message("dtype", o.dtype, models::dtype_names()));
   const auto names = names_of(calibration::cost_models());
   if (std::find(names.begin(), names.end(), o.cost_model) == names.end())
     throw UsageError("--cost-model: " + models::unknown_name_message("cost model", o.cost_model, names));
@@ -59,7 +58,7 @@ GemmPrediction predict_gemm(const GemmOptions& o) {
   }
   if (!counts.empty() && o.groups > 0 && static_cast<int>(counts.size()) != o.groups)
     throw UsageError("--counts has " + std::to_string(counts.size()) + " values but --groups is " +
-                                   std::to_string(o.groups));
+                     std::to_string(o.groups));
   GemmPrediction p;
   p.device = hw->name;
   if (counts.empty()) {
@@ -82,7 +81,8 @@ GemmPrediction predict_gemm(const GemmOptions& o) {
 
 void add_gemm_flags(CLI::App& cmd, GemmOptions& o) {
   cmd.add_option("--device", o.device, "Hardware preset");
-  cmd.add_option("--m", o.m, "Rows (tokens); per group with --groups")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  cmd.add_option("--m", o.m, "Rows (tokens); per group with --groups")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   cmd.add_option("--n", o.n, "Output columns")->required()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
   cmd.add_option("--k", o.k, "Reduction width")->required()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
   cmd.add_option("--groups", o.groups, "Grouped GEMM: number of groups (experts)")->check(CLI::Range(1, 1 << 20));

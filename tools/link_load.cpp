@@ -59,7 +59,8 @@ double rank_imbalance(const sim::LoadStats& load) {
   const auto& series = load.rank_pairs;
   std::vector<double> per_rank(static_cast<std::size_t>(series.ranks()), 0.0);
   for (int b = 0; b < series.buckets(); ++b)
-    for (int r = 0; r < series.ranks(); ++r) per_rank[static_cast<std::size_t>(r)] += static_cast<double>(series.at(b, r));
+    for (int r = 0; r < series.ranks(); ++r)
+      per_rank[static_cast<std::size_t>(r)] += static_cast<double>(series.at(b, r));
   const double total = std::accumulate(per_rank.begin(), per_rank.end(), 0.0);
   if (total <= 0 || per_rank.empty()) return 0;
   return *std::max_element(per_rank.begin(), per_rank.end()) / (total / static_cast<double>(per_rank.size()));

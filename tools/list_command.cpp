@@ -9,12 +9,12 @@
 #include "sim/placement.h"
 #include "tools/commands.h"
 #include "topology/all_to_all.h"
+#include "topology/cluster.h"
 #include "topology/collectives.h"
 #include "topology/fidelity.h"
-#include "workloads/prefix_hit.h"
-#include "topology/cluster.h"
 #include "workloads/arrivals.h"
 #include "workloads/binomial.h"
+#include "workloads/prefix_hit.h"
 #include "workloads/routing_model.h"
 
 namespace moesim::tools {

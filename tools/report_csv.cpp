@@ -19,8 +19,8 @@ void write_requests_csv(const std::filesystem::path& path, const sim::Simulation
   auto out = open_for_writing(path);
   out << "id,instance,rank,arrival_s,input_tokens,output_tokens,ttft_s,tpot_s,e2e_s,preemptions,status\n";
   for (const auto& r : result.requests) {
-    out << r.id << ',' << r.instance << ',' << r.rank << ',' << r.arrival_ns * 1e-9 << ',' << r.input_tokens << ',' << r.output_tokens
-        << ',';
+    out << r.id << ',' << r.instance << ',' << r.rank << ',' << r.arrival_ns * 1e-9 << ',' << r.input_tokens << ','
+        << r.output_tokens << ',';
     if (r.finished()) {
       const double tpot = r.output_tokens > 1 ? static_cast<double>(r.finish_ns - r.first_token_ns) * 1e-9 /
                                                     static_cast<double>(r.output_tokens - 1)
@@ -39,8 +39,8 @@ void write_steps_csv(const std::filesystem::path& path, const sim::SimulationRes
   std::int64_t i = 0;
   for (const auto& s : result.steps)
     out << i++ << ',' << sim::to_string(result.pools[static_cast<std::size_t>(s.pool)].role) << ',' << s.instance << ','
-        << s.start_ns * 1e-9 << ',' << s.duration_ns * 1e-6 << ',' << s.decode_tokens << ','
-        << s.prefill_tokens << ',' << s.running << ',' << s.power_w << '\n';
+        << s.start_ns * 1e-9 << ',' << s.duration_ns * 1e-6 << ',' << s.decode_tokens << ',' << s.prefill_tokens << ','
+        << s.running << ',' << s.power_w << '\n';
 }
 
 }  // namespace moesim::tools

@@ -88,7 +88,10 @@ Json expert_load_json(const sim::PoolResult& p, const models::ModelSpec& model) 
   }
   Json imbalance = Json::array();
   for (double x : expert_imbalance(load)) imbalance.push_back(chart_value(x));
-  return Json{{"layers", layers}, {"experts", load.experts}, {"steps", p.steps}, {"pairs", pairs},
+  return Json{{"layers", layers},
+              {"experts", load.experts},
+              {"steps", p.steps},
+              {"pairs", pairs},
               {"max_over_mean", imbalance}};
 }
 
@@ -98,13 +101,15 @@ Json rank_load_json(const sim::PoolResult& p) {
   const auto& steps = p.load.step_starts;
   const int per = std::max(1, p.load.ranks_per_instance);
   Json start = Json::array(), per_step = Json::array(), step_count = Json::array();
-  for (int b = 0; b < s.buckets(); ++b) start.push_back(chart_value(static_cast<double>(b) * static_cast<double>(s.bucket_ns()) * 1e-6));
+  for (int b = 0; b < s.buckets(); ++b)
+    start.push_back(chart_value(static_cast<double>(b) * static_cast<double>(s.bucket_ns()) * 1e-6));
   // Pairs per step of the rank's instance in each bucket; null where that instance started none.
   for (int r = 0; r < s.ranks(); ++r) {
     Json row = Json::array(), counts = Json::array();
     for (int b = 0; b < s.buckets(); ++b) {
       const std::int64_t n = b < steps.buckets() ? steps.at(b, r / per) : 0;
-      row.push_back(n > 0 ? Json(chart_value(static_cast<double>(s.at(b, r)) / static_cast<double>(n))) : Json(nullptr));
+      row.push_back(n > 0 ? Json(chart_value(static_cast<double>(s.at(b, r)) / static_cast<double>(n)))
+                          : Json(nullptr));
       counts.push_back(n);
     }
     per_step.push_back(row);
@@ -123,11 +128,15 @@ Json links_json(const topology::Cluster& cluster, const sim::PoolResult& p, doub
   if (s.classes.empty()) return nullptr;
   Json classes = Json::array(), busiest = Json::array();
   for (const auto& c : s.classes)
-    classes.push_back({{"class", c.link_class}, {"links", c.links}, {"gigabytes", chart_value(c.bytes * 1e-9)},
+    classes.push_back({{"class", c.link_class},
+                       {"links", c.links},
+                       {"gigabytes", chart_value(c.bytes * 1e-9)},
                        {"mean_utilisation", chart_value(c.mean_utilisation)},
                        {"max_utilisation", chart_value(c.max_utilisation)}});
   for (const auto& l : s.busiest)
-    busiest.push_back({{"name", l.name}, {"class", l.link_class}, {"gigabytes", chart_value(l.bytes * 1e-9)},
+    busiest.push_back({{"name", l.name},
+                       {"class", l.link_class},
+                       {"gigabytes", chart_value(l.bytes * 1e-9)},
                        {"utilisation", chart_value(l.utilisation)}});
   return Json{{"seconds", chart_value(seconds)}, {"classes", classes}, {"busiest", busiest}};
 }
@@ -146,7 +155,8 @@ Json power_json(const sim::SimulationResult& result, std::size_t pool) {
     if (static_cast<std::size_t>(st.pool) != pool || st.power_w <= 0) continue;
     const double a = static_cast<double>(st.start_ns), b = a + static_cast<double>(st.duration_ns);
     for (auto i = static_cast<std::size_t>(a / width); i < kPowerBuckets && static_cast<double>(i) * width < b; ++i) {
-      const double lo = std::max(a, static_cast<double>(i) * width), hi = std::min(b, static_cast<double>(i + 1) * width);
+      const double lo = std::max(a, static_cast<double>(i) * width),
+                   hi = std::min(b, static_cast<double>(i + 1) * width);
       if (hi <= lo) continue;
       joules[i] += st.power_w * (hi - lo);
       busy[i] += hi - lo;
@@ -185,7 +195,8 @@ std::string run_report_html(const scenarios::Scenario& scenario, const sim::Simu
   if (s.energy.known) {
     data["facts"].push_back(Json::array({"energy (kWh)", chart_value(s.energy.joules / 3.6e6)}));
     data["facts"].push_back(Json::array({"mean power per GPU (W)", chart_value(s.energy.mean_power_w_per_gpu)}));
-    data["facts"].push_back(Json::array({"energy per output token (J)", chart_value(s.energy.joules_per_output_token)}));
+    data["facts"].push_back(
+        Json::array({"energy per output token (J)", chart_value(s.energy.joules_per_output_token)}));
   }
   if (s.cost.priced) {
     data["facts"].push_back(Json::array({"cost (USD)", chart_value(s.cost.usd)}));
@@ -200,7 +211,8 @@ std::string run_report_html(const scenarios::Scenario& scenario, const sim::Simu
     if (!r.finished()) continue;
     ttft_ms.push_back(static_cast<double>(r.first_token_ns - r.arrival_ns) * 1e-6);
     if (r.output_tokens > 1)
-      tpot_ms.push_back(static_cast<double>(r.finish_ns - r.first_token_ns) / static_cast<double>(r.output_tokens - 1) * 1e-6);
+      tpot_ms.push_back(static_cast<double>(r.finish_ns - r.first_token_ns) / static_cast<double>(r.output_tokens - 1) *
+                        1e-6);
   }
   data["ttft_cdf_ms"] = cdf(std::move(ttft_ms));
   data["tpot_cdf_ms"] = cdf(std::move(tpot_ms));

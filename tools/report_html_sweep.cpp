@@ -33,7 +33,8 @@ std::string sweep_report_html(const scenarios::SweepSpec& spec, const std::vecto
   Json bounds = Json::array();
   for (const auto& c : spec.objective.subject_to) {
     const bool latency = scenarios::sweep_metrics()[metric(c.metric)].latency;
-    bounds.push_back({{"metric", c.metric}, {"bound", latency ? c.bound * 1e3 : c.bound}, {"unit", latency ? "ms" : ""}});
+    bounds.push_back(
+        {{"metric", c.metric}, {"bound", latency ? c.bound * 1e3 : c.bound}, {"unit", latency ? "ms" : ""}});
   }
   objective["subject_to"] = bounds;
   data["objective"] = objective;

@@ -31,8 +31,11 @@ Json load_json(const topology::Cluster& cluster, const sim::PoolResult& p, doubl
   const LinkLoadSummary links = summarize_links(cluster, p.load.link_bytes, seconds, 5);
   Json classes = Json::array(), busiest = Json::array();
   for (const auto& c : links.classes)
-    classes.push_back({{"class", c.link_class}, {"links", c.links}, {"bytes", c.bytes},
-                       {"mean_utilisation", c.mean_utilisation}, {"max_utilisation", c.max_utilisation}});
+    classes.push_back({{"class", c.link_class},
+                       {"links", c.links},
+                       {"bytes", c.bytes},
+                       {"mean_utilisation", c.mean_utilisation},
+                       {"max_utilisation", c.max_utilisation}});
   for (const auto& l : links.busiest)
     busiest.push_back({{"link", l.name}, {"bytes", l.bytes}, {"utilisation", l.utilisation}});
   j["link_classes"] = classes;
@@ -78,10 +81,14 @@ Json pool_json(const models::ModelSpec& model, const topology::Cluster& cluster,
   }
   j["layers_us_per_step"] = layers;
   const auto& m = p.memory;
-  j["memory_per_rank_bytes"] = {{"capacity", m.capacity_bytes},         {"weights", m.weight_bytes},
-                                {"routed_experts", m.routed_expert_bytes}, {"activations", m.activation_bytes},
-                                {"comm_buffers", m.comm_buffer_bytes},   {"runtime_reserve", m.runtime_reserve_bytes},
-                                {"kv_cache", m.kv_bytes},                {"kv_capacity_tokens", m.kv_capacity_tokens}};
+  j["memory_per_rank_bytes"] = {{"capacity", m.capacity_bytes},
+                                {"weights", m.weight_bytes},
+                                {"routed_experts", m.routed_expert_bytes},
+                                {"activations", m.activation_bytes},
+                                {"comm_buffers", m.comm_buffer_bytes},
+                                {"runtime_reserve", m.runtime_reserve_bytes},
+                                {"kv_cache", m.kv_bytes},
+                                {"kv_capacity_tokens", m.kv_capacity_tokens}};
   j["kv_peak_utilisation"] = p.kv_peak_utilisation;
   j["preemptions"] = p.preemptions;
   j["speculative"] = {{"drafts_proposed", p.drafts_proposed},
@@ -107,14 +114,14 @@ std::string summary_json(const scenarios::Scenario& scenario, const sim::Simulat
   // A run stopped by --max-sim-time / --max-wall-time: what had finished by then.
   j["partial"] = result.partial;
   if (result.partial) j["partial_reason"] = result.partial_reason;
-  j["requests"] = {{"total", s.requests}, {"completed", s.completed}, {"rejected", s.rejected},
-                   {"preempted", s.preempted}};
+  j["requests"] = {
+      {"total", s.requests}, {"completed", s.completed}, {"rejected", s.rejected}, {"preempted", s.preempted}};
   j["tokens"] = {{"input", s.input_tokens}, {"output", s.output_tokens}};
   j["makespan_s"] = s.makespan_s;
   j["throughput"] = {{"output_tokens_per_gpu_s", s.output_tokens_per_gpu_s},
                      {"input_tokens_per_gpu_s", s.input_tokens_per_gpu_s}};
-  j["latency"] = {{"ttft", latency(s.ttft)}, {"tpot", latency(s.tpot)}, {"itl", latency(s.itl)},
-                  {"e2e", latency(s.e2e)}};
+  j["latency"] = {
+      {"ttft", latency(s.ttft)}, {"tpot", latency(s.tpot)}, {"itl", latency(s.itl)}, {"e2e", latency(s.e2e)}};
   j["slo"] = {{"ttft_p90_s", scenario.slo.ttft_p90_s},
               {"tpot_p90_s", scenario.slo.tpot_p90_s},
               {"attainment", s.slo_attainment},

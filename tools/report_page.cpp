@@ -64,7 +64,8 @@ std::string report_page(std::string_view title, std::string_view data_json, std:
   page.reserve(plotly.size() + data_json.size() + 64 * 1024);
   page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  page += "<meta name=\"generator\" content=\"moesim; charts by plotly.js " + std::string(plotly_js_version()) + "\">\n";
+  page +=
+      "<meta name=\"generator\" content=\"moesim; charts by plotly.js " + std::string(plotly_js_version()) + "\">\n";
   page += "<title>" + html_escape(title) + "</title>\n<style>\n";
   page += report_asset("report.css");
   page += "</style>\n<script>\n";

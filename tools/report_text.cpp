@@ -62,10 +62,11 @@ void print_layer_table(std::ostream& out, const models::ModelSpec& model, const 
 }
 
 void print_pool(std::ostream& out, const models::ModelSpec& model, const sim::PoolResult& p) {
-  out << fmt("\n  %s pool: %lld steps, mean %.2f ms, %.0f tokens per step per instance; KV peak %.0f %%, "
-             "%lld preemptions\n",
-             sim::to_string(p.role), static_cast<long long>(p.steps), p.mean_step_ms, p.mean_tokens_per_step,
-             100.0 * p.kv_peak_utilisation, static_cast<long long>(p.preemptions));
+  out << fmt(
+      "\n  %s pool: %lld steps, mean %.2f ms, %.0f tokens per step per instance; KV peak %.0f %%, "
+      "%lld preemptions\n",
+      sim::to_string(p.role), static_cast<long long>(p.steps), p.mean_step_ms, p.mean_tokens_per_step,
+      100.0 * p.kv_peak_utilisation, static_cast<long long>(p.preemptions));
   if (p.steady_steps > 0)
     out << fmt("    steady decode: %lld full-batch steps, mean %.2f ms, %.0f tokens per step, %.1f tokens/s per GPU\n",
                static_cast<long long>(p.steady_steps), p.steady_step_ms, p.steady_tokens_per_step,
@@ -88,8 +89,8 @@ void print_pool(std::ostream& out, const models::ModelSpec& model, const sim::Po
     out << fmt("      speculative: %.1f %% of %lld draft tokens accepted\n", 100.0 * p.acceptance_rate(),
                static_cast<long long>(p.drafts_proposed));
   }
-  out << fmt("      exposed communication %.3f ms per step (of %.3f ms mean step)\n",
-             p.exposed_comm_ns_per_step * 1e-6, p.mean_step_ms);
+  out << fmt("      exposed communication %.3f ms per step (of %.3f ms mean step)\n", p.exposed_comm_ns_per_step * 1e-6,
+             p.mean_step_ms);
   print_layer_table(out, model, p);
   // The plan's table is indented by two; under this heading it sits four further in.
   out << "    memory per rank:\n";
@@ -112,11 +113,11 @@ void print_summary(std::ostream& out, const scenarios::Scenario& sc, const sim::
   if (r.partial)
     out << fmt("  PARTIAL RESULTS: the run stopped early (%s); %lld of %lld requests had finished\n",
                r.partial_reason.c_str(), static_cast<long long>(s.completed), static_cast<long long>(s.requests));
-  out << fmt("  requests: %lld completed, %lld rejected, %lld preempted; %lld input + %lld output tokens in %.2f s "
-             "simulated\n",
-             static_cast<long long>(s.completed), static_cast<long long>(s.rejected),
-             static_cast<long long>(s.preempted), static_cast<long long>(s.input_tokens),
-             static_cast<long long>(s.output_tokens), s.makespan_s);
+  out << fmt(
+      "  requests: %lld completed, %lld rejected, %lld preempted; %lld input + %lld output tokens in %.2f s "
+      "simulated\n",
+      static_cast<long long>(s.completed), static_cast<long long>(s.rejected), static_cast<long long>(s.preempted),
+      static_cast<long long>(s.input_tokens), static_cast<long long>(s.output_tokens), s.makespan_s);
   out << "\n  latency       mean        p50        p90        p99\n";
   out << latency_row("TTFT", s.ttft, 1e3, "ms");
   out << latency_row("TPOT", s.tpot, 1e3, "ms");

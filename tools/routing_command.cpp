@@ -23,11 +23,12 @@ int run_routing(const RoutingOptions& o) {
   const models::ModelSpec& model = w.model;
   const workloads::RoutingShape& shape = w.shape;
   const std::vector<sim::LayerStudy>& result = w.study;
-  std::printf("%s: %d routed experts, top-%d, %d MoE layers; routing %s; placement %s (%d redundant, %s split, "
-              "%s statistics) on EP %d\n",
-              model.name.c_str(), shape.experts, shape.top_k, shape.moe_layers, o.routing.model.c_str(),
-              o.placement.policy.c_str(), o.placement.redundant, o.placement.replica_split.c_str(),
-              o.placement.statistics.c_str(), o.ep);
+  std::printf(
+      "%s: %d routed experts, top-%d, %d MoE layers; routing %s; placement %s (%d redundant, %s split, "
+      "%s statistics) on EP %d\n",
+      model.name.c_str(), shape.experts, shape.top_k, shape.moe_layers, o.routing.model.c_str(),
+      o.placement.policy.c_str(), o.placement.redundant, o.placement.replica_split.c_str(),
+      o.placement.statistics.c_str(), o.ep);
   std::printf("%lld tokens (%lld per rank), steps %lld..%lld, seed %llu%s\n\n", static_cast<long long>(o.tokens),
               static_cast<long long>(o.tokens / o.ep), static_cast<long long>(o.step),
               static_cast<long long>(o.step + o.steps - 1), static_cast<unsigned long long>(o.seed),
@@ -52,10 +53,11 @@ int run_routing(const RoutingOptions& o) {
     dropped += mean.dropped;
   }
   if (layers > 0)
-    std::printf("\nmean rank imbalance %.3f (worst layer %.3f), mean slot imbalance %.3f, mean rank cv %.3f, "
-                "mean slot cv %.3f, dropped %lld pairs\n",
-                sum_rank / layers, worst, sum_slot / layers, sum_rank_cv / layers, sum_slot_cv / layers,
-                static_cast<long long>(dropped));
+    std::printf(
+        "\nmean rank imbalance %.3f (worst layer %.3f), mean slot imbalance %.3f, mean rank cv %.3f, "
+        "mean slot cv %.3f, dropped %lld pairs\n",
+        sum_rank / layers, worst, sum_slot / layers, sum_rank_cv / layers, sum_slot_cv / layers,
+        static_cast<long long>(dropped));
   std::printf("imbalance = (max - mean) / mean of pairs received; rank = EP rank, slot = physical expert copy\n");
   return 0;
 }
@@ -96,7 +98,8 @@ RoutingWhatIf routing_what_if(const RoutingOptions& o) {
 
 void add_routing_flags(CLI::App& cmd, RoutingOptions& o) {
   cmd.add_option("--model", o.model, "Model preset (default deepseek-v3)");
-  cmd.add_option("--routing", o.routing.model, "Routing model: uniform, zipf, hot-set, dirichlet-drift, layered-lognormal, group-limited, trace");
+  cmd.add_option("--routing", o.routing.model,
+                 "Routing model: uniform, zipf, hot-set, dirichlet-drift, layered-lognormal, group-limited, trace");
   cmd.add_option("--s", o.routing.s, "zipf exponent");
   cmd.add_option("--hot-experts", o.routing.hot_experts, "hot-set: experts in the hot set");
   cmd.add_option("--hot-fraction", o.routing.hot_fraction, "hot-set: fraction of assignments to the hot set");
@@ -105,7 +108,8 @@ void add_routing_flags(CLI::App& cmd, RoutingOptions& o) {
   cmd.add_option("--drift-sigma", o.routing.drift_sigma, "dirichlet-drift: stationary logit std");
   cmd.add_option("--base", o.routing.base, "group-limited: base popularity model");
   cmd.add_option("--trace", o.routing.trace_path, "trace: routing-trace file");
-  cmd.add_flag("--group-limited", o.routing.group_limit.enabled, "Limit each token to top-groups of the model's groups");
+  cmd.add_flag("--group-limited", o.routing.group_limit.enabled,
+               "Limit each token to top-groups of the model's groups");
   cmd.add_option("--groups", o.routing.group_limit.groups, "Expert groups (default: the model's)");
   cmd.add_option("--top-groups", o.routing.group_limit.top_groups, "Groups per token (default: the model's)");
   cmd.add_option("--placement", o.placement.policy, "contiguous, striped, eplb, eplb-hierarchical");

@@ -1,22 +1,22 @@
 #include <chrono>
-#include <cstdio>
 #include <cstdint>
-#include <memory>
-#include <optional>
-#include <string>
-#include <vector>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "scenarios/loader.h"
 #include "scenarios/units.h"
 #include "tools/commands.h"
 #include "tools/progress_bar.h"
-#include "tools/report_html.h"
 #include "tools/report.h"
+#include "tools/report_html.h"
 #include "tools/run_command.h"
 #include "tools/trace_writer.h"
 
@@ -29,11 +29,11 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::optional<std::uint64_t> seed;
   bool quiet = false;
-  bool report = false;           // write report.html (also when the scenario's outputs.report is set)
-  std::string trace_file;        // empty: no trace
+  bool report = false;     // write report.html (also when the scenario's outputs.report is set)
+  std::string trace_file;  // empty: no trace
   std::string trace_steps = "0:20";
   int trace_ranks = 8;
-  int seeds = 1;  // > 1: replicate with seeds seed, seed+1, ... and report 95 % confidence intervals
+  int seeds = 1;              // > 1: replicate with seeds seed, seed+1, ... and report 95 % confidence intervals
   std::string max_sim_time;   // empty: unbounded
   std::string max_wall_time;  // empty: unbounded
 };
@@ -46,7 +46,8 @@ double duration_flag_ns(const std::string& flag, const std::string& text) {
   } catch (const scenarios::UnitError& e) {
     throw UsageError(flag + ": " + e.what());
   }
-  if (!(ns > 0) || ns > 9.2e18) throw UsageError(flag + ": expected a positive duration below 292 years, got '" + text + "'");
+  if (!(ns > 0) || ns > 9.2e18)
+    throw UsageError(flag + ": expected a positive duration below 292 years, got '" + text + "'");
   return ns;
 }
 
@@ -121,8 +122,8 @@ int run_scenario(const RunOptions& o) {
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  const std::filesystem::path dir = o.output_dir.empty() ? std::filesystem::path("out") / scenario.name
-                                                         : std::filesystem::path(o.output_dir);
+  const std::filesystem::path dir =
+      o.output_dir.empty() ? std::filesystem::path("out") / scenario.name : std::filesystem::path(o.output_dir);
   write_run_outputs(dir, scenario, result, o.report);
   if (o.seeds > 1) {
     std::ofstream seeds(dir / "seeds.json");
@@ -138,8 +139,8 @@ int run_scenario(const RunOptions& o) {
   if (!o.quiet) {
     print_summary(std::cout, scenario, result);
     if (o.seeds > 1) print_seed_table(std::cout, scenario.seed, replicas);
-    std::cout << "\n  simulated " << result.events << " events in " << wall_s << " s wall; outputs in "
-              << dir.string() << "/\n";
+    std::cout << "\n  simulated " << result.events << " events in " << wall_s << " s wall; outputs in " << dir.string()
+              << "/\n";
   }
   return 0;
 }
@@ -160,7 +161,8 @@ void write_run_outputs(const std::filesystem::path& dir, const scenarios::Scenar
   write_steps_csv(dir / "steps.csv", result);
   if (report || scenario.outputs.report) {
     std::ofstream html(dir / "report.html", std::ios::binary);
-    if (!(html << run_report_html(scenario, result))) throw std::runtime_error("cannot write '" + (dir / "report.html").string() + "'");
+    if (!(html << run_report_html(scenario, result)))
+      throw std::runtime_error("cannot write '" + (dir / "report.html").string() + "'");
   }
 }
 
@@ -172,7 +174,8 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--set", options->overrides, "Override a scenario key: --set a.b.c=value (repeatable)");
   cmd->add_option("--seed", options->seed, "Override the scenario's random seed");
   cmd->add_flag("-q,--quiet", options->quiet, "Write the outputs but print nothing");
-  cmd->add_flag("--report", options->report, "Also write report.html, a self-contained page of charts (docs/report.md)");
+  cmd->add_flag("--report", options->report,
+                "Also write report.html, a self-contained page of charts (docs/report.md)");
   cmd->add_option("--seeds", options->seeds, "Replicate over N seeds and report 95 % confidence intervals")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--max-sim-time", options->max_sim_time,

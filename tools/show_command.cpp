@@ -44,26 +44,31 @@ int show_model(const ShowOptions& o) {
   const auto spec = models::find_model_preset(o.model);
   if (!spec)
     throw UsageError("show model: " +
-                                   models::unknown_name_message("model", o.model, names_of(models::model_presets())));
+                     models::unknown_name_message("model", o.model, names_of(models::model_presets())));
   const auto hw = calibration::find_hardware_preset(o.device);
   if (!hw)
-    throw UsageError(
-        "--device: " + models::unknown_name_message("hardware", o.device, names_of(calibration::hardware_presets())));
+    throw UsageError("--device: " +
+                     models::unknown_name_message("hardware", o.device, names_of(calibration::hardware_presets())));
   const auto& m = *spec;
   const auto p = models::count_parameters(m);
   std::printf("%s  (%s)\n", m.name.c_str(), m.source.c_str());
   std::printf("  layers %d (%d dense, %d MoE), hidden %d, vocab %d, %s attention with %d heads\n", m.num_layers,
               m.num_dense_layers(), m.num_moe_layers(), m.hidden, m.vocab, attention_name(m.attention), m.heads);
   if (m.sparse.enabled())
-    std::printf("  sparse attention (DSA): a %d-head indexer (%d wide) scores every cached token, the core attends to "
-                "the top %d\n",
-                m.sparse.index_heads, m.sparse.index_head_dim, m.sparse.top_k);
+    std::printf(
+        "  sparse attention (DSA): a %d-head indexer (%d wide) scores every cached token, the core attends to "
+        "the top %d\n",
+        m.sparse.index_heads, m.sparse.index_head_dim, m.sparse.top_k);
   if (m.linear.enabled())
-    std::printf("  linear attention (Gated DeltaNet) on %d of %d layers (full attention on every %d%s): %d value "
-                "heads of %dx%d state, %.1f MiB per sequence\n",
-                m.num_linear_layers(), m.num_layers, m.linear.full_every,
-                m.linear.full_every == 2 ? "nd" : m.linear.full_every == 3 ? "rd" : "th", m.linear.value_heads,
-                m.linear.key_head_dim, m.linear.value_head_dim, m.state_bytes_per_sequence() / (1024.0 * 1024.0));
+    std::printf(
+        "  linear attention (Gated DeltaNet) on %d of %d layers (full attention on every %d%s): %d value "
+        "heads of %dx%d state, %.1f MiB per sequence\n",
+        m.num_linear_layers(), m.num_layers, m.linear.full_every,
+        m.linear.full_every == 2   ? "nd"
+        : m.linear.full_every == 3 ? "rd"
+                                   : "th",
+        m.linear.value_heads, m.linear.key_head_dim, m.linear.value_head_dim,
+        m.state_bytes_per_sequence() / (1024.0 * 1024.0));
   if (m.routed_experts > 0)
     std::printf("  MoE: %d routed + %d shared experts of width %d, top-%d\n", m.routed_experts, m.shared_experts,
                 m.moe_intermediate, m.top_k);
@@ -76,10 +81,11 @@ int show_model(const ShowOptions& o) {
               std::string(models::to_string(m.combine_dtype)).c_str());
   std::printf("\n  parameters          %10.2f B total, %.2f B activated per token\n", p.total() * 1e-9,
               p.activated * 1e-9);
-  std::printf("    attention         %10.2f B\n    dense MLP         %10.2f B\n    routed experts    %10.2f B\n"
-              "    shared experts    %10.2f B\n    routers           %10.2f B\n    embedding+head    %10.2f B\n",
-              p.attention * 1e-9, p.dense_mlp * 1e-9, p.routed_experts * 1e-9, p.shared_experts * 1e-9,
-              p.routers * 1e-9, p.embedding * 1e-9);
+  std::printf(
+      "    attention         %10.2f B\n    dense MLP         %10.2f B\n    routed experts    %10.2f B\n"
+      "    shared experts    %10.2f B\n    routers           %10.2f B\n    embedding+head    %10.2f B\n",
+      p.attention * 1e-9, p.dense_mlp * 1e-9, p.routed_experts * 1e-9, p.shared_experts * 1e-9, p.routers * 1e-9,
+      p.embedding * 1e-9);
   // Matmul FLOPs: 2 per activated weight (the embedding lookup is not a matmul), plus the
   // attention core over `context` cached positions in every layer (within its window; a linear
   // layer's recurrence whatever the context).
@@ -96,8 +102,8 @@ int show_model(const ShowOptions& o) {
   mem.token_budget_per_rank = o.token_budget;
   mem.capacity_bytes = hw->hbm_bytes;
   const auto plan = models::plan_rank_memory(m, mem);
-  std::printf("\n  memory per rank on %s (ep %d, attention tp %d, dp %d, budget %lld tokens):\n%s\n",
-              hw->name.c_str(), o.ep, o.tp, o.dp, static_cast<long long>(o.token_budget), plan.table().c_str());
+  std::printf("\n  memory per rank on %s (ep %d, attention tp %d, dp %d, budget %lld tokens):\n%s\n", hw->name.c_str(),
+              o.ep, o.tp, o.dp, static_cast<long long>(o.token_budget), plan.table().c_str());
   if (!plan.fits()) std::printf("  does not fit: out of memory\n");
   return 0;
 }

@@ -84,7 +84,7 @@ SweepRow parse_row(const std::string& line) {
       // A metric the row does not hold (written before it existed) or could not know is NaN.
       const auto it = metrics.find(std::string(m.column));
       row.metrics.push_back(it == metrics.end() || it->is_null() ? std::numeric_limits<double>::quiet_NaN()
-                                                                  : it->get<double>());
+                                                                 : it->get<double>());
     }
   return row;
 }
@@ -261,7 +261,8 @@ void report(const SweepOptions& o, const SweepSpec& spec, const std::vector<Swee
   for (const SweepRow& r : rows) (r.status == "ok" ? ok : skipped) += 1;
   std::cout << "\n" << ok << " points ran, " << skipped << " skipped\n";
   for (const SweepRow& r : rows)
-    if (r.status != "ok") std::cout << "  " << r.status << " " << r.index << " (" << params_text(r) << "): " << r.reason << "\n";
+    if (r.status != "ok")
+      std::cout << "  " << r.status << " " << r.index << " (" << params_text(r) << "): " << r.reason << "\n";
   print_front(std::cout, rows, paths, "tpot_p90");
   print_front(std::cout, rows, paths, "ttft_p90");
   std::cout << "\nBest point, " << sweep_objective_text(spec.objective) << ":\n";
@@ -270,9 +271,10 @@ void report(const SweepOptions& o, const SweepSpec& spec, const std::vector<Swee
   } else {
     const SweepRow& r = rows[*best];
     const auto value = [&](std::string_view m) { return r.metrics[scenarios::sweep_metric_index(m)]; };
-    std::cout << "  point " << r.index << " (" << params_text(r) << ")\n  " << fixed(value("output_tokens_per_gpu_s"), 1)
-              << " output tok/s/GPU, p90 TTFT " << fixed(value("ttft_p90") * 1e3, 1) << " ms, p90 TPOT "
-              << fixed(value("tpot_p90") * 1e3, 2) << " ms, SLO attainment " << fixed(value("slo_attainment"), 3);
+    std::cout << "  point " << r.index << " (" << params_text(r) << ")\n  "
+              << fixed(value("output_tokens_per_gpu_s"), 1) << " output tok/s/GPU, p90 TTFT "
+              << fixed(value("ttft_p90") * 1e3, 1) << " ms, p90 TPOT " << fixed(value("tpot_p90") * 1e3, 2)
+              << " ms, SLO attainment " << fixed(value("slo_attainment"), 3);
     // An objective outside that line (energy, cost) gets its value too.
     for (std::string_view m : {"joules_per_output_token", "usd_per_million_output_tokens"})
       if (spec.objective.metric == m) std::cout << ", " << m << " " << fixed(value(m), 4);
@@ -338,9 +340,8 @@ int run_sweep(const SweepOptions& o) {
   const unsigned hw = remote_workers > 0 ? 1u : std::max(1u, std::thread::hardware_concurrency());
   const std::size_t threads = std::max<std::size_t>(1, std::min<std::size_t>(o.jobs > 0 ? o.jobs : hw, pending.size()));
   if (!o.quiet) {
-    std::cout << "sweep " << o.file << ": " << points.size() << " points, " << done_rows.size()
-              << " already done, " << pending.size() << " to run on " << threads << " thread"
-              << (threads == 1 ? "" : "s");
+    std::cout << "sweep " << o.file << ": " << points.size() << " points, " << done_rows.size() << " already done, "
+              << pending.size() << " to run on " << threads << " thread" << (threads == 1 ? "" : "s");
     if (remote_workers > 0)
       std::cout << " and " << remote_workers << " MPI worker rank" << (remote_workers == 1 ? "" : "s");
     std::cout << "\n" << std::flush;

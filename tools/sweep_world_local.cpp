@@ -16,7 +16,9 @@ class LocalWorld final : public SweepWorld {
   bool agree(bool ok) override { return ok; }
   Request next_request() override { throw std::logic_error("a single-process sweep has no workers"); }
   void assign(int, std::int64_t) override { throw std::logic_error("a single-process sweep has no workers"); }
-  std::int64_t request(const std::string&) override { throw std::logic_error("a single-process sweep has no coordinator"); }
+  std::int64_t request(const std::string&) override {
+    throw std::logic_error("a single-process sweep has no coordinator");
+  }
   void finish() override {}
 };
 

@@ -47,7 +47,8 @@ struct GenerateOptions {
 models::ModelSpec resolve_model(const GenerateOptions& o) {
   std::string m = o.model;
   if (m.empty()) {
-    if (o.weights.empty()) throw UsageError("trace generate: give --model (a preset, model file or config.json) or --weights DIR");
+    if (o.weights.empty())
+      throw UsageError("trace generate: give --model (a preset, model file or config.json) or --weights DIR");
     m = (fs::path(o.weights) / "config.json").string();
     if (!fs::exists(m)) throw UsageError("--weights: " + o.weights + " has no config.json; give --model");
   }
@@ -56,7 +57,8 @@ models::ModelSpec resolve_model(const GenerateOptions& o) {
     std::vector<std::string_view> names;
     const auto presets = models::model_presets();
     for (const auto& p : presets) names.push_back(p.name);
-    throw UsageError("--model: " + models::unknown_name_message("model", m, names) + " (or a model file / config.json)");
+    throw UsageError("--model: " + models::unknown_name_message("model", m, names) +
+                     " (or a model file / config.json)");
   }
   return m.ends_with(".json") ? models::load_hf_config(m) : models::load_model_file(m);
 }
@@ -78,7 +80,8 @@ std::vector<std::vector<int>> read_prompts(const std::string& path, int vocab) {
       } catch (const std::exception&) {
         used = 0;
       }
-      if (used != w.size()) throw UsageError(path + ":" + std::to_string(n) + ": token '" + w + "' is not an integer id");
+      if (used != w.size())
+        throw UsageError(path + ":" + std::to_string(n) + ": token '" + w + "' is not an integer id");
       if (v < 0 || v >= vocab)
         throw UsageError(path + ":" + std::to_string(n) + ": token " + w + " outside the vocabulary (0.." +
                          std::to_string(vocab - 1) + ")");
@@ -100,37 +103,41 @@ std::vector<std::vector<int>> random_prompts(int n, int length, int vocab, std::
 
 int generate(const GenerateOptions& o) {
   if (o.max_new_tokens < 1) throw UsageError("--max-new-tokens must be >= 1");
-  if (o.prompts.empty() == (o.random == 0)) throw UsageError("trace generate: give exactly one of --prompts FILE and --random N");
+  if (o.prompts.empty() == (o.random == 0))
+    throw UsageError("trace generate: give exactly one of --prompts FILE and --random N");
   if (o.random < 0 || o.prompt_tokens < 1) throw UsageError("--random must be >= 1 and --prompt-tokens >= 1");
   if (o.temperature < 0) throw UsageError("--temperature must be >= 0");
-  if (o.router_logit_std < 0 || o.expert_bias_std < 0) throw UsageError("--router-logit-std and --expert-bias-std must be >= 0");
+  if (o.router_logit_std < 0 || o.expert_bias_std < 0)
+    throw UsageError("--router-logit-std and --expert-bias-std must be >= 0");
   const models::ModelSpec spec = resolve_model(o);
   if (spec.num_moe_layers() == 0) throw UsageError("--model: " + spec.name + " has no MoE layer: no routing to trace");
   const double gib = static_cast<double>(fn::decoder_parameters(spec)) * 4 / (1 << 30);
   if (gib > o.max_memory_gib) {
     char msg[256];
-    std::snprintf(msg, sizeof msg, "%s needs %.1f GiB of float32 weights, over --max-memory %.1f GiB", spec.name.c_str(),
-                  gib, o.max_memory_gib);
+    std::snprintf(msg, sizeof msg, "%s needs %.1f GiB of float32 weights, over --max-memory %.1f GiB",
+                  spec.name.c_str(), gib, o.max_memory_gib);
     throw UsageError(std::string("--model: ") + msg);
   }
   const auto prompts = o.prompts.empty() ? random_prompts(o.random, o.prompt_tokens, spec.vocab, o.seed)
                                          : read_prompts(o.prompts, spec.vocab);
   const auto t0 = std::chrono::steady_clock::now();
-  fn::DecoderWeights weights = o.weights.empty() ? fn::random_weights(spec, {o.seed, o.router_logit_std, o.expert_bias_std})
-                                                 : fn::load_checkpoint(spec, o.weights);
+  fn::DecoderWeights weights = o.weights.empty()
+                                   ? fn::random_weights(spec, {o.seed, o.router_logit_std, o.expert_bias_std})
+                                   : fn::load_checkpoint(spec, o.weights);
   fn::Decoder decoder(spec, std::move(weights));
   const auto t1 = std::chrono::steady_clock::now();
   const fn::Generation g = fn::generate_trace(decoder, prompts, {o.max_new_tokens, o.temperature, o.seed});
   const auto t2 = std::chrono::steady_clock::now();
   models::write_routing_trace(o.output, g.trace);
 
-  const double load_s = std::chrono::duration<double>(t1 - t0).count(), run_s = std::chrono::duration<double>(t2 - t1).count();
+  const double load_s = std::chrono::duration<double>(t1 - t0).count(),
+               run_s = std::chrono::duration<double>(t2 - t1).count();
   std::printf("%s: %d layers (%d MoE, %d experts, top-%d), %.1f M parameters, weights %s\n", spec.name.c_str(),
               spec.num_layers, spec.num_moe_layers(), spec.routed_experts, spec.top_k,
               static_cast<double>(fn::decoder_parameters(spec)) * 1e-6,
               o.weights.empty() ? ("random (seed " + std::to_string(o.seed) + ")").c_str() : o.weights.c_str());
-  std::printf("%zu prompts, %lld prefill tokens, %d new tokens each (%s); %zu steps, %lld decode tokens\n", prompts.size(),
-              static_cast<long long>(g.prefill_tokens), o.max_new_tokens,
+  std::printf("%zu prompts, %lld prefill tokens, %d new tokens each (%s); %zu steps, %lld decode tokens\n",
+              prompts.size(), static_cast<long long>(g.prefill_tokens), o.max_new_tokens,
               o.temperature > 0 ? ("temperature " + std::to_string(o.temperature)).c_str() : "greedy",
               g.trace.steps.size(), static_cast<long long>(g.decode_tokens));
   std::printf("weights %.2f s, generation %.2f s (%.1f tokens/s)\n", load_s, run_s,
@@ -146,23 +153,29 @@ Command add_trace_command(CLI::App& app) {
   cmd->require_subcommand(1);
   auto o = std::make_shared<GenerateOptions>();
   auto* gen = cmd->add_subcommand("generate", "Run the functional MoE decoder and record its routing");
-  gen->add_option("--model", o->model, "Preset name, model YAML file or config.json (default: --weights DIR/config.json)");
-  gen->add_option("--weights", o->weights, "Hugging Face safetensors checkpoint (directory or file); default random weights");
+  gen->add_option("--model", o->model,
+                  "Preset name, model YAML file or config.json (default: --weights DIR/config.json)");
+  gen->add_option("--weights", o->weights,
+                  "Hugging Face safetensors checkpoint (directory or file); default random weights");
   gen->add_option("--prompts", o->prompts, "Prompt file: one prompt per line, token ids separated by spaces");
   gen->add_option("--random", o->random, "Use N random prompts instead of --prompts");
   gen->add_option("--prompt-tokens", o->prompt_tokens, "Tokens per random prompt (default 16)");
   gen->add_option("--max-new-tokens", o->max_new_tokens, "Tokens to generate per prompt (= trace steps)")->required();
   gen->add_option("--seed", o->seed, "Seed of the random weights, random prompts and sampling (default 1)");
   gen->add_option("--temperature", o->temperature, "Sampling temperature (default 0: greedy)");
-  gen->add_option("--router-logit-std", o->router_logit_std, "Random weights: std of token-dependent router logits (default 1)");
-  gen->add_option("--expert-bias-std", o->expert_bias_std, "Random weights: std of per-expert logit offsets, hot experts (default 0.5)");
-  gen->add_option("--max-memory", o->max_memory_gib, "Refuse models whose float32 weights exceed this many GiB (default 8)");
+  gen->add_option("--router-logit-std", o->router_logit_std,
+                  "Random weights: std of token-dependent router logits (default 1)");
+  gen->add_option("--expert-bias-std", o->expert_bias_std,
+                  "Random weights: std of per-expert logit offsets, hot experts (default 0.5)");
+  gen->add_option("--max-memory", o->max_memory_gib,
+                  "Refuse models whose float32 weights exceed this many GiB (default 8)");
   gen->add_option("-o,--output", o->output, "Routing-trace file to write")->required();
   auto path = std::make_shared<std::string>();
   auto loads = std::make_shared<int>(8);
   auto* stats = cmd->add_subcommand("stats", "Per-layer expert load, imbalance, co-selection and stability of a trace");
   stats->add_option("file", *path, "Routing-trace file")->required();
-  stats->add_option("--loads", *loads, "Experts listed per layer in the load table, hottest first (0 = all; default 8)");
+  stats->add_option("--loads", *loads,
+                    "Experts listed per layer in the load table, hottest first (0 = all; default 8)");
   return {cmd, [o, gen, path, loads] { return gen->parsed() ? generate(*o) : print_trace_stats(*path, *loads); }};
 }
 

@@ -34,9 +34,9 @@ int print_trace_stats(const std::string& path, int loads) {
       if (defined) std::snprintf(b, sizeof b, "%.*f", decimals, v);
       return std::string(b);
     };
-    std::printf("%9d %9.3f %7.3f %6d (%5.1f%%) %10lld %9s %8lld %9s %6s %8s %11s %9s\n", l, s.imbalance, s.cv, s.hottest,
-                100 * s.hottest_share, static_cast<long long>(s.pairs), pair, static_cast<long long>(s.top_pair_count),
-                num(s.pairs > 0, s.top_pair_expected, 1).c_str(),
+    std::printf("%9d %9.3f %7.3f %6d (%5.1f%%) %10lld %9s %8lld %9s %6s %8s %11s %9s\n", l, s.imbalance, s.cv,
+                s.hottest, 100 * s.hottest_share, static_cast<long long>(s.pairs), pair,
+                static_cast<long long>(s.top_pair_count), num(s.pairs > 0, s.top_pair_expected, 1).c_str(),
                 num(s.top_pair_expected > 0, static_cast<double>(s.top_pair_count) / s.top_pair_expected, 2).c_str(),
                 num(s.pairs > 0, s.pair_tv, 3).c_str(), num(s.step_pairs > 0, s.hot_overlap, 3).c_str(),
                 num(s.correlated_pairs > 0, s.load_correlation, 3).c_str());
@@ -51,19 +51,23 @@ int print_trace_stats(const std::string& path, int loads) {
     }
   }
   const double n = h.moe_layers;
-  std::printf("\nmean imbalance %.3f (worst MoE layer %d: %.3f), mean cv %.3f, mean pair_tv %.3f, mean hot overlap %.3f, "
-              "mean load correlation %.3f\n",
-              sum_imb / n, worst_layer, worst, sum_cv / n, sum_tv / n, sum_ov / n, sum_corr / n);
-  std::printf("imbalance = (max - mean) / mean of the pairs each expert received; pairs = co-selected expert pairs;\n"
-              "lift = count / expected under independent choice; hot_overlap = Jaccard of consecutive steps' above-mean "
-              "experts;\nload_corr = Pearson correlation of consecutive steps' expert loads\n");
+  std::printf(
+      "\nmean imbalance %.3f (worst MoE layer %d: %.3f), mean cv %.3f, mean pair_tv %.3f, mean hot overlap %.3f, "
+      "mean load correlation %.3f\n",
+      sum_imb / n, worst_layer, worst, sum_cv / n, sum_tv / n, sum_ov / n, sum_corr / n);
+  std::printf(
+      "imbalance = (max - mean) / mean of the pairs each expert received; pairs = co-selected expert pairs;\n"
+      "lift = count / expected under independent choice; hot_overlap = Jaccard of consecutive steps' above-mean "
+      "experts;\nload_corr = Pearson correlation of consecutive steps' expert loads\n");
 
   std::printf("\nexpert load (pairs received; hottest first%s)\n", loads > 0 ? ", top experts" : "");
   for (int l = 0; l < h.moe_layers; ++l) {
     const auto& load = st.layers[static_cast<std::size_t>(l)].load;
     std::vector<int> order(load.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return load[static_cast<std::size_t>(a)] > load[static_cast<std::size_t>(b)]; });
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return load[static_cast<std::size_t>(a)] > load[static_cast<std::size_t>(b)];
+    });
     const std::size_t shown = loads > 0 ? std::min(order.size(), static_cast<std::size_t>(loads)) : order.size();
     std::printf("  %3d:", l);
     for (std::size_t i = 0; i < shown; ++i) {

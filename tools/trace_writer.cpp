@@ -43,8 +43,8 @@ void write_chrome_trace(std::ostream& out, const sim::SimulationResult& result) 
         << "}}";
     for (int tid = 0; tid < 2; ++tid) {
       sep();
-      out << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" << pid << ",\"tid\":" << tid
-          << ",\"args\":{\"name\":\"" << (tid == 0 ? "compute" : "communication") << "\"}}";
+      out << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" << pid << ",\"tid\":" << tid << ",\"args\":{\"name\":\""
+          << (tid == 0 ? "compute" : "communication") << "\"}}";
     }
   }
   // Flow arrows: dispatch -> expert_gemm -> combine of the same rank, layer and micro-batch.

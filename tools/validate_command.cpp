@@ -91,7 +91,9 @@ int run_validate(const ValidateOptions& o) {
               100 * report.median_abs_error, 100 * report.max_abs_error);
   if (!o.out.empty()) {
     std::filesystem::create_directories(o.out);
-    Json j{{"suite", o.dir}, {"median_abs_error", report.median_abs_error}, {"max_abs_error", report.max_abs_error},
+    Json j{{"suite", o.dir},
+           {"median_abs_error", report.median_abs_error},
+           {"max_abs_error", report.max_abs_error},
            {"counted", report.counted}};
     Json rows = Json::array();
     for (const auto& r : report.rows) rows.push_back(row_json(r));

@@ -73,7 +73,7 @@ enum class Count { kNone, kSent, kReceived };
 // receiver's count in nz_col in the same pass.
 template <Count kCount>
 [[gnu::always_inline]] inline void add_row_by8(double* __restrict col, const double* __restrict row, int n,
-                                                 double* __restrict sums, double* __restrict nz_col) {
+                                               double* __restrict sums, double* __restrict nz_col) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   for (int d = 0; d < n; d += 8)
     for (int j = 0; j < 8; ++j) {
@@ -152,7 +152,8 @@ template <Count kCount>
       nz_self[i] = row[s] > 0 ? 1.0 : 0.0;
     }
     for (const int d : L.ranks_on_leaf(ls))
-      if (L.node[static_cast<std::size_t>(d)] != ns) same_leaf += row[d], col_leaf[static_cast<std::size_t>(d)] += row[d];
+      if (L.node[static_cast<std::size_t>(d)] != ns)
+        same_leaf += row[d], col_leaf[static_cast<std::size_t>(d)] += row[d];
     book_sender(v, i, ls, total, intra, row[s], same_leaf, scale);
   }
   for (int d = 0; d < n; ++d) {
@@ -274,9 +275,10 @@ void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView
       const std::span<const int> on_node = L.ranks_on_node(b);
       // Ranks of a node numbered consecutively (the usual placement): the column add and the
       // node's sum in one pass over its block.
-      const double to_node = on_node.empty() ? 0.0
-                             : contiguous    ? add_row(col + on_node.front(), row + on_node.front(), static_cast<int>(on_node.size()))
-                                             : gather_sum(row, on_node);
+      const double to_node =
+          on_node.empty() ? 0.0
+          : contiguous    ? add_row(col + on_node.front(), row + on_node.front(), static_cast<int>(on_node.size()))
+                          : gather_sum(row, on_node);
       if (b == ns) {
         v.up_send[i] += (to_node - row[s]) * scale;
         continue;
@@ -284,7 +286,8 @@ void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView
       const int f = fwd[static_cast<std::size_t>(b)];
       const double w = (!t.has_node() ? to_node : t.node->at(s, b)) * scale;
       if (f < 0) {
-        if (w > 0) throw TopologyError("hierarchical all-to-all: traffic to node " + std::to_string(b) + ", which has no rank");
+        if (w > 0)
+          throw TopologyError("hierarchical all-to-all: traffic to node " + std::to_string(b) + ", which has no rank");
         continue;
       }
       const auto fi = static_cast<std::size_t>(f);
@@ -509,10 +512,10 @@ void A2aVolumes::add(const A2aVolumes& o) {
     if (a.size() < b.size()) a.resize(b.size(), 0.0);
     for (std::size_t i = 0; i < b.size(); ++i) a[i] += b[i];
   };
-  for (auto [a, b] : {std::pair{&up_send, &o.up_send}, std::pair{&up_recv, &o.up_recv}, std::pair{&out_send, &o.out_send},
-                      std::pair{&out_recv, &o.out_recv}, std::pair{&messages, &o.messages},
-                      std::pair{&messages_in, &o.messages_in}, std::pair{&leaf_up, &o.leaf_up},
-                      std::pair{&leaf_down, &o.leaf_down}})
+  for (auto [a, b] :
+       {std::pair{&up_send, &o.up_send}, std::pair{&up_recv, &o.up_recv}, std::pair{&out_send, &o.out_send},
+        std::pair{&out_recv, &o.out_recv}, std::pair{&messages, &o.messages}, std::pair{&messages_in, &o.messages_in},
+        std::pair{&leaf_up, &o.leaf_up}, std::pair{&leaf_down, &o.leaf_down}})
     sum(*a, *b);
   any_up = any_up || o.any_up;
   any_out = any_out || o.any_out;
@@ -660,7 +663,8 @@ void closed_form_timing(const Cluster& cluster, const RankLayout& L, const A2aVo
   for (int l = 0; l < leaves; ++l) {
     const std::span<const RankLayout::BoundingLink> ll = L.leaf_links(l);  // up, down per spine
     const double spines = static_cast<double>(ll.size() / 2);
-    const double up = v.leaf_up[static_cast<std::size_t>(l)] / spines, down = v.leaf_down[static_cast<std::size_t>(l)] / spines;
+    const double up = v.leaf_up[static_cast<std::size_t>(l)] / spines,
+                 down = v.leaf_down[static_cast<std::size_t>(l)] / spines;
     for (std::size_t s = 0; s + 1 < ll.size(); s += 2) {
       load(ll[s], combine ? down : up);
       load(ll[s + 1], combine ? up : down);

@@ -57,14 +57,17 @@ AggregatedTraffic aggregate_traffic(const Cluster& cluster, const std::vector<in
   if (t.has_node()) {
     std::vector<int> dense_of(static_cast<std::size_t>(cluster.num_nodes()), -1);
     for (int r = 0; r < ranks; ++r)
-      dense_of[static_cast<std::size_t>(cluster.node_of(rank_device[static_cast<std::size_t>(r)]))] = node[static_cast<std::size_t>(r)];
+      dense_of[static_cast<std::size_t>(cluster.node_of(rank_device[static_cast<std::size_t>(r)]))] =
+          node[static_cast<std::size_t>(r)];
     for (int s = 0; s < ranks; ++s)
       for (int c = 0; c < t.node->nodes(); ++c) {
         const double b = t.node->at(s, c);
         if (b == 0) continue;
         const int dense = c < static_cast<int>(dense_of.size()) ? dense_of[static_cast<std::size_t>(c)] : -1;
-        if (dense < 0) throw TopologyError("hierarchical all-to-all: traffic to node " + std::to_string(c) + ", which has no rank");
-        if (dense != node[static_cast<std::size_t>(s)]) a.node_tokens.sent_to_node[static_cast<std::size_t>(s) * N + static_cast<std::size_t>(dense)] += b;
+        if (dense < 0)
+          throw TopologyError("hierarchical all-to-all: traffic to node " + std::to_string(c) + ", which has no rank");
+        if (dense != node[static_cast<std::size_t>(s)])
+          a.node_tokens.sent_to_node[static_cast<std::size_t>(s) * N + static_cast<std::size_t>(dense)] += b;
       }
   } else {
     a.node_tokens = a.rank_tokens;
@@ -309,16 +312,16 @@ void AggregatedAllToAll::leaves(const TrafficMargins& m, double scale, A2aVolume
 void AggregatedAllToAll::factored_leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const {
   const auto L = static_cast<std::size_t>(leaf_count_), N = static_cast<std::size_t>(nodes_);
   v.work.assign(6 * N * L + 3 * N + L, 0.0);
-  double* recv = v.work.data();        // [n * L + l] remote receipts of node n's ranks on leaf l
-  double* ranks_on = recv + N * L;     // [n * L + l]
+  double* recv = v.work.data();          // [n * L + l] remote receipts of node n's ranks on leaf l
+  double* ranks_on = recv + N * L;       // [n * L + l]
   double* remote_on = ranks_on + N * L;  // [a * L + l] R_al
-  double* sent = remote_on + N * L;    // [l * N + b]
-  double* cross = sent + N * L;        // [l * N + b]
-  double* off_leaf = cross + N * L;    // [a * L + l] D_al
+  double* sent = remote_on + N * L;      // [l * N + b]
+  double* cross = sent + N * L;          // [l * N + b]
+  double* off_leaf = cross + N * L;      // [a * L + l] D_al
   double* recv_total = off_leaf + N * L;
   double* sent_total = recv_total + N;
-  double* per_norm = sent_total + N;   // [l]: Σ_a R_al / d_a
-  double* inv_norm = per_norm + L;     // [a]: 1 / d_a, 0 for a node nothing leaves
+  double* per_norm = sent_total + N;  // [l]: Σ_a R_al / d_a
+  double* inv_norm = per_norm + L;    // [a]: 1 / d_a, 0 for a node nothing leaves
   for (std::size_t a = 0; a < N; ++a) inv_norm[a] = m.spread_norm[a] > 0 ? 1.0 / m.spread_norm[a] : 0.0;
   for (int r = 0; r < layout_.ranks; ++r) {
     const auto i = static_cast<std::size_t>(r);
@@ -378,7 +381,8 @@ void AggregatedAllToAll::hierarchical(const AggregatedTraffic& t, double scale, 
       const double w = t.node_tokens.sent_to_node[i * N + b] * scale;
       if (w <= 0) continue;
       const int f = forwarder_[i * N + b];
-      if (f < 0) throw TopologyError("hierarchical all-to-all: traffic to node " + std::to_string(b) + ", which has no rank");
+      if (f < 0)
+        throw TopologyError("hierarchical all-to-all: traffic to node " + std::to_string(b) + ", which has no rank");
       const auto fi = static_cast<std::size_t>(f);
       v.out_send[i] += w;
       v.out_recv[fi] += w;

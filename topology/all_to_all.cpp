@@ -4,8 +4,8 @@
 #include <string>
 #include <utility>
 
-#include "topology/a2a_fixed.h"
 #include "topology/a2a_closed_form.h"
+#include "topology/a2a_fixed.h"
 #include "topology/fidelity.h"
 #include "topology/rank_layout.h"
 #include "topology/routing.h"
@@ -26,7 +26,8 @@ void check(const Cluster& cluster, const std::vector<int>& rank_device, const Tr
   const int n = static_cast<int>(rank_device.size());
   if (!t.pair || t.pair->ranks() != n)
     throw TopologyError("all-to-all: traffic matrix and rank placement disagree on the rank count");
-  if (t.expert_or_pair().ranks() != n) throw TopologyError("all-to-all: the token-expert matrix has the wrong rank count");
+  if (t.expert_or_pair().ranks() != n)
+    throw TopologyError("all-to-all: the token-expert matrix has the wrong rank count");
   if (t.has_node() && (t.node->ranks() != n || t.node->nodes() != cluster.num_nodes()))
     throw TopologyError("all-to-all: the node matrix must be ranks x cluster nodes");
   if (!(o.scale >= 0)) throw TopologyError("all-to-all: scale must be non-negative");
@@ -41,7 +42,8 @@ void add(std::vector<Flow>& flows, int src, int dst, double bytes, double messag
 
 void check_network_only(const AllToAllOptions& o) {
   if (o.network_only && o.algorithm == "hierarchical")
-    throw TopologyError("hierarchical all-to-all forwards over the scale-up fabric: it cannot send every pair over the network");
+    throw TopologyError(
+        "hierarchical all-to-all forwards over the scale-up fabric: it cannot send every pair over the network");
 }
 
 std::vector<AlgorithmInfo> all_to_all_algorithms() {
@@ -76,7 +78,8 @@ Schedule all_to_all_schedule(const Cluster& cluster, const std::vector<int>& ran
         const double w = !t.has_node() ? to_node[static_cast<std::size_t>(b)] : t.node->at(s, b) * o.scale;
         if (w <= 0) continue;
         const int f = L.forwarder(s, b);
-        if (f < 0) throw TopologyError("hierarchical all-to-all: traffic to node " + std::to_string(b) + ", which has no rank");
+        if (f < 0)
+          throw TopologyError("hierarchical all-to-all: traffic to node " + std::to_string(b) + ", which has no rank");
         add(stage.flows, dev(s), dev(f), w);
       }
     }

@@ -18,8 +18,7 @@ void check_config(const ClusterConfig& c) {
                         " devices exceeds the limit of " + std::to_string(kMaxClusterDevices));
   if (!(c.scaleup_bytes_per_s > 0) || !(c.nic_bytes_per_s > 0))
     throw TopologyError("cluster link bandwidths must be positive");
-  if (!(c.scaleup_efficiency > 0 && c.scaleup_efficiency <= 1) ||
-      !(c.nic_efficiency > 0 && c.nic_efficiency <= 1))
+  if (!(c.scaleup_efficiency > 0 && c.scaleup_efficiency <= 1) || !(c.nic_efficiency > 0 && c.nic_efficiency <= 1))
     throw TopologyError("cluster link efficiencies must lie in (0, 1]");
   if (!(c.oversubscription >= 1)) throw TopologyError("cluster.oversubscription must be at least 1");
   if (c.spines < 1) throw TopologyError("cluster.spines must be at least 1");
@@ -175,7 +174,9 @@ void Cluster::index_graph() {
   routes_ = std::make_shared<RouteCache>(num_devices());
 }
 
-const Route& Cluster::route(int src_device, int dst_device) const { return routes_->route(*this, src_device, dst_device); }
+const Route& Cluster::route(int src_device, int dst_device) const {
+  return routes_->route(*this, src_device, dst_device);
+}
 
 const std::vector<Route>& Cluster::routes_from(int src_device) const { return routes_->routes_from(*this, src_device); }
 
@@ -205,8 +206,6 @@ double Cluster::effective_scaleup_bytes_per_s() const {
   return config_.scaleup_bytes_per_s * config_.scaleup_efficiency;
 }
 
-double Cluster::effective_nic_bytes_per_s() const {
-  return config_.nic_bytes_per_s * config_.nic_efficiency;
-}
+double Cluster::effective_nic_bytes_per_s() const { return config_.nic_bytes_per_s * config_.nic_efficiency; }
 
 }  // namespace moesim::topology

@@ -37,21 +37,21 @@ inline constexpr int kMaxClusterDevices = 1 << 17;
 // gives each preset's own values.
 struct ClusterConfig {
   std::string preset = "hgx";
-  int nodes = 1;                        // scale-up domains
-  int devices_per_node = 8;             // devices per scale-up domain
-  double scaleup_bytes_per_s = 200e9;   // NVLink per device per direction (H800: 400 GB/s bidir)
-  double nic_bytes_per_s = 50e9;        // one 400 Gb/s NIC per device
-  double scaleup_efficiency = 0.68;     // fitted: DeepEP intranode EP8 (docs/topology.md)
-  double nic_efficiency = 0.88;         // fitted: DeepEP internode EP32/EP64 (docs/topology.md)
-  double scaleup_latency_ns = 2'000;    // one scale-up collective phase (kernel launch + sync)
-  double nic_latency_ns = 5'000;        // one RDMA collective phase
+  int nodes = 1;                       // scale-up domains
+  int devices_per_node = 8;            // devices per scale-up domain
+  double scaleup_bytes_per_s = 200e9;  // NVLink per device per direction (H800: 400 GB/s bidir)
+  double nic_bytes_per_s = 50e9;       // one 400 Gb/s NIC per device
+  double scaleup_efficiency = 0.68;    // fitted: DeepEP intranode EP8 (docs/topology.md)
+  double nic_efficiency = 0.88;        // fitted: DeepEP internode EP32/EP64 (docs/topology.md)
+  double scaleup_latency_ns = 2'000;   // one scale-up collective phase (kernel launch + sync)
+  double nic_latency_ns = 5'000;       // one RDMA collective phase
   // Added with issue 4; the defaults keep older scenarios unchanged.
-  int rails = -1;                  // scale-out leaves: -1 preset default, 0 one leaf per node
-                                   // (top of rack), R > 0 rail-optimised (NIC i on leaf i % R)
-  int spines = 4;                  // spine switches (ECMP spreads cross-leaf traffic over them)
-  double oversubscription = 1.0;   // leaf down-port capacity / leaf up-port capacity (>= 1)
+  int rails = -1;                     // scale-out leaves: -1 preset default, 0 one leaf per node
+                                      // (top of rack), R > 0 rail-optimised (NIC i on leaf i % R)
+  int spines = 4;                     // spine switches (ECMP spreads cross-leaf traffic over them)
+  double oversubscription = 1.0;      // leaf down-port capacity / leaf up-port capacity (>= 1)
   double nic_messages_per_s = 330e6;  // NIC message rate (per-message term of low-latency mode)
-  int devices_per_board = 0;       // cloudmatrix384: NPUs per board under one L1 UB switch (0: none)
+  int devices_per_board = 0;          // cloudmatrix384: NPUs per board under one L1 UB switch (0: none)
   // Multi-die packages run a rank per die (calibration::HardwareProfile::dies): every device is
   // then one die, every dies_per_package consecutive devices of a node share a package, and the
   // dies of a package are joined by a direct link of package_link_bytes_per_s per direction (a
@@ -94,7 +94,7 @@ struct VertexProps {
 };
 
 struct LinkProps {
-  double bytes_per_s = 0;   // line rate, per direction
+  double bytes_per_s = 0;  // line rate, per direction
   double latency_ns = 0;
   double efficiency = 1.0;  // achievable fraction of line rate
   LinkClass cls = LinkClass::kScaleUp;
@@ -149,7 +149,7 @@ class Cluster {
   int num_links() const { return static_cast<int>(links_.size()); }
   Edge link(int id) const { return links_[static_cast<std::size_t>(id)]; }
   const LinkProps& link_props(int id) const { return graph_[link(id)]; }
-  double link_capacity(int id) const;  // effective bytes per second
+  double link_capacity(int id) const;   // effective bytes per second
   std::string link_name(int id) const;  // "gpu3 -> nvswitch0 (scale-up)"
 
   // Preset fabrics know each device's bounding links; custom ones do not (regular() false).

@@ -67,8 +67,7 @@ Schedule collective_schedule(const Cluster& cluster, const std::vector<int>& dev
     const std::size_t step = std::size_t{1} << k;
     const double blocks = static_cast<double>(std::min(step, n - step));
     Stage s;
-    for (std::size_t i = 0; i < n; ++i)
-      s.flows.push_back({devs[i], devs[(i + n - step) % n], blocks * block, 0});
+    for (std::size_t i = 0; i < n; ++i) s.flows.push_back({devs[i], devs[(i + n - step) % n], blocks * block, 0});
     plan.push_back(std::move(s));
   }
   return plan;

@@ -23,7 +23,7 @@ namespace moesim::topology {
 enum class CollectiveKind { kAllReduce, kAllGather, kReduceScatter };
 
 struct CollectiveOptions {
-  std::string algorithm = "ring";    // ring | tree
+  std::string algorithm = "ring";  // ring | tree
   std::string fidelity = "analytic";
 };
 
@@ -31,8 +31,8 @@ std::vector<AlgorithmInfo> collective_algorithms();
 
 Schedule collective_schedule(const Cluster& cluster, const std::vector<int>& group_devices, CollectiveKind kind,
                              double bytes, std::string_view algorithm);
-CommResult collective(const Cluster& cluster, const std::vector<int>& group_devices, CollectiveKind kind,
-                      double bytes, const CollectiveOptions& options = {});
+CommResult collective(const Cluster& cluster, const std::vector<int>& group_devices, CollectiveKind kind, double bytes,
+                      const CollectiveOptions& options = {});
 
 // Concurrent point-to-point transfers (KV-cache hand-off between pools): one stage.
 struct Transfer {

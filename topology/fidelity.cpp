@@ -165,8 +165,10 @@ void summarise_links(const Cluster& cluster, CommResult& r) {
   r.max_scaleup_bytes = r.max_scaleout_bytes = 0;
   for (int l = 0; l < static_cast<int>(r.link_bytes.size()); ++l) {
     const LinkClass c = cluster.link_props(l).cls;
-    if (c == LinkClass::kScaleUp) r.max_scaleup_bytes = std::max(r.max_scaleup_bytes, r.link_bytes[static_cast<std::size_t>(l)]);
-    if (c == LinkClass::kScaleOut) r.max_scaleout_bytes = std::max(r.max_scaleout_bytes, r.link_bytes[static_cast<std::size_t>(l)]);
+    if (c == LinkClass::kScaleUp)
+      r.max_scaleup_bytes = std::max(r.max_scaleup_bytes, r.link_bytes[static_cast<std::size_t>(l)]);
+    if (c == LinkClass::kScaleOut)
+      r.max_scaleout_bytes = std::max(r.max_scaleout_bytes, r.link_bytes[static_cast<std::size_t>(l)]);
   }
   bottleneck_device(cluster, r);
 }

@@ -43,9 +43,9 @@ std::string summary(const Cluster& c) {
     s << "  scale-up: " << gbs(cfg.scaleup_bytes_per_s) << " per device per direction x " << cfg.scaleup_efficiency
       << " = " << gbs(c.effective_scaleup_bytes_per_s()) << ", latency " << cfg.scaleup_latency_ns / 1e3 << " us\n";
     s << "  scale-out: " << gbs(cfg.nic_bytes_per_s) << " NIC per device x " << cfg.nic_efficiency << " = "
-      << gbs(c.effective_nic_bytes_per_s()) << ", latency " << cfg.nic_latency_ns / 1e3 << " us; "
-      << c.leaves().size() << (cfg.rails == 0 ? " top-of-rack leaves" : " rail leaves") << ", oversubscription "
-      << cfg.oversubscription << ":1\n";
+      << gbs(c.effective_nic_bytes_per_s()) << ", latency " << cfg.nic_latency_ns / 1e3 << " us; " << c.leaves().size()
+      << (cfg.rails == 0 ? " top-of-rack leaves" : " rail leaves") << ", oversubscription " << cfg.oversubscription
+      << ":1\n";
   } else {
     // A custom fabric: its links by class (directed links; a duplex cable counts twice).
     struct Range {
@@ -73,7 +73,9 @@ void write_dot(const Cluster& c, std::ostream& out) {
   const Graph& g = c.graph();
   boost::filtered_graph<Graph, OneWay> view(g, OneWay{&g});
   auto vertex_writer = [&](std::ostream& os, Vertex v) {
-    const char* shape = g[v].kind == VertexKind::kDevice ? "box" : g[v].kind == VertexKind::kNic ? "ellipse" : "diamond";
+    const char* shape = g[v].kind == VertexKind::kDevice ? "box"
+                        : g[v].kind == VertexKind::kNic  ? "ellipse"
+                                                         : "diamond";
     os << "[label=\"" << g[v].name << "\", shape=" << shape << "]";
   };
   auto edge_writer = [&](std::ostream& os, Edge e) {

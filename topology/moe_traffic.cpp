@@ -41,10 +41,13 @@ double hit_probability(const MoeRouting& m, int q, double x) {
 AllToAllTraffic expected_moe_traffic(const Cluster& cluster, const std::vector<int>& rank_device, const MoeRouting& m) {
   const int n = static_cast<int>(rank_device.size());
   if (n < 1 || m.experts < n || m.experts % n != 0)
-    throw TopologyError(std::to_string(m.experts) + " experts do not divide evenly over " + std::to_string(n) + " ranks");
+    throw TopologyError(std::to_string(m.experts) + " experts do not divide evenly over " + std::to_string(n) +
+                        " ranks");
   if (m.top_k < 1 || m.top_k > m.experts) throw TopologyError("top-k must lie in [1, experts]");
-  if (m.groups > 0 && (m.experts % m.groups != 0 || m.top_groups < 1 || m.top_groups > m.groups || m.top_groups > m.top_k))
-    throw TopologyError("group-limited routing needs groups dividing the experts and 1 <= top_groups <= min(groups, top_k)");
+  if (m.groups > 0 &&
+      (m.experts % m.groups != 0 || m.top_groups < 1 || m.top_groups > m.groups || m.top_groups > m.top_k))
+    throw TopologyError(
+        "group-limited routing needs groups dividing the experts and 1 <= top_groups <= min(groups, top_k)");
   const int per_rank = m.experts / n;
   const double per_group = m.groups > 0 ? static_cast<double>(m.experts) / m.groups : m.experts;
   // A set of e contiguous experts starting at expert `first` spans q groups with about e/q each.

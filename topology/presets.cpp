@@ -141,15 +141,15 @@ void FabricBuilder::build_preset() {
   const ClusterConfig& cfg = c_.config_;
   bool known = false;
   for (const auto& e : entries()) known = known || e.info.name == cfg.preset;
-  if (!known)
-    throw TopologyError("unknown cluster preset '" + cfg.preset + "' (valid: " + preset_names() + ")");
+  if (!known) throw TopologyError("unknown cluster preset '" + cfg.preset + "' (valid: " + preset_names() + ")");
   const int rails = cfg.rails >= 0 ? cfg.rails : cluster_preset_defaults(cfg.preset).rails;
   const bool mesh = cfg.preset == "xgmi" || cfg.preset == "hccs";
   if (cfg.dies_per_package < 1 || cfg.devices_per_node % cfg.dies_per_package != 0 ||
       (cfg.devices_per_board > 0 && cfg.devices_per_board % cfg.dies_per_package != 0))
-    throw TopologyError("packages of " + std::to_string(cfg.dies_per_package) + " dies do not tile nodes of " +
-                        std::to_string(cfg.devices_per_node) + " devices" +
-                        (cfg.devices_per_board > 0 ? " (boards of " + std::to_string(cfg.devices_per_board) + ")" : ""));
+    throw TopologyError(
+        "packages of " + std::to_string(cfg.dies_per_package) + " dies do not tile nodes of " +
+        std::to_string(cfg.devices_per_node) + " devices" +
+        (cfg.devices_per_board > 0 ? " (boards of " + std::to_string(cfg.devices_per_board) + ")" : ""));
   add_devices();
   if (mesh) {
     add_scaleup_mesh();
@@ -190,7 +190,8 @@ void FabricBuilder::add_package_links() {
   for (std::size_t first = 0; first < devices_.size(); first += static_cast<std::size_t>(k))
     for (int i = 0; i < k; ++i)
       for (int j = i + 1; j < k; ++j)
-        add_link(c_.graph_, devices_[first + static_cast<std::size_t>(i)], devices_[first + static_cast<std::size_t>(j)], link);
+        add_link(c_.graph_, devices_[first + static_cast<std::size_t>(i)],
+                 devices_[first + static_cast<std::size_t>(j)], link);
 }
 
 void FabricBuilder::add_devices() {

@@ -15,7 +15,8 @@ void bucket(const std::vector<int>& group_of, int groups, std::vector<int>& begi
   items.resize(static_cast<std::size_t>(begin.back()));
   std::vector<int> next(begin.begin(), begin.end() - 1);
   for (std::size_t r = 0; r < group_of.size(); ++r)
-    if (group_of[r] >= 0 && group_of[r] < groups) items[static_cast<std::size_t>(next[static_cast<std::size_t>(group_of[r])]++)] = static_cast<int>(r);
+    if (group_of[r] >= 0 && group_of[r] < groups)
+      items[static_cast<std::size_t>(next[static_cast<std::size_t>(group_of[r])]++)] = static_cast<int>(r);
 }
 
 }  // namespace
@@ -35,8 +36,7 @@ RankLayout::RankLayout(const Cluster& cluster, const std::vector<int>& rank_devi
     if (d < 0 || d >= cluster.num_devices())
       throw TopologyError("rank " + std::to_string(r) + " is placed on device " + std::to_string(d) +
                           ", outside the cluster's " + std::to_string(cluster.num_devices()) + " devices");
-    if (used[static_cast<std::size_t>(d)]++)
-      throw TopologyError("two ranks are placed on device " + std::to_string(d));
+    if (used[static_cast<std::size_t>(d)]++) throw TopologyError("two ranks are placed on device " + std::to_string(d));
     device[i] = d;
     node[i] = network_only ? r : cluster.node_of(d);
     local[i] = network_only ? 0 : cluster.local_index(d);

@@ -20,8 +20,8 @@ struct RankLayout {
 
   // A link that bounds traffic on a preset fabric, with what Cluster would look up for it.
   struct BoundingLink {
-    int id = -1;            // -1: absent
-    double capacity = 0;    // bytes_per_s * efficiency
+    int id = -1;          // -1: absent
+    double capacity = 0;  // bytes_per_s * efficiency
     LinkClass cls = LinkClass::kScaleUp;
   };
 
@@ -33,11 +33,13 @@ struct RankLayout {
   // node has no rank.
   // forwarder(src, node) for every node, indexed by node.
   std::span<const int> forwarders(int src) const {
-    return {forwarder_.data() + static_cast<std::size_t>(local[static_cast<std::size_t>(src)]) * static_cast<std::size_t>(nodes_),
+    return {forwarder_.data() +
+                static_cast<std::size_t>(local[static_cast<std::size_t>(src)]) * static_cast<std::size_t>(nodes_),
             static_cast<std::size_t>(nodes_)};
   }
   int forwarder(int src, int dst_node) const {
-    return forwarder_[static_cast<std::size_t>(local[static_cast<std::size_t>(src)]) * static_cast<std::size_t>(nodes_) +
+    return forwarder_[static_cast<std::size_t>(local[static_cast<std::size_t>(src)]) *
+                          static_cast<std::size_t>(nodes_) +
                       static_cast<std::size_t>(dst_node)];
   }
   std::span<const int> ranks_on_node(int n) const { return group(node_ranks_, node_begin_, n); }
@@ -93,23 +95,23 @@ struct RankLayout {
 
   // Flat tables, a few allocations per layout (it is built for every full-matrix all-to-all).
   bool network_only_ = false;
-  int local_slots_ = 0;           // the largest local index + 1
+  int local_slots_ = 0;  // the largest local index + 1
   int nodes_ = 0;
-  std::vector<int> forwarder_;    // [local index * nodes_ + node] -> forwarder(), precomputed
+  std::vector<int> forwarder_;                // [local index * nodes_ + node] -> forwarder(), precomputed
   std::vector<int> node_begin_, node_ranks_;  // ranks of node n, in rank order: [begin[n], begin[n + 1])
   std::vector<int> leaf_begin_, leaf_ranks_;  // likewise per scale-out leaf
   int railed_block_ = 0;
   std::vector<int> active_nodes_;
   bool exclusive_links_ = true;
-  std::vector<int> rail_forwarder_;           // [local * active nodes + k], railed placements only
-  std::vector<int> rail_slot_;                // [rank], railed placements only
-  std::vector<char> rail_one_leaf_;           // [local], railed placements only
-  std::vector<int> rail_leaf_class_;          // [position in the block], see rail_leaf_classes()
+  std::vector<int> rail_forwarder_;   // [local * active nodes + k], railed placements only
+  std::vector<int> rail_slot_;        // [rank], railed placements only
+  std::vector<char> rail_one_leaf_;   // [local], railed placements only
+  std::vector<int> rail_leaf_class_;  // [position in the block], see rail_leaf_classes()
   int rail_leaf_classes_ = 0;
   bool rail_leaves_by_position_ = false;
-  std::vector<BoundingLink> rank_links_;      // [rank * 6 + j]
-  std::vector<int> leaf_link_begin_;          // leaf_links_ of leaf l: [begin[l], begin[l + 1])
-  std::vector<BoundingLink> leaf_links_;      // up, down, up, down, ...
+  std::vector<BoundingLink> rank_links_;  // [rank * 6 + j]
+  std::vector<int> leaf_link_begin_;      // leaf_links_ of leaf l: [begin[l], begin[l + 1])
+  std::vector<BoundingLink> leaf_links_;  // up, down, up, down, ...
 };
 
 }  // namespace moesim::topology

@@ -45,9 +45,10 @@ Tree bfs(const Graph& g, Vertex src, Scope scope) {
   const LinkFilter filter{&g, scope};
   boost::filtered_graph<Graph, LinkFilter> view(g, filter);
   std::vector<boost::default_color_type> colors(n);
-  boost::breadth_first_search(view, src,
-                              boost::visitor(Recorder(&t)).color_map(boost::make_iterator_property_map(
-                                  colors.begin(), boost::get(boost::vertex_index, g))));
+  boost::breadth_first_search(
+      view, src,
+      boost::visitor(Recorder(&t))
+          .color_map(boost::make_iterator_property_map(colors.begin(), boost::get(boost::vertex_index, g))));
   // Path counts in BFS (distance) order.
   std::vector<std::vector<Vertex>> levels;
   for (Vertex v = 0; v < n; ++v)
@@ -201,7 +202,8 @@ std::vector<LinkShare> flow_link_shares(const Cluster& cluster) {
   if (!cluster.regular()) return shares;
   for (const LeafLinks& leaf : cluster.leaves())
     for (const auto* side : {&leaf.up, &leaf.down})
-      for (const int id : *side) shares[static_cast<std::size_t>(id)] = {side->front(), 1.0 / static_cast<double>(side->size())};
+      for (const int id : *side)
+        shares[static_cast<std::size_t>(id)] = {side->front(), 1.0 / static_cast<double>(side->size())};
   for (int d = 0; d < cluster.num_devices(); ++d) {
     const DeviceLinks& dl = cluster.device_links(d);
     if (dl.host_out >= 0) shares[static_cast<std::size_t>(dl.host_out)] = {dl.nic_out, 1.0};

@@ -78,7 +78,8 @@ LinkClass parse_class(const Reader& r, const YAML::Node& n) {
 
 LinkClass infer_class(VertexKind a, VertexKind b) {
   auto either = [&](VertexKind k) { return a == k || b == k; };
-  if (either(VertexKind::kScaleUpSwitch) || (a == VertexKind::kDevice && b == VertexKind::kDevice)) return LinkClass::kScaleUp;
+  if (either(VertexKind::kScaleUpSwitch) || (a == VertexKind::kDevice && b == VertexKind::kDevice))
+    return LinkClass::kScaleUp;
   if (either(VertexKind::kDevice) && either(VertexKind::kNic)) return LinkClass::kHost;
   if (either(VertexKind::kLeafSwitch) && either(VertexKind::kSpineSwitch)) return LinkClass::kFabric;
   return LinkClass::kScaleOut;
@@ -140,16 +141,16 @@ void summary_figures(const Graph& g, ClusterConfig& cfg) {
     const LinkProps& p = g[*it];
     const VertexKind from = g[boost::source(*it, g)].kind, to = g[boost::target(*it, g)].kind;
     if (from == VertexKind::kDevice && p.cls == LinkClass::kScaleUp) up = slower(up, p);
-    if (p.cls != LinkClass::kScaleUp && (nics ? from == VertexKind::kNic && to != VertexKind::kDevice
-                                              : from == VertexKind::kDevice))
+    if (p.cls != LinkClass::kScaleUp &&
+        (nics ? from == VertexKind::kNic && to != VertexKind::kDevice : from == VertexKind::kDevice))
       out = slower(out, p);
   }
   if (up) cfg.scaleup_bytes_per_s = up->bytes_per_s, cfg.scaleup_efficiency = up->efficiency;
   if (out) cfg.nic_bytes_per_s = out->bytes_per_s, cfg.nic_efficiency = out->efficiency;
 }
 
-const std::map<std::string, double> kBandwidthUnits = {{"Gbps", 1e9 / 8},  {"Tbps", 1e12 / 8}, {"MB/s", 1e6},
-                                                       {"GB/s", 1e9},      {"TB/s", 1e12}};
+const std::map<std::string, double> kBandwidthUnits = {
+    {"Gbps", 1e9 / 8}, {"Tbps", 1e12 / 8}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12}};
 const std::map<std::string, double> kTimeUnits = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}};
 
 }  // namespace

@@ -50,17 +50,17 @@ class NodeTrafficMatrix {
 };
 
 struct AllToAllTraffic {
-  TrafficMatrix pair_bytes;       // [src rank][dst rank]: each token once per destination rank
-  NodeTrafficMatrix node_bytes;   // [src rank][dst node]: once per node; empty = sum of pair_bytes
-  TrafficMatrix expert_bytes;     // [src rank][dst rank]: once per token-expert pair; empty = pair_bytes
-  double message_bytes = 0;       // low-latency message size (one token); 0 = one message per pair
+  TrafficMatrix pair_bytes;      // [src rank][dst rank]: each token once per destination rank
+  NodeTrafficMatrix node_bytes;  // [src rank][dst node]: once per node; empty = sum of pair_bytes
+  TrafficMatrix expert_bytes;    // [src rank][dst rank]: once per token-expert pair; empty = pair_bytes
+  double message_bytes = 0;      // low-latency message size (one token); 0 = one message per pair
 };
 
 // Non-owning view of the same (lets a bare rank matrix be costed without a copy).
 struct TrafficView {
   const TrafficMatrix* pair = nullptr;
-  const NodeTrafficMatrix* node = nullptr;    // null or empty: derive from pair
-  const TrafficMatrix* expert = nullptr;      // null or empty: use pair
+  const NodeTrafficMatrix* node = nullptr;  // null or empty: derive from pair
+  const TrafficMatrix* expert = nullptr;    // null or empty: use pair
   double message_bytes = 0;
   TrafficView() = default;
   TrafficView(const AllToAllTraffic& t)  // NOLINT: implicit on purpose
@@ -86,8 +86,8 @@ struct TrafficMargins {
   std::vector<double> sent_to_node;                // rows form
   std::vector<double> sent_own, sent_remote;       // [src], factored form
   std::vector<double> spread_weight, spread_norm;  // [node], factored form
-  std::vector<double> received_intra;   // [dst]: from the other ranks of its node
-  std::vector<double> received_remote;  // [dst]: from ranks on other nodes
+  std::vector<double> received_intra;              // [dst]: from the other ranks of its node
+  std::vector<double> received_remote;             // [dst]: from ranks on other nodes
   void assign(int ranks, int nodes) {
     factored = false;
     sent_to_node.assign(static_cast<std::size_t>(ranks) * static_cast<std::size_t>(nodes), 0.0);

@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "workloads/input_limits.h"
 #include "workloads/lengths.h"
 #include "workloads/prefix_hit.h"
-#include "workloads/input_limits.h"
 #include "workloads/trace_replay.h"
 #include "workloads/workload_error.h"
 

@@ -26,7 +26,7 @@ struct Request {
   std::int64_t arrival_ns = 0;  // kArrivesOnRelease: closed loop, released by the simulator
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
-  double prefix_hit = 0.0;  // fraction of the prompt whose KV is already cached, in [0, 1]
+  double prefix_hit = 0.0;             // fraction of the prompt whose KV is already cached, in [0, 1]
   std::int64_t cached_tokens() const;  // prefix-cache hit in whole tokens, at most input_tokens - 1
 };
 

@@ -1,7 +1,7 @@
 #include "workloads/binomial.h"
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -43,13 +43,13 @@ std::int64_t invert(std::int64_t n, double p, double u) {
   double pmf = small_power(q, n);  // q^n
   double cdf = pmf;                // F(x)
   std::int64_t x = 0, below = 0;   // below: the x' < x walked so far with F(x') < u
-  do {  // the first pass unconditionally: most small-mean draws end in it
+  do {                             // the first pass unconditionally: most small-mean draws end in it
     const double p1 = pmf * ratio(x + 1), c1 = cdf + p1;
     const double p2 = p1 * ratio(x + 2), c2 = c1 + p2;
     const double p3 = p2 * ratio(x + 3), c3 = c2 + p3;
     const double p4 = p3 * ratio(x + 4), c4 = c3 + p4;
-    below += static_cast<std::int64_t>(u > cdf) + static_cast<std::int64_t>(u > c1) + static_cast<std::int64_t>(u > c2) +
-             static_cast<std::int64_t>(u > c3);
+    below += static_cast<std::int64_t>(u > cdf) + static_cast<std::int64_t>(u > c1) +
+             static_cast<std::int64_t>(u > c2) + static_cast<std::int64_t>(u > c3);
     pmf = p4;
     cdf = c4;
     x += 4;
@@ -183,8 +183,8 @@ std::vector<RegistryEntry> count_methods() {
 CountMethod count_method_named(std::string_view name) {
   if (name == "fast") return CountMethod::kFast;
   if (name == "exact") return CountMethod::kExact;
-  throw std::invalid_argument("unknown count method '" + std::string(name) + "' (valid: " + join_names(count_methods()) +
-                              ")");
+  throw std::invalid_argument("unknown count method '" + std::string(name) +
+                              "' (valid: " + join_names(count_methods()) + ")");
 }
 
 std::string_view count_method_name(CountMethod method) { return method == CountMethod::kFast ? "fast" : "exact"; }

@@ -105,12 +105,12 @@ void BinomialBatch::draw(std::span<const std::int64_t> n, std::span<const double
     finish(k, point[0]);
     finish(k + 1, point[1]);
   }
-  for (; k < count; ++k)
-    finish(k, cornish_fisher_point(fast_n_[k], fast_p_[k], fast_z_[k]));
+  for (; k < count; ++k) finish(k, cornish_fisher_point(fast_n_[k], fast_p_[k], fast_z_[k]));
   // The inversions, four at a time (the same walks as one at a time).
   slow_out_.resize(slow);
-  binomial_inversions(std::span<const std::int64_t>(slow_n_.data(), slow), std::span<const double>(slow_p_.data(), slow),
-                      std::span<const double>(slow_u_.data(), slow), slow_out_);
+  binomial_inversions(std::span<const std::int64_t>(slow_n_.data(), slow),
+                      std::span<const double>(slow_p_.data(), slow), std::span<const double>(slow_u_.data(), slow),
+                      slow_out_);
   for (std::size_t j = 0; j < slow; ++j) put(slow_index_[j], slow_out_[j], n, out);
 }
 

@@ -18,13 +18,13 @@ bool any(const I4& mask) { return (mask[0] | mask[1] | mask[2] | mask[3]) != 0; 
 // P(k) / P(k - 1) = a / k - s, by the table below kReciprocals as binomial.cpp computes it (the same
 // k in every lane).
 __attribute__((always_inline)) inline void ratio(const D4& a, const D4& s, std::int64_t k,
-                                                  const std::array<double, kReciprocals>& inv, D4& r) {
+                                                 const std::array<double, kReciprocals>& inv, D4& r) {
   r = (k < kReciprocals ? a * inv[static_cast<std::size_t>(k)] : a / static_cast<double>(k)) - s;
 }
 
 // Four inversions in lockstep; binomial.cpp's `invert`, lane by lane.
 __attribute__((always_inline)) inline void four(const std::int64_t* n, const double* p, const double* u,
-                                                 std::int64_t* out, const std::array<double, kReciprocals>& inv) {
+                                                std::int64_t* out, const std::array<double, kReciprocals>& inv) {
   D4 pp, uu, nd1;
   I4 nn;
   for (int l = 0; l < 4; ++l) {
@@ -71,7 +71,7 @@ __attribute__((always_inline)) inline void four(const std::int64_t* n, const dou
 }
 
 __attribute__((always_inline)) inline void all(std::span<const std::int64_t> n, std::span<const double> p,
-                                                std::span<const double> u, std::span<std::int64_t> out) {
+                                               std::span<const double> u, std::span<std::int64_t> out) {
   const auto& inv = inversion_reciprocals();
   std::size_t i = 0;
   for (; i + 4 <= n.size(); i += 4) four(n.data() + i, p.data() + i, u.data() + i, out.data() + i, inv);

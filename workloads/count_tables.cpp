@@ -22,11 +22,12 @@ void PoissonTable::build(double lambda) {
   // Successive ratios lambda / x: multiplications by a reciprocal, not a chain of divisions.
   const auto ratio = [&](std::int64_t x) {
     return x < static_cast<std::int64_t>(kReciprocals) ? lambda * reciprocals_[static_cast<std::size_t>(x)]
-                                                         : lambda / static_cast<double>(x);
+                                                       : lambda / static_cast<double>(x);
   };
   pmf_[m] = lo_ == 0 && lambda < 30 ? 1.0 : 0.0;
   if (pmf_[m] == 0.0) {
-    pmf_[m] = std::exp(static_cast<double>(mode) * std::log(lambda) - lambda - std::lgamma(static_cast<double>(mode) + 1));
+    pmf_[m] =
+        std::exp(static_cast<double>(mode) * std::log(lambda) - lambda - std::lgamma(static_cast<double>(mode) + 1));
     const double inv_lambda = 1.0 / lambda;
     for (std::size_t i = m; i-- > 0;)
       pmf_[i] = pmf_[i + 1] * (static_cast<double>(lo_ + static_cast<std::int64_t>(i) + 1) * inv_lambda);

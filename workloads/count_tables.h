@@ -48,7 +48,6 @@ class PoissonTable {
   std::array<double, kReciprocals> reciprocals_{};  // 1 / x
 };
 
-
 class AliasTable {
  public:
   void build(std::span<const double> weights);  // not all zero

@@ -52,8 +52,9 @@ void MultinomialRows::draw(std::span<const std::int64_t> totals, std::span<const
   std::fill(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(rows * D), 0);
   order_.resize(rows);
   std::iota(order_.begin(), order_.end(), std::size_t{0});
-  std::stable_sort(order_.begin(), order_.end(),
-                   [&](std::size_t a, std::size_t b) { return std::pair(cls[a], totals[a]) < std::pair(cls[b], totals[b]); });
+  std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
+    return std::pair(cls[a], totals[a]) < std::pair(cls[b], totals[b]);
+  });
   int classes = 0;
   for (const int c : cls) classes = std::max(classes, c + 1);
   alias_.resize(static_cast<std::size_t>(classes));

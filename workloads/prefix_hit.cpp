@@ -29,8 +29,8 @@ PrefixHitSampler::PrefixHitSampler(const PrefixHitConfig& config) : c_(config) {
   } else if (c_.dist == "trace") {
     if (c_.block_tokens < 1) bad("block_tokens must be >= 1");
   } else {
-    throw std::invalid_argument("unknown prefix hit distribution '" + c_.dist + "' (valid: " +
-                                join_names(prefix_hit_distributions()) + ")");
+    throw std::invalid_argument("unknown prefix hit distribution '" + c_.dist +
+                                "' (valid: " + join_names(prefix_hit_distributions()) + ")");
   }
 }
 

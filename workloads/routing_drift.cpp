@@ -20,8 +20,15 @@ namespace {
 
 class DriftRouting final : public RoutingModel {
  public:
-  DriftRouting(int experts, double alpha, double rho, double sigma, std::int64_t interval, int top_k, std::uint64_t seed)
-      : experts_(experts), alpha_(alpha), rho_(rho), sigma_(sigma), interval_(interval), cap_(1.0 / top_k), seed_(seed) {}
+  DriftRouting(int experts, double alpha, double rho, double sigma, std::int64_t interval, int top_k,
+               std::uint64_t seed)
+      : experts_(experts),
+        alpha_(alpha),
+        rho_(rho),
+        sigma_(sigma),
+        interval_(interval),
+        cap_(1.0 / top_k),
+        seed_(seed) {}
 
   void expert_distribution(int moe_layer, std::int64_t step, std::span<double> probs) const override {
     if (probs.size() != static_cast<std::size_t>(experts_))
@@ -34,7 +41,8 @@ class DriftRouting final : public RoutingModel {
     std::normal_distribution<double> eps(0.0, 1.0);
     const double innovation = sigma_ * std::sqrt(1 - rho_ * rho_);
     for (; s.t < t; ++s.t)
-      for (std::size_t e = 0; e < s.x.size(); ++e) s.x[e] = s.mu[e] + rho_ * (s.x[e] - s.mu[e]) + innovation * eps(s.rng);
+      for (std::size_t e = 0; e < s.x.size(); ++e)
+        s.x[e] = s.mu[e] + rho_ * (s.x[e] - s.mu[e]) + innovation * eps(s.rng);
     const double top = *std::max_element(s.x.begin(), s.x.end());
     double total = 0;
     for (std::size_t e = 0; e < s.x.size(); ++e) total += probs[e] = std::exp(s.x[e] - top);

@@ -68,10 +68,10 @@ class LayeredRouting final : public RoutingModel {
 
  private:
   struct Layer {
-    std::vector<double> mu;           // sigma_l * Z_le
-    std::vector<double> k0, k1;       // the knots around the current step
-    std::int64_t knot = -1;           // index j of k0
-    std::int64_t step = -1;           // the quantised step `probs` is for
+    std::vector<double> mu;      // sigma_l * Z_le
+    std::vector<double> k0, k1;  // the knots around the current step
+    std::int64_t knot = -1;      // index j of k0
+    std::int64_t step = -1;      // the quantised step `probs` is for
     std::vector<double> probs;
   };
 
@@ -129,8 +129,7 @@ class LayeredRouting final : public RoutingModel {
 
 }  // namespace
 
-std::unique_ptr<RoutingModel> make_layered_routing(int experts, const LayeredParams& p, int top_k,
-                                                   std::uint64_t seed) {
+std::unique_ptr<RoutingModel> make_layered_routing(int experts, const LayeredParams& p, int top_k, std::uint64_t seed) {
   if (!(p.layer_sigma >= 0) || p.layer_sigma > 10)
     throw std::invalid_argument("layered-lognormal routing needs 0 <= layer_sigma <= 10");
   if (!(p.layer_sigma_spread >= 0) || p.layer_sigma_spread > 5)

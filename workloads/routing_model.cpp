@@ -65,8 +65,9 @@ std::vector<RegistryEntry> routing_models() {
       {"zipf", "expert popularity ~ 1/rank^s, a random expert order per layer (skewed, static)"},
       {"hot-set", "hot_experts random experts per layer receive hot_fraction of the assignments"},
       {"dirichlet-drift", "Dirichlet(alpha) popularity per layer whose logits drift as an AR(1) over steps"},
-      {"layered-lognormal", "log-normal popularity per layer, skew varying by layer, drifting over steps; defaults "
-                            "fitted to measured DeepSeek-R1 serving (the library's DeepSeek routing)"},
+      {"layered-lognormal",
+       "log-normal popularity per layer, skew varying by layer, drifting over steps; defaults "
+       "fitted to measured DeepSeek-R1 serving (the library's DeepSeek routing)"},
       {"group-limited", "`base` popularity, each token's experts from at most top_groups of groups (DeepSeek)"},
       {"trace", "replays the per-token expert choices of a routing-trace file"},
   };

@@ -65,7 +65,7 @@ class RoutingModel {
 // What a routing model needs to know about the model it routes for.
 struct RoutingShape {
   int experts = 0;
-  int moe_layers = 0;     // 0: unknown (models grow their per-layer state on demand)
+  int moe_layers = 0;  // 0: unknown (models grow their per-layer state on demand)
   int top_k = 1;
   int expert_groups = 1;  // the model's own group limit, used when group_limit.groups == 0
   int top_groups = 1;

@@ -84,7 +84,8 @@ std::unique_ptr<RoutingModel> make_hot_set_routing(int experts, int hot, double 
   if (!(fraction >= 0 && fraction <= 1)) throw std::invalid_argument("hot-set routing needs 0 <= hot_fraction <= 1");
   std::vector<double> w(static_cast<std::size_t>(experts));
   for (int i = 0; i < experts; ++i)
-    w[static_cast<std::size_t>(i)] = i < hot ? fraction / hot : (1 - fraction) / (experts - hot);  // hot == experts: uniform
+    w[static_cast<std::size_t>(i)] =
+        i < hot ? fraction / hot : (1 - fraction) / (experts - hot);  // hot == experts: uniform
   return std::make_unique<PermutedRouting>(std::move(w), top_k, seed);
 }
 

@@ -34,7 +34,7 @@
 namespace moesim::workloads {
 
 struct RoutingTargets {
-  int ranks = 0;                   // EP ranks = source ranks
+  int ranks = 0;  // EP ranks = source ranks
   int experts = 0;
   std::vector<int> slot_rank;      // [slot] rank hosting the slot
   std::vector<int> slot_expert;    // [slot] expert held by the slot
@@ -62,7 +62,7 @@ struct LayerCounts {
   std::vector<std::int64_t> slot_counts;    // [slot] pairs received
   std::vector<std::int64_t> expert_counts;  // [expert] pairs received over all replicas
   std::int64_t pair(int src, int dst) const { return pairs[static_cast<std::size_t>(src) * ranks + dst]; }
-  std::int64_t rank_load(int dst) const;    // pairs received by rank dst
+  std::int64_t rank_load(int dst) const;  // pairs received by rank dst
 };
 
 // The margins of a full draw (self pairs, per-node sends, intra and remote receipts); the masses
@@ -106,8 +106,7 @@ class RoutingSampler {
   void build_setup(const RoutingTargets& t, MarginSetup& s);
   void virtual_weights(const RoutingTargets& t, MarginSetup& s);
   void virtual_rows(std::span<const std::int64_t> tokens, const RoutingTargets& t, Rng& rng);
-  void model_masses(MarginSetup& s, const RoutingTargets& t, std::span<const std::int64_t> tokens,
-                    RoutingMargins& out);
+  void model_masses(MarginSetup& s, const RoutingTargets& t, std::span<const std::int64_t> tokens, RoutingMargins& out);
   static void pattern_groups(const RoutingTargets& t, std::size_t V, std::size_t N, MarginSetup& s);
   void check(const RoutingTargets& t) const;
   void reset(const RoutingTargets& t, LayerCounts& out) const;
@@ -122,12 +121,12 @@ class RoutingSampler {
 
   const RoutingModel& model_;
   int experts_, top_k_;
-  std::span<const double> probs_;            // the layer's popularity (load_probs): own_probs_ or cached_
+  std::span<const double> probs_;  // the layer's popularity (load_probs): own_probs_ or cached_
   std::vector<double> own_probs_;
   std::vector<std::vector<double>> cached_;  // per-layer probs of step-invariant models
   // Scratch reused across draws.
-  std::vector<double> w_;     // [class * slots + slot] pair probability of a slot
-  std::vector<double> q_;     // [class * ranks + rank] pair probability of a rank
+  std::vector<double> w_;  // [class * slots + slot] pair probability of a slot
+  std::vector<double> q_;  // [class * ranks + rank] pair probability of a rank
   MultinomialRows rows_;
   std::vector<std::int64_t> totals_, col_, tmp_;
   std::vector<double> sub_;

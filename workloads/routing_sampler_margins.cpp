@@ -244,7 +244,8 @@ void RoutingSampler::build_setup(const RoutingTargets& t, MarginSetup& S) {
   }
   S.rank_pos.resize(D);
   for (std::size_t n = 0; n < N; ++n)
-    for (std::size_t k = S.node_first[n]; k < S.node_first[n + 1]; ++k) S.rank_pos[S.node_ranks[k]] = k - S.node_first[n];
+    for (std::size_t k = S.node_first[n]; k < S.node_first[n + 1]; ++k)
+      S.rank_pos[S.node_ranks[k]] = k - S.node_first[n];
   pattern_groups(t, V, N, S);
 
   // Conditionals of the splits whose weights are fixed by the setup: each node's ranks, each
@@ -297,7 +298,6 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
   out.slot_counts.assign(slots, 0);
   out.expert_counts.assign(static_cast<std::size_t>(experts_), 0);
   for (std::size_t s = 0; s < D; ++s) out.source_pairs[s] = tokens[s] * top_k_;
-
 
   // Each row's own-node pairs, and what each class sends into every node from elsewhere. Draws
   // that do not depend on each other go to the batch sampler together (binomial_batch.h).
@@ -389,7 +389,8 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
     if (m <= kExactIntraRanks) {
       // The row's own-node pairs over the node's ranks, its source included (self pairs).
       tmp_.assign(m, 0);
-      sample_conditional(y, std::span<const double>(S.rank_cond.data() + v * D + first, m), bits, tmp_, batch_.method());
+      sample_conditional(y, std::span<const double>(S.rank_cond.data() + v * D + first, m), bits, tmp_,
+                         batch_.method());
       for (std::size_t k = 0; k < m; ++k) {
         const std::size_t d = S.node_ranks[first + k];
         (d == s ? out.self_pairs[s] : out.received_intra[d]) += tmp_[k];
@@ -446,7 +447,8 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
         sub_[k] = q * std::max(0.0, inside_weight_[v * N + n] -
                                         (rest_[v * D + d] > 0 ? static_cast<double>(rest_[v * D + d]) / (Q - q) : 0.0));
       }
-      multinomial_conditionals(sub_, std::span<double>(add_split(pairs, ~static_cast<std::int64_t>(v * N + n), width), m));
+      multinomial_conditionals(sub_,
+                               std::span<double>(add_split(pairs, ~static_cast<std::int64_t>(v * N + n), width), m));
     }
   split_out_.assign(split_n_.size() * width, 0);
   batch_.conditional_rows(split_n_, split_cond_, width, bits, split_out_);
@@ -488,7 +490,8 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
   for (std::size_t r = 0; r < split_n_.size(); ++r) {
     const auto d = static_cast<std::size_t>(split_row_[r]);
     const std::size_t sf = S.slot_first[d];
-    for (std::size_t i = 0; i < S.slot_first[d + 1] - sf; ++i) out.slot_counts[S.order[sf + i]] += split_out_[r * slot_width + i];
+    for (std::size_t i = 0; i < S.slot_first[d + 1] - sf; ++i)
+      out.slot_counts[S.order[sf + i]] += split_out_[r * slot_width + i];
   }
   for (std::size_t j = 0; j < slots; ++j)
     out.expert_counts[static_cast<std::size_t>(t.slot_expert[j])] += out.slot_counts[j];
@@ -548,8 +551,8 @@ void RoutingSampler::pattern_groups(const RoutingTargets& t, std::size_t V, std:
 }
 
 // The model's expected share of all pairs at each rank and node (pair-weighted over classes).
-void RoutingSampler::model_masses(MarginSetup& S, const RoutingTargets& t,
-                                  std::span<const std::int64_t> tokens, RoutingMargins& out) {
+void RoutingSampler::model_masses(MarginSetup& S, const RoutingTargets& t, std::span<const std::int64_t> tokens,
+                                  RoutingMargins& out) {
   const auto D = static_cast<std::size_t>(t.ranks), N = static_cast<std::size_t>(t.nodes());
   // The masses depend on the tokens only through each class's share of them (one class: always
   // 1), so they are kept with the setup and recomputed when those shares change.

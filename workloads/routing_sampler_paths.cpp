@@ -94,8 +94,8 @@ void RoutingSampler::grouped(std::span<const std::int64_t> tokens, const Routing
   }
 }
 
-void RoutingSampler::replay(std::span<const std::int64_t> tokens, const RoutingTargets& t, TraceTokens trace,
-                            Rng& rng, LayerCounts& out) {
+void RoutingSampler::replay(std::span<const std::int64_t> tokens, const RoutingTargets& t, TraceTokens trace, Rng& rng,
+                            LayerCounts& out) {
   const auto K = static_cast<std::size_t>(trace.top_k);
   const std::size_t T = trace.ids.size() / K;
   const auto slots = t.slot_rank.size();

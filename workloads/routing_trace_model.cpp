@@ -42,8 +42,8 @@ class TraceRouting final : public RoutingModel {
   }
   int layer_index(int moe_layer) const {
     if (moe_layer < 0 || moe_layer >= trace_.header.moe_layers)
-      throw std::out_of_range("routing trace has " + std::to_string(trace_.header.moe_layers) +
-                              " MoE layers; layer " + std::to_string(moe_layer) + " requested");
+      throw std::out_of_range("routing trace has " + std::to_string(trace_.header.moe_layers) + " MoE layers; layer " +
+                              std::to_string(moe_layer) + " requested");
     return moe_layer;
   }
   RoutingTrace trace_;

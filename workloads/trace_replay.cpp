@@ -33,7 +33,8 @@ std::vector<std::string> split_csv(const std::string& line) {
   std::size_t start = 0;
   for (;;) {
     const auto comma = line.find(',', start);
-    out.push_back(trim(std::string_view(line).substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+    out.push_back(
+        trim(std::string_view(line).substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
     if (comma == std::string::npos) return out;
     start = comma + 1;
   }
@@ -75,8 +76,9 @@ std::string shortest(double v) {
 // A length below one token becomes one; one above kMaxRequestTokens is refused.
 std::int64_t checked_length(const std::string& name, std::int64_t line, const char* what, double v) {
   if (v > static_cast<double>(kMaxRequestTokens))
-    fail_at_line(name, line, std::string(what) + " length " + std::to_string(std::llround(std::min(v, 9e18))) +
-                                 " exceeds the limit of " + std::to_string(kMaxRequestTokens) + " tokens");
+    fail_at_line(name, line,
+                 std::string(what) + " length " + std::to_string(std::llround(std::min(v, 9e18))) +
+                     " exceeds the limit of " + std::to_string(kMaxRequestTokens) + " tokens");
   return std::max<std::int64_t>(1, std::llround(v));
 }
 
@@ -84,8 +86,9 @@ std::int64_t checked_length(const std::string& name, std::int64_t line, const ch
 std::int64_t checked_time_ns(const std::string& name, std::int64_t line, double t, double unit_ns) {
   const double ns = t * unit_ns;
   if (!(std::abs(ns) <= kMaxArrivalNs))
-    fail_at_line(name, line, "time " + shortest(t) + (unit_ns == 1e6 ? " ms" : " s") +
-                                 " is out of range (at most 4e9 s either side of zero)");
+    fail_at_line(name, line,
+                 "time " + shortest(t) + (unit_ns == 1e6 ? " ms" : " s") +
+                     " is out of range (at most 4e9 s either side of zero)");
   return std::llround(ns);
 }
 
@@ -160,9 +163,10 @@ std::vector<TraceRequest> parse_request_trace_csv(std::istream& in, const std::s
   const int in_col = find_column(header, {"contexttokens", "input_length", "input_tokens", "prompt_tokens"});
   const int out_col = find_column(header, {"generatedtokens", "output_length", "output_tokens", "completion_tokens"});
   if (t_col < 0 || in_col < 0 || out_col < 0)
-    fail_at_line(name, no, "the header needs a time column (TIMESTAMP, arrival_s, timestamp_ms, ...), an input "
-                           "column (ContextTokens, input_length, ...) and an output column (GeneratedTokens, "
-                           "output_length, ...)");
+    fail_at_line(name, no,
+                 "the header needs a time column (TIMESTAMP, arrival_s, timestamp_ms, ...), an input "
+                 "column (ContextTokens, input_length, ...) and an output column (GeneratedTokens, "
+                 "output_length, ...)");
   const std::size_t need = static_cast<std::size_t>(std::max({t_col, in_col, out_col})) + 1;
   std::vector<TraceRequest> out;
   while ((max_rows < 0 || static_cast<std::int64_t>(out.size()) < max_rows) && std::getline(in, line)) {
@@ -170,8 +174,9 @@ std::vector<TraceRequest> parse_request_trace_csv(std::istream& in, const std::s
     if (trim(line).empty()) continue;
     const auto f = split_csv(line);
     if (f.size() < need)
-      fail_at_line(name, no, "expected at least " + std::to_string(need) + " fields, got " + std::to_string(f.size()) +
-                                 " (truncated row?)");
+      fail_at_line(name, no,
+                   "expected at least " + std::to_string(need) + " fields, got " + std::to_string(f.size()) +
+                       " (truncated row?)");
     TraceRequest r;
     const auto& ts = f[static_cast<std::size_t>(t_col)];
     double t = 0;

@@ -37,7 +37,8 @@ struct RequestTraceOptions {
 
 std::vector<TraceRequest> read_request_trace(const std::string& path, const RequestTraceOptions& options = {});
 // The same from a stream; `name` is used in error messages.
-std::vector<TraceRequest> parse_request_trace_csv(std::istream& in, const std::string& name, std::int64_t max_rows = -1);
+std::vector<TraceRequest> parse_request_trace_csv(std::istream& in, const std::string& name,
+                                                  std::int64_t max_rows = -1);
 std::vector<TraceRequest> parse_request_trace_jsonl(std::istream& in, const std::string& name, int block_tokens = 512,
                                                     std::int64_t max_rows = -1);
 

@@ -9,14 +9,14 @@
 namespace moesim::workloads {
 
 struct ArrivalConfig {
-  std::string process = "poisson";  // registry name, see workloads/arrivals.h
-  double rate_per_s = 10.0;         // mean arrival rate (poisson, gamma, constant)
-  double cv = 1.0;                  // gamma: coefficient of variation of the gaps (1 = Poisson, >1 bursty)
-  int concurrency = 1;              // closed-loop: requests in flight at once
-  double think_time_s = 0.0;        // closed-loop: delay between a completion and the next release
-  std::string trace_path = "";      // trace: CSV or JSONL request trace (workloads/trace_replay.h)
+  std::string process = "poisson";    // registry name, see workloads/arrivals.h
+  double rate_per_s = 10.0;           // mean arrival rate (poisson, gamma, constant)
+  double cv = 1.0;                    // gamma: coefficient of variation of the gaps (1 = Poisson, >1 bursty)
+  int concurrency = 1;                // closed-loop: requests in flight at once
+  double think_time_s = 0.0;          // closed-loop: delay between a completion and the next release
+  std::string trace_path = "";        // trace: CSV or JSONL request trace (workloads/trace_replay.h)
   std::string trace_format = "auto";  // trace: "auto" (by extension), "csv" or "jsonl"
-  double time_scale = 1.0;          // trace: arrival times are multiplied by this (0.5 = twice the load)
+  double time_scale = 1.0;            // trace: arrival times are multiplied by this (0.5 = twice the load)
 };
 
 struct LengthConfig {
@@ -35,9 +35,9 @@ struct PrefixHitConfig {
   double value = 0.0;          // fixed: fraction of every prompt already in the prefix cache
   double min = 0.0;            // uniform: bounds of the fraction
   double max = 0.0;
-  double mean = 0.0;           // beta: mean fraction ...
+  double mean = 0.0;            // beta: mean fraction ...
   double concentration = 10.0;  // ... and alpha + beta (larger = tighter around the mean)
-  int block_tokens = 512;      // trace: tokens per hash block of Mooncake traces
+  int block_tokens = 512;       // trace: tokens per hash block of Mooncake traces
 };
 
 struct WorkloadConfig {
@@ -57,26 +57,26 @@ struct GroupLimitConfig {
 };
 
 struct RoutingConfig {
-  std::string model = "uniform";  // registry name, see workloads/routing_model.h
-  double s = 1.0;                 // zipf: exponent (0 = uniform)
-  int hot_experts = 8;            // hot-set: size h of the hot set per layer ...
-  double hot_fraction = 0.5;      // ... which receives this fraction f of the assignments
-  double alpha = 1.0;             // dirichlet-drift: concentration of the initial Dirichlet popularity
-  double drift_rho = 0.99;        // dirichlet-drift: AR(1) coefficient of the logits per interval
-  double drift_sigma = 0.5;       // dirichlet-drift: stationary standard deviation of the logit drift
+  std::string model = "uniform";          // registry name, see workloads/routing_model.h
+  double s = 1.0;                         // zipf: exponent (0 = uniform)
+  int hot_experts = 8;                    // hot-set: size h of the hot set per layer ...
+  double hot_fraction = 0.5;              // ... which receives this fraction f of the assignments
+  double alpha = 1.0;                     // dirichlet-drift: concentration of the initial Dirichlet popularity
+  double drift_rho = 0.99;                // dirichlet-drift: AR(1) coefficient of the logits per interval
+  double drift_sigma = 0.5;               // dirichlet-drift: stationary standard deviation of the logit drift
   std::int64_t drift_interval_steps = 1;  // dirichlet-drift: steps between AR(1) updates
   // layered-lognormal (workloads/routing_layered.cpp): per-layer log-normal popularity whose skew
   // varies across layers, drifting over steps. Defaults fitted to measured DeepSeek-R1 serving
   // statistics (expert_load_deepseek_r1.md: TensorRT-LLM, EP32; docs/workloads.md).
-  double layer_sigma = 1.0;          // median over layers of the std of an expert's log-popularity
-  double layer_sigma_spread = 0.4;   // std of ln(layer_sigma) across layers (hot and cool layers)
-  double step_sigma = 0.2;           // std of the drifting part of the log-popularity
-  std::int64_t step_memory = 200;    // steps over which the drift decorrelates
-  std::int64_t step_interval = 16;   // steps between popularity updates (piecewise constant)
-  std::string base = "uniform";   // group-limited: the popularity model whose marginals it keeps
-  std::string trace_path = "";    // trace: routing-trace file (models/routing_trace.h)
-  GroupLimitConfig group_limit{};  // any model: restrict each token to top_groups of groups
-  std::string counts = "fast";     // how binomial counts are drawn: count_methods() (workloads/binomial.h)
+  double layer_sigma = 1.0;         // median over layers of the std of an expert's log-popularity
+  double layer_sigma_spread = 0.4;  // std of ln(layer_sigma) across layers (hot and cool layers)
+  double step_sigma = 0.2;          // std of the drifting part of the log-popularity
+  std::int64_t step_memory = 200;   // steps over which the drift decorrelates
+  std::int64_t step_interval = 16;  // steps between popularity updates (piecewise constant)
+  std::string base = "uniform";     // group-limited: the popularity model whose marginals it keeps
+  std::string trace_path = "";      // trace: routing-trace file (models/routing_trace.h)
+  GroupLimitConfig group_limit{};   // any model: restrict each token to top_groups of groups
+  std::string counts = "fast";      // how binomial counts are drawn: count_methods() (workloads/binomial.h)
 };
 
 }  // namespace moesim::workloads

@@ -55,7 +55,8 @@ std::pair<const SafetensorsFile*, const TensorInfo*> Checkpoint::find(const std:
   if (it == index_.end()) return {nullptr, nullptr};
   const TensorInfo* t = it->second->find(name);
   if (t == nullptr)
-    throw ModelError(it->second->path().string() + ": tensor '" + name + "' is listed in the index but not in the shard");
+    throw ModelError(it->second->path().string() + ": tensor '" + name +
+                     "' is listed in the index but not in the shard");
   return {it->second, t};
 }
 

@@ -91,7 +91,8 @@ DecoderWeights load_checkpoint(const ModelSpec& spec, const std::filesystem::pat
     const std::string name = tensor_name(layout, slot);
     const auto [file, info] = ckpt.find(name);
     if (info == nullptr)
-      throw ModelError(path.string() + ": missing tensor '" + name + "' (" + std::string(layout_name(layout)) + " layout)");
+      throw ModelError(path.string() + ": missing tensor '" + name + "' (" + std::string(layout_name(layout)) +
+                       " layout)");
     const bool vector = slot.cols == 0;
     const bool fits = vector ? info->shape.size() == 1 && info->shape[0] == slot.rows
                              : info->shape.size() == 2 && info->shape[0] == slot.rows && info->shape[1] == slot.cols;

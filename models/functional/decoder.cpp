@@ -8,9 +8,7 @@
 #include "models/model_error.h"
 
 namespace moesim::models::functional {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 Decoder::Decoder(ModelSpec spec, DecoderWeights weights)
     : spec_(std::move(spec)), w_(std::move(weights)), rope_(spec_.rope, spec_.rotary_dim()) {
@@ -42,7 +40,8 @@ ForwardResult Decoder::forward(std::span<const BatchEntry> batch, bool all_logit
   std::vector<bool> seen(sequences_.size(), false);
   int rows = 0;
   for (const BatchEntry& e : batch) {
-    if (e.sequence < 0 || static_cast<std::size_t>(e.sequence) >= sequences_.size() || seen[static_cast<std::size_t>(e.sequence)])
+    if (e.sequence < 0 || static_cast<std::size_t>(e.sequence) >= sequences_.size() ||
+        seen[static_cast<std::size_t>(e.sequence)])
       throw ModelError("forward: sequence " + std::to_string(e.sequence) + " is unknown or appears twice in the batch");
     if (e.tokens.empty()) throw ModelError("forward: sequence " + std::to_string(e.sequence) + " has no new tokens");
     seen[static_cast<std::size_t>(e.sequence)] = true;
@@ -87,7 +86,8 @@ ForwardResult Decoder::forward(std::span<const BatchEntry> batch, bool all_logit
     last = h;
   } else {
     last.resize(static_cast<Eigen::Index>(seqs.size()), spec_.hidden);
-    for (std::size_t i = 0; i < seqs.size(); ++i) last.row(static_cast<Eigen::Index>(i)) = h.row(seqs[i].first_row + seqs[i].rows - 1);
+    for (std::size_t i = 0; i < seqs.size(); ++i)
+      last.row(static_cast<Eigen::Index>(i)) = h.row(seqs[i].first_row + seqs[i].rows - 1);
   }
   const Matrix normed = rms_norm(last, w_.final_norm, spec_.norm_eps);
   out.logits = normed * (spec_.tie_embeddings ? w_.embed : w_.lm_head).transpose();

@@ -23,10 +23,12 @@ Matrix run_experts(const MoeWeights& w, const Matrix& x, const Routing& r, Exper
     const std::size_t begin = first[static_cast<std::size_t>(e)], end = first[static_cast<std::size_t>(e) + 1];
     if (begin == end) continue;
     Matrix xe(static_cast<Eigen::Index>(end - begin), x.cols());
-    for (std::size_t i = begin; i < end; ++i) xe.row(static_cast<Eigen::Index>(i - begin)) = x.row(static_cast<Eigen::Index>(order[i] / k));
+    for (std::size_t i = begin; i < end; ++i)
+      xe.row(static_cast<Eigen::Index>(i - begin)) = x.row(static_cast<Eigen::Index>(order[i] / k));
     const Matrix ye = swiglu(xe, w.experts[static_cast<std::size_t>(e)]);
     for (std::size_t i = begin; i < end; ++i)
-      out.row(static_cast<Eigen::Index>(order[i] / k)) += r.weights[order[i]] * ye.row(static_cast<Eigen::Index>(i - begin));
+      out.row(static_cast<Eigen::Index>(order[i] / k)) +=
+          r.weights[order[i]] * ye.row(static_cast<Eigen::Index>(i - begin));
     ++work.groups;
   }
   work.pairs += static_cast<std::int64_t>(pairs);

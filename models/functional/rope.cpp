@@ -36,7 +36,8 @@ RopeTable::RopeTable(const RopeSpec& spec, int dim) : dim_(dim), interleaved_(sp
     auto& f = inv_freq_[static_cast<std::size_t>(i)];
     f = f / spec.yarn_factor * ramp + f * (1 - ramp);
   }
-  amplitude_ = yarn_mscale(spec.yarn_factor, spec.yarn_mscale) / yarn_mscale(spec.yarn_factor, spec.yarn_mscale_all_dim);
+  amplitude_ =
+      yarn_mscale(spec.yarn_factor, spec.yarn_mscale) / yarn_mscale(spec.yarn_factor, spec.yarn_mscale_all_dim);
   const double m = yarn_mscale(spec.yarn_factor, spec.yarn_mscale_all_dim);
   softmax_factor_ = m * m;
 }

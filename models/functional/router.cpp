@@ -37,7 +37,8 @@ void limit_groups(const ModelSpec& s, std::vector<float>& choice) {
   std::vector<bool> kept(static_cast<std::size_t>(groups), false);
   for (int g : keep) kept[static_cast<std::size_t>(g)] = true;
   for (int e = 0; e < s.routed_experts; ++e)
-    if (!kept[static_cast<std::size_t>(e / size)]) choice[static_cast<std::size_t>(e)] = -std::numeric_limits<float>::infinity();
+    if (!kept[static_cast<std::size_t>(e / size)])
+      choice[static_cast<std::size_t>(e)] = -std::numeric_limits<float>::infinity();
 }
 
 }  // namespace

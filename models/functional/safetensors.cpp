@@ -117,8 +117,8 @@ SafetensorsFile::SafetensorsFile(std::filesystem::path path) : path_(std::move(p
       fail(8, what + "data_offsets " + offsets->dump() + " hold " + std::to_string(t.end - t.begin) + " bytes, shape " +
                   shape->dump() + " of " + t.dtype + " needs " + std::to_string(need));
     if (t.end > data_size)
-      fail(size, "truncated file: tensor '" + t.name + "' ends at data byte " + std::to_string(t.end) + ", the data has " +
-                     std::to_string(data_size));
+      fail(size, "truncated file: tensor '" + t.name + "' ends at data byte " + std::to_string(t.end) +
+                     ", the data has " + std::to_string(data_size));
     tensors_.emplace(t.name, std::move(t));
   }
 }

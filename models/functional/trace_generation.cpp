@@ -23,7 +23,8 @@ RoutingTraceStep to_step(const ForwardResult& r) {
 Generation generate_trace(Decoder& decoder, const std::vector<std::vector<int>>& prompts, const GenerationOptions& o) {
   const ModelSpec& spec = decoder.spec();
   if (spec.num_moe_layers() == 0) throw ModelError("model " + spec.name + " has no MoE layer: no routing to trace");
-  if (spec.routed_experts > 65535) throw ModelError("model " + spec.name + ": a routing trace holds at most 65535 experts");
+  if (spec.routed_experts > 65535)
+    throw ModelError("model " + spec.name + ": a routing trace holds at most 65535 experts");
   if (o.max_new_tokens < 1) throw ModelError("max_new_tokens must be >= 1");
   Generation g;
   g.trace.header = {spec.num_moe_layers(), spec.routed_experts, spec.top_k, true, spec.name};

@@ -30,6 +30,7 @@ struct Generation {
 
 // Throws ModelError when the model has no MoE layer, more than 65535 experts, or a prompt is
 // empty; the decoder's own errors for bad tokens.
-Generation generate_trace(Decoder& decoder, const std::vector<std::vector<int>>& prompts, const GenerationOptions& options);
+Generation generate_trace(Decoder& decoder, const std::vector<std::vector<int>>& prompts,
+                          const GenerationOptions& options);
 
 }  // namespace moesim::models::functional

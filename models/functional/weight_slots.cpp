@@ -55,14 +55,14 @@ void mla_slots(const ModelSpec& s, int i, MlaWeights& w, SlotList& out) {
   }
   out.matrix("kv_a", i, WeightRole::kProjection, w.kv_a, d.kv_lora_rank + d.qk_rope_head_dim, s.hidden);
   out.vector("kv_a_norm", i, WeightRole::kNorm, w.kv_a_norm, d.kv_lora_rank);
-  out.matrix("kv_b", i, WeightRole::kProjection, w.kv_b, s.heads * (d.qk_nope_head_dim + d.v_head_dim),
-             d.kv_lora_rank);
+  out.matrix("kv_b", i, WeightRole::kProjection, w.kv_b, s.heads * (d.qk_nope_head_dim + d.v_head_dim), d.kv_lora_rank);
   out.matrix("o", i, WeightRole::kProjection, w.wo, s.hidden, s.heads * d.v_head_dim);
 }
 
 void moe_slots(const ModelSpec& s, int i, MoeWeights& w, SlotList& out) {
   out.matrix("router", i, WeightRole::kRouter, w.router, s.routed_experts, s.hidden);
-  if (s.scoring == RouterScoring::kSigmoid) out.vector("score_bias", i, WeightRole::kScoreBias, w.score_bias, s.routed_experts);
+  if (s.scoring == RouterScoring::kSigmoid)
+    out.vector("score_bias", i, WeightRole::kScoreBias, w.score_bias, s.routed_experts);
   w.experts.resize(static_cast<std::size_t>(s.routed_experts));
   for (int e = 0; e < s.routed_experts; ++e)
     out.swiglu("expert", i, w.experts[static_cast<std::size_t>(e)], s.hidden, s.moe_intermediate, e);
@@ -89,11 +89,15 @@ std::vector<WeightSlot> weight_slots(const ModelSpec& s, DecoderWeights& w) {
   for (int i = 0; i < s.num_layers; ++i) {
     LayerWeights& l = w.layers[static_cast<std::size_t>(i)];
     out.vector("attn_norm", i, WeightRole::kNorm, l.attn_norm, s.hidden);
-    if (s.attention == AttentionKind::kMla) mla_slots(s, i, l.mla, out);
-    else gqa_slots(s, i, l.gqa, out);
+    if (s.attention == AttentionKind::kMla)
+      mla_slots(s, i, l.mla, out);
+    else
+      gqa_slots(s, i, l.gqa, out);
     out.vector("mlp_norm", i, WeightRole::kNorm, l.mlp_norm, s.hidden);
-    if (s.is_moe_layer(i)) moe_slots(s, i, l.moe, out);
-    else out.swiglu("mlp", i, l.dense, s.hidden, s.dense_intermediate);
+    if (s.is_moe_layer(i))
+      moe_slots(s, i, l.moe, out);
+    else
+      out.swiglu("mlp", i, l.dense, s.hidden, s.dense_intermediate);
   }
   out.vector("final_norm", -1, WeightRole::kNorm, w.final_norm, s.hidden);
   if (!s.tie_embeddings) out.matrix("lm_head", -1, WeightRole::kProjection, w.lm_head, s.vocab, s.hidden);
@@ -125,8 +129,9 @@ void check_weights(const ModelSpec& spec, const DecoderWeights& weights) {
     const int rows = s.matrix ? static_cast<int>(s.matrix->rows()) : static_cast<int>(s.vector->size());
     const int cols = s.matrix ? static_cast<int>(s.matrix->cols()) : 0;
     if (rows == s.rows && cols == s.cols) continue;
-    throw ModelError("weights: " + s.describe() + ": " + (rows == 0 ? std::string("missing") : "shape " + shape_text(rows, cols)) +
-                     ", expected " + shape_text(s.rows, s.cols));
+    throw ModelError("weights: " + s.describe() + ": " +
+                     (rows == 0 ? std::string("missing") : "shape " + shape_text(rows, cols)) + ", expected " +
+                     shape_text(s.rows, s.cols));
   }
 }
 

@@ -58,8 +58,8 @@ struct MoeWeights {
 
 struct LayerWeights {
   Vector attn_norm, mlp_norm;
-  GqaWeights gqa;  // MHA/GQA layers
-  MlaWeights mla;  // MLA layers
+  GqaWeights gqa;       // MHA/GQA layers
+  MlaWeights mla;       // MLA layers
   SwiGluWeights dense;  // dense layers
   MoeWeights moe;       // MoE layers
 };

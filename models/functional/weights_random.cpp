@@ -43,12 +43,16 @@ void fill(Tensor& t, Stream& s, double std) {
 DecoderWeights random_weights(const ModelSpec& spec, const RandomWeightOptions& o) {
   DecoderWeights w;
   for (const WeightSlot& slot : weight_slots(spec, w)) {
-    if (slot.matrix) slot.matrix->resize(slot.rows, slot.cols);
-    else slot.vector->resize(slot.rows);
+    if (slot.matrix)
+      slot.matrix->resize(slot.rows, slot.cols);
+    else
+      slot.vector->resize(slot.rows);
     Stream s(name_seed(o.seed, slot.describe()));
     const auto set = [&](double std) {
-      if (slot.matrix) fill(*slot.matrix, s, std);
-      else fill(*slot.vector, s, std);
+      if (slot.matrix)
+        fill(*slot.matrix, s, std);
+      else
+        fill(*slot.vector, s, std);
     };
     switch (slot.role) {
       case WeightRole::kEmbedding: set(1.0); break;

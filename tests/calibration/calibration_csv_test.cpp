@@ -14,12 +14,12 @@ namespace moesim::calibration {
 namespace {
 
 const std::string kHeader =
-    "# format: moesim-calibration 1\n"  // 1
-    "# suite: grouped-gemm\n"           // 2
-    "# backend: cpu\n"                  // 3
-    "# device: Test CPU\n"              // 4
-    "# sm_count: 1\n"                   // 5
-    "# command: moesim calibrate capture --suite grouped-gemm -o a: b.csv\n";  // 6
+    "# format: moesim-calibration 1\n"                                                        // 1
+    "# suite: grouped-gemm\n"                                                                 // 2
+    "# backend: cpu\n"                                                                        // 3
+    "# device: Test CPU\n"                                                                    // 4
+    "# sm_count: 1\n"                                                                         // 5
+    "# command: moesim calibrate capture --suite grouped-gemm -o a: b.csv\n";                 // 6
 const std::string kColumns = "suite,dtype,groups,m_per_group,n,k,median_ns,p10_ns,p90_ns\n";  // 7
 const std::string kGood = kHeader + kColumns +
                           "grouped-gemm,fp32,3,4;0;9,256,512,1000.5,900,1200\n"  // 8
@@ -95,7 +95,8 @@ TEST(CalibrationCsv, MissingColumns) {
   EXPECT_EQ(error_of(replace(replace(kGood, ",median_ns,", ",median,"), "", "")),
             "data.csv:7: missing column 'median_ns' (columns: suite, dtype, groups, m_per_group, n, k, median, p10_ns, "
             "p90_ns)");
-  EXPECT_EQ(error_of(replace(kGood, "suite,dtype,groups", "suite,dtype,dtype")), "data.csv:7: duplicate column 'dtype'");
+  EXPECT_EQ(error_of(replace(kGood, "suite,dtype,groups", "suite,dtype,dtype")),
+            "data.csv:7: duplicate column 'dtype'");
   EXPECT_EQ(error_of(replace(kGood, "suite,dtype,groups", "suite,,groups")),
             "data.csv:7: empty column name in the header row (column 2)");
 }
@@ -103,10 +104,12 @@ TEST(CalibrationCsv, MissingColumns) {
 TEST(CalibrationCsv, BadCells) {
   EXPECT_EQ(error_of(replace(kGood, "1000.5,900", "fast,900")),
             "data.csv:8: column 'median_ns': expected a number, got 'fast'");
-  EXPECT_EQ(error_of(replace(kGood, "1000.5,900", ",900")), "data.csv:8: column 'median_ns': expected a number, got ''");
+  EXPECT_EQ(error_of(replace(kGood, "1000.5,900", ",900")),
+            "data.csv:8: column 'median_ns': expected a number, got ''");
   EXPECT_EQ(error_of(replace(kGood, "1000.5,900", "-3,900")),
             "data.csv:8: column 'median_ns': expected a positive number, got '-3'");
-  EXPECT_EQ(error_of(replace(kGood, "8;8,512", "8;x,512")), "data.csv:10: column 'm_per_group': expected an integer, got 'x'");
+  EXPECT_EQ(error_of(replace(kGood, "8;8,512", "8;x,512")),
+            "data.csv:10: column 'm_per_group': expected an integer, got 'x'");
   EXPECT_EQ(error_of(replace(kGood, "8;8,512", "0;0,512")), "data.csv:10: column 'm_per_group': no rows in any group");
   EXPECT_EQ(error_of(replace(kGood, "256,512,1000.5", "256.5,512,1000.5")),
             "data.csv:8: column 'n': expected an integer, got '256.5'");

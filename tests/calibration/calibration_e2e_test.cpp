@@ -61,8 +61,7 @@ TEST(CalibrationEndToEnd, CpuFitOnHalfTheRowsPredictsTheOtherHalf) {
   const FitResult fit = fit_profile(train, {});
   for (const auto& line : fit.report) std::printf("fit: %s\n", line.c_str());
   // The profile is what `moesim calibrate fit` writes: it must load back to the same figures.
-  const HardwareProfile profile =
-      load_hardware_yaml(hardware_yaml_text(fit.file, fit.comments), "fitted.yaml");
+  const HardwareProfile profile = load_hardware_yaml(hardware_yaml_text(fit.file, fit.comments), "fitted.yaml");
   EXPECT_EQ(profile.gemm_fits.size(), 1u);
   EXPECT_GT(profile.peak_fp32_flops, 1e8);  // any CPU does more than 0.1 GFLOP/s in FP32
   EXPECT_TRUE(profile.scaleup_latency_ns.has_value());
@@ -70,7 +69,8 @@ TEST(CalibrationEndToEnd, CpuFitOnHalfTheRowsPredictsTheOtherHalf) {
   const CheckResult held_out = check_profile(profile, test);
   print("held-out rows", held_out);
   for (const auto& r : held_out.rows)
-    if (std::fabs(r.error) > 0.15) std::printf("  %s:%d %s %+.1f %%\n", r.source.c_str(), r.line, r.what.c_str(), 100 * r.error);
+    if (std::fabs(r.error) > 0.15)
+      std::printf("  %s:%d %s %+.1f %%\n", r.source.c_str(), r.line, r.what.c_str(), 100 * r.error);
   print("gemm rows", check_profile(profile, {test[0], test[1]}));
   print("alltoall rows", check_profile(profile, {test[2]}));
   EXPECT_EQ(held_out.rows.size(), test[0].gemm.size() + test[1].gemm.size() + test[2].all_to_all.size());

@@ -24,7 +24,8 @@ namespace moesim::calibration {
 namespace {
 
 CaptureBenches fake(const kernels::FakeDevice& d = {}, int gpus = 0) {
-  return {[d] { return kernels::make_fake_gemm_bench(d); }, [d, gpus] { return kernels::make_fake_all_to_all_bench(d, gpus); }};
+  return {[d] { return kernels::make_fake_gemm_bench(d); },
+          [d, gpus] { return kernels::make_fake_all_to_all_bench(d, gpus); }};
 }
 
 CaptureOptions cuda(const std::string& suite, const std::string& dtype = "bf16") {
@@ -74,7 +75,7 @@ TEST(CudaShapedCapture, EverySuiteWritesEachMetadataKeyOnce) {
     } else {
       EXPECT_FALSE(t.meta("launcher").has_value());
       EXPECT_EQ(f.gemm_kernel, kernels::make_fake_gemm_bench({})->kernel(kernels::ElementType::kBf16,
-                                                                          std::string(suite) == "grouped-gemm"));
+                                                                         std::string(suite) == "grouped-gemm"));
     }
   }
 }
@@ -83,11 +84,15 @@ TEST(CudaShapedCapture, ADeviceKeyTwiceIsRefusedBeforeAFileIsWritten) {
   kernels::DeviceInfo device = kernels::fake_device_info();
   device.add("launcher", "mpi");
   device.add("launcher", "mpi (again)");
-  EXPECT_EQ(calibration_error_of([&] { capture_table(cuda("alltoall"), {"", 3, 5, 1}, device, "", {}); }),
+  EXPECT_EQ(calibration_error_of([&] {
+              capture_table(cuda("alltoall"), {"", 3, 5, 1}, device, "", {});
+            }),
             "capture: metadata key 'launcher' written twice ('mpi', then 'mpi (again)')");
   kernels::DeviceInfo clash = kernels::fake_device_info();
   clash.add("suite", "gemm");
-  EXPECT_EQ(calibration_error_of([&] { capture_table(cuda("gemm"), {"bf16", 3, 5, 1}, clash, "k", {}); }),
+  EXPECT_EQ(calibration_error_of([&] {
+              capture_table(cuda("gemm"), {"bf16", 3, 5, 1}, clash, "k", {});
+            }),
             "capture: metadata key 'suite' written twice ('gemm', then 'gemm')");
 }
 
@@ -134,7 +139,8 @@ TEST(CudaShapedCapture, TheAllToAllCsvRoundTripsThroughFitAndCheck) {
   o.base_label = "h200";
   const FitResult fit = fit_profile({gemm, a2a}, o);
   const auto has = [&](const std::string& prefix) {
-    return std::any_of(fit.report.begin(), fit.report.end(), [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
+    return std::any_of(fit.report.begin(), fit.report.end(),
+                       [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
   };
   EXPECT_TRUE(has("alltoall: 6 rows"));
   EXPECT_TRUE(has("bf16 grouped-gemm kernel: fake: analytic"));
@@ -166,10 +172,11 @@ TEST(Throttling, FlaggedRowsStayAndTheFitSaysSo) {
   FitOptions fo;
   fo.base = HardwareFile{*find_hardware_preset("h200"), "h200"};
   const FitResult fit = fit_profile({f}, fo);
-  EXPECT_NE(std::find(fit.report.begin(), fit.report.end(),
-                      "warning: 12 of 24 rows were measured while the GPU throttled (column throttled = yes): recapture "
-                      "them, or capture with --throttled refuse"),
-            fit.report.end());
+  EXPECT_NE(
+      std::find(fit.report.begin(), fit.report.end(),
+                "warning: 12 of 24 rows were measured while the GPU throttled (column throttled = yes): recapture "
+                "them, or capture with --throttled refuse"),
+      fit.report.end());
 }
 
 TEST(Throttling, RefusedCasesAreLeftOutAndListed) {
@@ -202,7 +209,9 @@ TEST(FitKernels, OneKernelPerDtypeAndSuite) {
   b.gemm_kernel = "cublasLtMatmul per expert, replayed as one CUDA graph; E4M3 in, BF16 out, per-tensor FP32 scales";
   FitOptions o;
   o.base = HardwareFile{*find_hardware_preset("h200"), "h200"};
-  EXPECT_EQ(calibration_error_of([&] { fit_profile({a, b}, o); }),
+  EXPECT_EQ(calibration_error_of([&] {
+              fit_profile({a, b}, o);
+            }),
             "b.csv: fp8 gemm rows from '" + b.gemm_kernel + "', but a.csv has them from '" + a.gemm_kernel +
                 "': fit one kernel per dtype");
   b.suite = "grouped-gemm";  // another suite may run another kernel

@@ -46,8 +46,8 @@ TEST(Capture, GroupedGemmRowsPerCaseWithMetadata) {
   const CalibrationTable& t = out.table;
   EXPECT_EQ(t.columns, gemm_columns());
   ASSERT_EQ(t.rows.size(), 4u);
-  for (const char* key : {"format", "suite", "backend", "device", "sm_count", "driver", "cuda_runtime", "cublas", "nccl",
-                          "date", "command", "clock"})
+  for (const char* key : {"format", "suite", "backend", "device", "sm_count", "driver", "cuda_runtime", "cublas",
+                          "nccl", "date", "command", "clock"})
     EXPECT_TRUE(t.meta(key).has_value()) << key;
   EXPECT_EQ(t.meta("nccl"), "n/a");
   EXPECT_EQ(t.meta("command"), "moesim calibrate capture (test)");
@@ -76,9 +76,11 @@ TEST(Capture, AllToAllRowsCarryTheBusiestRanksVolumes) {
   const CalibrationTable& t = out.table;
   EXPECT_EQ(t.columns, all_to_all_columns());
   ASSERT_EQ(t.rows.size(), 2u);
-  const auto cell = [&](int row, const char* col) { return t.rows[static_cast<std::size_t>(row)].cells[t.column(col)]; };
-  EXPECT_EQ(cell(0, "max_send_bytes"), "3072");   // uniform: one peer, own chunk excluded
-  EXPECT_EQ(cell(1, "max_recv_bytes"), "4096");   // zipf: rank 0 receives 4096 (token_split_test)
+  const auto cell = [&](int row, const char* col) {
+    return t.rows[static_cast<std::size_t>(row)].cells[t.column(col)];
+  };
+  EXPECT_EQ(cell(0, "max_send_bytes"), "3072");  // uniform: one peer, own chunk excluded
+  EXPECT_EQ(cell(1, "max_recv_bytes"), "4096");  // zipf: rank 0 receives 4096 (token_split_test)
   EXPECT_EQ(cell(1, "total_bytes"), "6144");
   EXPECT_EQ(cell(0, "algorithm"), "memcpy");
   EXPECT_EQ(t.meta("sm_count"), "2");

@@ -107,8 +107,8 @@ TEST_F(Roofline, DecodeAttentionBoundByKvBytesOverHbm) {
 TEST_F(Roofline, MlaDecodeReadsTheLatentCache) {
   const auto m = model("deepseek-v3");
   const std::vector<std::int64_t> lens(64, 4096);
-  const double bytes = 64.0 * 4096 * (m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) *
-                       models::bytes_per_element(m.kv_dtype);
+  const double bytes =
+      64.0 * 4096 * (m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * models::bytes_per_element(m.kv_dtype);
   const KernelCost c = cm_->attention_decode(m, lens);
   EXPECT_DOUBLE_EQ(c.bytes, bytes);
   EXPECT_GE(c.time_ns, bytes / hw_.hbm_bytes_per_s * 1e9 + cm_->launch_overhead_ns());

@@ -64,8 +64,7 @@ GemmEstimate predict(const Row& r, const GemmDevice& dev, const GemmFitParams& p
   if (r.kind == "dense") return estimate_gemm(r.m, r.n, r.k, 1.0, dev, p);
   const std::vector<std::int64_t> tokens(static_cast<std::size_t>(r.groups), r.m);
   return estimate_grouped_gemm(tokens, r.n, r.k, 1.0,
-                               r.layout == "contiguous" ? GroupedLayout::kContiguous : GroupedLayout::kMasked,
-                               dev, p);
+                               r.layout == "contiguous" ? GroupedLayout::kContiguous : GroupedLayout::kMasked, dev, p);
 }
 
 double log_sse(const std::vector<Row>& rows, const GemmDevice& dev, const GemmFitParams& p) {
@@ -122,8 +121,10 @@ Vec nelder_mead(const std::vector<Row>& rows, const GemmDevice& dev, Vec x0, dou
     if (fr < fs[best]) {
       const Vec xe = along(-2);
       const double fe = f(xe);
-      if (fe < fr) s[worst] = xe, fs[worst] = fe;
-      else s[worst] = xr, fs[worst] = fr;
+      if (fe < fr)
+        s[worst] = xe, fs[worst] = fe;
+      else
+        s[worst] = xr, fs[worst] = fr;
     } else if (fr < fs[second]) {
       s[worst] = xr, fs[worst] = fr;
     } else {
@@ -160,13 +161,13 @@ GemmFitParams fit(const std::vector<Row>& rows, const GemmDevice& dev) {
 }
 
 void print_table(const std::vector<Row>& rows, const GemmDevice& dev, const GemmFitParams& p) {
-  std::printf("%-8s %-10s %6s %6s %6s %6s | %8s %8s %7s | %5s %5s %6s %5s %s\n", "kind", "layout", "groups", "m",
-              "n", "k", "meas_TF", "pred_TF", "err%", "BM", "BN", "tiles", "waves", "bound");
+  std::printf("%-8s %-10s %6s %6s %6s %6s | %8s %8s %7s | %5s %5s %6s %5s %s\n", "kind", "layout", "groups", "m", "n",
+              "k", "meas_TF", "pred_TF", "err%", "BM", "BN", "tiles", "waves", "bound");
   for (const auto& r : rows) {
     const auto e = predict(r, dev, p);
     const double pred_tf = 2.0 * r.groups * r.m * r.n * r.k / (e.time_ns * 1e-9) / 1e12;
-    std::printf("%-8s %-10s %6lld %6lld %6lld %6lld | %8.0f %8.0f %+7.1f | %5d %5d %6lld %5lld %s\n",
-                r.kind.c_str(), r.layout.c_str(), static_cast<long long>(r.groups), static_cast<long long>(r.m),
+    std::printf("%-8s %-10s %6lld %6lld %6lld %6lld | %8.0f %8.0f %+7.1f | %5d %5d %6lld %5lld %s\n", r.kind.c_str(),
+                r.layout.c_str(), static_cast<long long>(r.groups), static_cast<long long>(r.m),
                 static_cast<long long>(r.n), static_cast<long long>(r.k), r.tflops, pred_tf,
                 100.0 * (pred_tf / r.tflops - 1), e.block_m, e.block_n, static_cast<long long>(e.tiles),
                 static_cast<long long>(e.waves), e.compute_bound ? "compute" : "memory");
@@ -223,7 +224,7 @@ TEST(FittedCostModel, TimeStepsAtTileBoundaries) {
   std::printf("gemm n=4096 k=7168: m=4224 %.1f us, m=4225 %.1f us, m=4230 %.1f us\n", t4224 / 1e3, t4225 / 1e3,
               t4230 / 1e3);
   EXPECT_GT(t4225, t4224 * 1.05);
-  EXPECT_GT(t4225 / 4225, t4224 / 4224);  // per row, the padded row costs more
+  EXPECT_GT(t4225 / 4225, t4224 / 4224);    // per row, the padded row costs more
   EXPECT_NEAR(t4230, t4225, t4225 * 0.01);  // flat inside the step
   // Time is a non-decreasing step function of M: few distinct values over a range of M.
   double prev = 0;
@@ -320,10 +321,9 @@ TEST(FittedCostModel, OtherDevicesUseTheirOwnPeaks) {
   const auto faster = make_cost_model("fitted", hw)->gemm(4096, 4096, 7168, models::DType::kFp8).time_ns;
   EXPECT_LT(faster, base * 0.6);
   // h100 has the same SMs and HBM: same GEMM times.
-  EXPECT_DOUBLE_EQ(make_cost_model("fitted", *find_hardware_preset("h100"))
-                       ->gemm(4096, 4096, 7168, models::DType::kFp8)
-                       .time_ns,
-                   base);
+  EXPECT_DOUBLE_EQ(
+      make_cost_model("fitted", *find_hardware_preset("h100"))->gemm(4096, 4096, 7168, models::DType::kFp8).time_ns,
+      base);
 }
 
 TEST(FittedCostModel, MemoryOpsUseFittedBandwidth) {
@@ -371,7 +371,8 @@ TEST(FittedCostModel, ManyMemoryOpsMatchEachBitForBit) {
     const auto model = make_cost_model(name, hw);
     std::vector<double> many(bytes.size(), -1.0);
     model->memory_op_times(bytes, many);
-    for (std::size_t i = 0; i < bytes.size(); ++i) EXPECT_EQ(many[i], model->memory_op(bytes[i]).time_ns) << name << " " << i;
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+      EXPECT_EQ(many[i], model->memory_op(bytes[i]).time_ns) << name << " " << i;
   }
 }
 

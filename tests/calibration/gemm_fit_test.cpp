@@ -29,13 +29,15 @@ GemmMeasurement row(std::vector<std::int64_t> m, std::int64_t n, std::int64_t k,
 
 // Dense GEMMs from 1 to 4096 rows and grouped GEMMs of 4 and 8 experts at two shapes: both
 // memory- and compute-bound rows, so every parameter is informed.
-std::vector<GemmMeasurement> synthetic(const GemmDevice& dev, const GemmFitParams& p, models::DType d, bool with_grouped) {
+std::vector<GemmMeasurement> synthetic(const GemmDevice& dev, const GemmFitParams& p, models::DType d,
+                                       bool with_grouped) {
   std::vector<GemmMeasurement> rows;
   for (auto [n, k] : {std::pair<std::int64_t, std::int64_t>{2048, 2048}, {4096, 1024}}) {
     for (std::int64_t m : {1, 16, 64, 256, 1024, 4096}) rows.push_back(row({m}, n, k, false, d, dev, p));
     if (with_grouped)
       for (int g : {4, 8})
-        for (std::int64_t m : {8, 128, 1024}) rows.push_back(row(std::vector<std::int64_t>(g, m), n, k, true, d, dev, p));
+        for (std::int64_t m : {8, 128, 1024})
+          rows.push_back(row(std::vector<std::int64_t>(g, m), n, k, true, d, dev, p));
   }
   return rows;
 }
@@ -105,7 +107,8 @@ TEST(ProfileFit, UnboundedFitOfACpuPredictsItsOwnRows) {
   for (auto [n, k] : {std::pair<std::int64_t, std::int64_t>{256, 512}, {512, 256}}) {
     for (std::int64_t m : {2, 8, 32, 128}) gemm.gemm.push_back(row({m}, n, k, false, models::DType::kFp32, cpu, p));
     for (int g : {4, 8})
-      for (std::int64_t m : {1, 16, 64}) gemm.gemm.push_back(row(std::vector<std::int64_t>(g, m), n, k, true, models::DType::kFp32, cpu, p));
+      for (std::int64_t m : {1, 16, 64})
+        gemm.gemm.push_back(row(std::vector<std::int64_t>(g, m), n, k, true, models::DType::kFp32, cpu, p));
   }
   MeasurementFile a2a;
   a2a.table.source = "a2a.csv";

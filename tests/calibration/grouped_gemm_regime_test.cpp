@@ -30,8 +30,8 @@ TEST(GroupedGemmSmallM, IsTheWeightStreamOfItsExpertsAboveTheRoofline) {
       const double weights_ns = groups * static_cast<double>(n) * k / hw.hbm_bytes_per_s * 1e9;
       std::printf("  %2d experts x %2lld rows: %6.1f us (roofline %6.1f, weights alone %6.1f)\n", groups,
                   static_cast<long long>(rows), t * 1e-3, bound * 1e-3, weights_ns * 1e-3);
-      EXPECT_GE(t, bound);             // never faster than the spec sheet
-      EXPECT_LE(t, 1.6 * bound);       // and memory-bound: the fitted overheads on top, no more
+      EXPECT_GE(t, bound);        // never faster than the spec sheet
+      EXPECT_LE(t, 1.6 * bound);  // and memory-bound: the fitted overheads on top, no more
       if (rows > 8) {
         EXPECT_LT(t, previous * 1.08) << "rows should barely matter while the weights dominate";
         EXPECT_GE(t, previous);

@@ -20,18 +20,18 @@ HardwareProfile preset(const char* name) {
 }
 
 const std::string kProfile =
-    "name: dev\n"                   // 1
-    "source: test\n"                // 2
-    "compute:\n"                    // 3
-    "  sm_count: 10\n"              // 4
-    "  fp8: 20TFLOPS\n"             // 5
-    "  bf16: 10TFLOPS\n"            // 6
-    "memory:\n"                     // 7
-    "  capacity: 24GiB\n"           // 8
-    "  bandwidth: 1TB/s\n"          // 9
-    "network:\n"                    // 10
-    "  scaleup: 100GB/s\n"          // 11
-    "  nic: 200Gbps\n";             // 12
+    "name: dev\n"           // 1
+    "source: test\n"        // 2
+    "compute:\n"            // 3
+    "  sm_count: 10\n"      // 4
+    "  fp8: 20TFLOPS\n"     // 5
+    "  bf16: 10TFLOPS\n"    // 6
+    "memory:\n"             // 7
+    "  capacity: 24GiB\n"   // 8
+    "  bandwidth: 1TB/s\n"  // 9
+    "network:\n"            // 10
+    "  scaleup: 100GB/s\n"  // 11
+    "  nic: 200Gbps\n";     // 12
 
 std::string error_of(const std::string& text) {
   try {
@@ -51,14 +51,15 @@ TEST(HardwareYaml, EveryProfileLoads) {
     const HardwareProfile hw = preset(std::string(info.name).c_str());
     EXPECT_FALSE(hw.source.empty()) << info.name;
     EXPECT_FALSE(info.description.empty()) << info.name;
-    EXPECT_EQ(load_hardware_file(std::string(MOESIM_SOURCE_DIR) + "/calibration/profiles/" + std::string(info.name) +
-                                 ".yaml")
-                  .hbm_bytes,
-              hw.hbm_bytes);
+    EXPECT_EQ(
+        load_hardware_file(std::string(MOESIM_SOURCE_DIR) + "/calibration/profiles/" + std::string(info.name) + ".yaml")
+            .hbm_bytes,
+        hw.hbm_bytes);
   }
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"a100", "a800", "ascend-910b", "ascend-910c", "b200", "b300", "cpu-test", "gb200", "gb300",
-                                      "h100", "h20", "h200", "h800", "mi300x", "mi325x", "mi355x"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"a100", "a800", "ascend-910b", "ascend-910c", "b200", "b300", "cpu-test", "gb200",
+                                      "gb300", "h100", "h20", "h200", "h800", "mi300x", "mi325x", "mi355x"}));
 }
 
 // The values of the C++ presets these files replaced, written the way that code wrote them.
@@ -141,8 +142,9 @@ TEST(HardwareYaml, Errors) {
             "dev.yaml:7:18: compute.runs_as.fp8: this device has fp8 units (compute.fp8)");
   EXPECT_EQ(error_of(replace(kProfile, "  bf16: 10TFLOPS", "  bf16: 10TFLOPS\n  runs_as: {fp4: int8}")),
             "dev.yaml:7:18: compute.runs_as.fp4: this device has no int8 units (no compute.int8)");
-  EXPECT_EQ(error_of(replace(kProfile, "  bf16: 10TFLOPS", "  bf16: 10TFLOPS\n  runs_as: {fp4: fp16}")),
-            "dev.yaml:7:18: compute.runs_as.fp4: unknown units 'fp16'; did you mean 'fp4'? (valid: fp4, fp8, int8, bf16)");
+  EXPECT_EQ(
+      error_of(replace(kProfile, "  bf16: 10TFLOPS", "  bf16: 10TFLOPS\n  runs_as: {fp4: fp16}")),
+      "dev.yaml:7:18: compute.runs_as.fp4: unknown units 'fp16'; did you mean 'fp4'? (valid: fp4, fp8, int8, bf16)");
   EXPECT_EQ(error_of(replace(kProfile, "  capacity: 24GiB", "  capacity: 0GiB")),
             "dev.yaml:8:13: memory.capacity: expected a positive value, got '0GiB'");
   EXPECT_EQ(error_of("name: [dev\n"), "dev.yaml:2:1: YAML syntax error: end of sequence flow not found");

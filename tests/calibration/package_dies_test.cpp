@@ -12,21 +12,21 @@ namespace moesim::calibration {
 namespace {
 
 const std::string kPackage =
-    "name: pkg\n"                 // 1
-    "source: test\n"              // 2
-    "package:\n"                  // 3
-    "  dies: 2\n"                 // 4
-    "  die_link: 300GB/s\n"       // 5
-    "compute:\n"                  // 6
-    "  sm_count: 48\n"            // 7
-    "  int8: 1504TOPS\n"          // 8
-    "  bf16: 752TFLOPS\n"         // 9
-    "memory:\n"                   // 10
-    "  capacity: 128GiB\n"        // 11
-    "  bandwidth: 3.2TB/s\n"      // 12
-    "network:\n"                  // 13
-    "  scaleup: 392GB/s\n"        // 14
-    "  nic: 400Gbps\n";           // 15
+    "name: pkg\n"             // 1
+    "source: test\n"          // 2
+    "package:\n"              // 3
+    "  dies: 2\n"             // 4
+    "  die_link: 300GB/s\n"   // 5
+    "compute:\n"              // 6
+    "  sm_count: 48\n"        // 7
+    "  int8: 1504TOPS\n"      // 8
+    "  bf16: 752TFLOPS\n"     // 9
+    "memory:\n"               // 10
+    "  capacity: 128GiB\n"    // 11
+    "  bandwidth: 3.2TB/s\n"  // 12
+    "network:\n"              // 13
+    "  scaleup: 392GB/s\n"    // 14
+    "  nic: 400Gbps\n";       // 15
 
 std::string error_of(const std::string& text) {
   try {

@@ -16,28 +16,28 @@ namespace moesim::calibration {
 namespace {
 
 const std::string kMeasured =
-    "name: lab-gpu\n"                 // 1
-    "source: test\n"                  // 2
-    "compute:\n"                      // 3
-    "  sm_count: 10\n"                // 4
-    "  fp8: 20TFLOPS\n"               // 5
-    "  bf16: 10TFLOPS\n"              // 6
-    "  fp32: 2TFLOPS\n"               // 7
-    "memory: {capacity: 24GiB, bandwidth: 1TB/s}\n"        // 8
-    "network:\n"                      // 9
-    "  scaleup: 100GB/s\n"            // 10
-    "  nic: 200Gbps\n"                // 11
-    "  scaleup_efficiency: 0.75\n"    // 12
-    "  scaleup_latency: 12.5us\n"     // 13
-    "gemm:\n"                         // 14
-    "  bf16:\n"                       // 15
-    "    mma_fraction: 0.6\n"         // 16
-    "    hbm_fraction: 0.9\n"         // 17
-    "    fixed_overhead: 4us\n"       // 18
-    "    per_group_overhead: 1500ns\n"  // 19
-    "    per_tile_overhead: 0.2us\n"  // 20
-    "    block_m: [64, 128]\n"        // 21
-    "    block_n: [128, 256]\n";      // 22
+    "name: lab-gpu\n"                                // 1
+    "source: test\n"                                 // 2
+    "compute:\n"                                     // 3
+    "  sm_count: 10\n"                               // 4
+    "  fp8: 20TFLOPS\n"                              // 5
+    "  bf16: 10TFLOPS\n"                             // 6
+    "  fp32: 2TFLOPS\n"                              // 7
+    "memory: {capacity: 24GiB, bandwidth: 1TB/s}\n"  // 8
+    "network:\n"                                     // 9
+    "  scaleup: 100GB/s\n"                           // 10
+    "  nic: 200Gbps\n"                               // 11
+    "  scaleup_efficiency: 0.75\n"                   // 12
+    "  scaleup_latency: 12.5us\n"                    // 13
+    "gemm:\n"                                        // 14
+    "  bf16:\n"                                      // 15
+    "    mma_fraction: 0.6\n"                        // 16
+    "    hbm_fraction: 0.9\n"                        // 17
+    "    fixed_overhead: 4us\n"                      // 18
+    "    per_group_overhead: 1500ns\n"               // 19
+    "    per_tile_overhead: 0.2us\n"                 // 20
+    "    block_m: [64, 128]\n"                       // 21
+    "    block_n: [128, 256]\n";                     // 22
 
 std::string error_of(const std::string& text) {
   try {

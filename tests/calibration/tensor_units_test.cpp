@@ -22,7 +22,7 @@ HardwareProfile preset(const char* name) {
 TEST(TensorUnits, EachPrecisionRunsOnItsOwnUnitsWhereTheDeviceHasThem) {
   const HardwareProfile b200 = preset("b200");
   EXPECT_EQ(b200.units(DType::kNvfp4), Units::kFp4);
-  EXPECT_DOUBLE_EQ(b200.peak_flops(DType::kNvfp4), 9e15);   // DGX B200: 144 PF FP4 sparse / 8 / 2
+  EXPECT_DOUBLE_EQ(b200.peak_flops(DType::kNvfp4), 9e15);  // DGX B200: 144 PF FP4 sparse / 8 / 2
   EXPECT_DOUBLE_EQ(b200.peak_flops(DType::kFp8), 4.5e15);
   // MXFP4 weights against FP8 activations: Blackwell's mixed-input MMA runs at the FP8 rate.
   EXPECT_EQ(b200.units(DType::kMxfp4), Units::kFp8);

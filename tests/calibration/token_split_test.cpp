@@ -36,9 +36,7 @@ TEST(TokenSplit, RejectsBadArguments) {
   EXPECT_THROW(split_tokens(10, 2, "zipf", -1), std::invalid_argument);
 }
 
-TEST(AllToAllBytes, UniformFillsEveryEntry) {
-  EXPECT_EQ(all_to_all_bytes(3, 1000, "uniform", 1.0), V(9, 1000));
-}
+TEST(AllToAllBytes, UniformFillsEveryEntry) { EXPECT_EQ(all_to_all_bytes(3, 1000, "uniform", 1.0), V(9, 1000)); }
 
 TEST(AllToAllBytes, ZipfMakesLowRanksHotReceiversAndKeepsTheMean) {
   // 2 ranks, weights 1 and 1/2: 0 -> 1 carries 1/2 and 1 -> 0 carries 1 of a 1.5 total, scaled

@@ -2,8 +2,8 @@
 // ModelError; a trace that reads must serve every step's layer views.
 #include <sstream>
 
-#include "models/routing_trace.h"
 #include "models/model_error.h"
+#include "models/routing_trace.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -7,6 +7,7 @@
 // caught by libFuzzer and the sanitizers themselves.
 #pragma once
 
+#include <unistd.h>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -17,7 +18,6 @@
 #include <string>
 #include <string_view>
 #include <typeinfo>
-#include <unistd.h>
 
 namespace moesim::fuzz {
 

@@ -57,13 +57,22 @@ TEST(CpuGemmBench, ReportsEigenRegisterBlocks) {
 
 TEST(CpuGemmBench, RefusesWhatItCannotRun) {
   auto bench = make_cpu_gemm_bench();
-  EXPECT_EQ(error_of([&] { bench->run({{4}, 8, 8, ElementType::kBf16, false}, {}); }),
+  EXPECT_EQ(error_of([&] {
+              bench->run({{4}, 8, 8, ElementType::kBf16, false}, {});
+            }),
             "the cpu backend runs fp32 GEMMs only, not bf16");
-  EXPECT_EQ(error_of([&] { bench->run({{4, -1}, 8, 8, ElementType::kFp32, true}, {}); }),
+  EXPECT_EQ(error_of([&] {
+              bench->run({{4, -1}, 8, 8, ElementType::kFp32, true}, {});
+            }),
             "gemm: negative rows in a group");
-  EXPECT_EQ(error_of([&] { bench->run({{4, 4}, 8, 8, ElementType::kFp32, false}, {}); }),
+  EXPECT_EQ(error_of([&] {
+              bench->run({{4, 4}, 8, 8, ElementType::kFp32, false}, {});
+            }),
             "gemm: a dense GEMM has one group");
-  EXPECT_EQ(error_of([&] { bench->run({{4}, 0, 8, ElementType::kFp32, false}, {}); }), "gemm: n and k must be positive");
+  EXPECT_EQ(error_of([&] {
+              bench->run({{4}, 0, 8, ElementType::kFp32, false}, {});
+            }),
+            "gemm: n and k must be positive");
 }
 
 TEST(CpuAllToAll, EveryChunkLandsAtItsReceiverInSourceOrder) {
@@ -74,7 +83,8 @@ TEST(CpuAllToAll, EveryChunkLandsAtItsReceiverInSourceOrder) {
   std::vector<std::vector<char>> send(3);
   std::vector<const char*> ptr;
   for (int s = 0; s < 3; ++s) {
-    for (int d = 0; d < 3; ++d) send[s].insert(send[s].end(), static_cast<std::size_t>((s + 1) * (d + 1)), static_cast<char>(16 * s + d));
+    for (int d = 0; d < 3; ++d)
+      send[s].insert(send[s].end(), static_cast<std::size_t>((s + 1) * (d + 1)), static_cast<char>(16 * s + d));
     ptr.push_back(send[s].data());
   }
   for (int r = 0; r < 3; ++r) {
@@ -83,7 +93,8 @@ TEST(CpuAllToAll, EveryChunkLandsAtItsReceiverInSourceOrder) {
     std::size_t at = 0;
     for (int s = 0; s < 3; ++s)
       for (int i = 0; i < (s + 1) * (r + 1); ++i, ++at)
-        EXPECT_EQ(recv[at], s == r ? 0 : static_cast<char>(16 * s + r)) << "rank " << r << " from " << s;  // own chunk stays put
+        EXPECT_EQ(recv[at], s == r ? 0 : static_cast<char>(16 * s + r))
+            << "rank " << r << " from " << s;  // own chunk stays put
     EXPECT_EQ(at, recv.size());
   }
 }
@@ -117,7 +128,9 @@ TEST(CpuAllToAllBench, TimesEveryRepetition) {
 
 TEST(CpuAllToAllBench, RefusesAPatternOfAnotherSize) {
   auto bench = make_cpu_all_to_all_bench(2);
-  EXPECT_EQ(error_of([&] { bench->run({3, std::vector<std::int64_t>(9, 1)}, {}); }),
+  EXPECT_EQ(error_of([&] {
+              bench->run({3, std::vector<std::int64_t>(9, 1)}, {});
+            }),
             "all-to-all: pattern for 3 ranks on a bench of 2");
   EXPECT_EQ(error_of([&] { bench->run({2, {0, 1, -1, 0}}, {}); }), "all-to-all: negative byte count");
   EXPECT_EQ(error_of([] { make_cpu_all_to_all_bench(0); }), "all-to-all: ranks must be >= 1, got 0");
@@ -146,7 +159,8 @@ TEST(Backends, CudaFactoriesExplainWhyTheyCannotRun) {
   if (cuda_backend_built())
     EXPECT_EQ(gemm.rfind("no CUDA device visible (cudaGetDeviceCount", 0), 0u) << gemm;
   else
-    EXPECT_EQ(gemm, "this moesim was built without the CUDA backend (no CUDA toolkit at configure time, or MOESIM_CUDA=OFF)");
+    EXPECT_EQ(gemm,
+              "this moesim was built without the CUDA backend (no CUDA toolkit at configure time, or MOESIM_CUDA=OFF)");
   EXPECT_EQ(gemm.find('\n'), std::string::npos);
 }
 

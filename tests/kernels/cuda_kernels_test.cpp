@@ -52,7 +52,9 @@ TEST_F(CudaKernels, BackToBackShapesReadTheirOwnPointerArrays) {
 
 TEST_F(CudaKernels, RefusesLayoutsThatBreakTheAlignmentRules) {
   auto bench = make_cuda_gemm_bench(0);
-  EXPECT_EQ(error_of([&] { bench->run({{3, 2}, 64, 100, ElementType::kBf16, true}, {0, 1, false}); }),
+  EXPECT_EQ(error_of([&] {
+              bench->run({{3, 2}, 64, 100, ElementType::kBf16, true}, {0, 1, false});
+            }),
             "gemm: bf16 group 1's activations start at byte 600 of the packed buffer, not 16-byte aligned (cuBLAS's "
             "tensor-core kernels need 16-byte aligned operands: k and n times the element size must be multiples of "
             "16 bytes)");
@@ -89,7 +91,8 @@ TEST_F(CudaKernels, NcclAllToAllOnTheLocalGpus) {
   AllToAllPattern uniform{r, std::vector<std::int64_t>(static_cast<std::size_t>(r * r), 1 << 20)};
   AllToAllPattern skewed{r, std::vector<std::int64_t>(static_cast<std::size_t>(r * r), 0)};
   for (int s = 0; s < r; ++s)
-    for (int d = 0; d < r; ++d) skewed.bytes[static_cast<std::size_t>(s * r + d)] = s == d ? 0 : (d == 0 ? 4 << 20 : 1 << 18);
+    for (int d = 0; d < r; ++d)
+      skewed.bytes[static_cast<std::size_t>(s * r + d)] = s == d ? 0 : (d == 0 ? 4 << 20 : 1 << 18);
   for (const auto& p : {uniform, skewed}) {
     const RunResult t = bench->run(p, {1, 5, false});
     ASSERT_EQ(t.time.size(), 5u);
@@ -104,7 +107,8 @@ TEST_F(CudaKernels, NcclAllToAllOnTheLocalGpus) {
   }
   // Small messages are latency, not launch time: the gate keeps the host's group launch over
   // every GPU out of the timing, so 4 KiB per peer stays far below a millisecond.
-  const RunResult small = bench->run({r, std::vector<std::int64_t>(static_cast<std::size_t>(r * r), 4096)}, {3, 9, false});
+  const RunResult small =
+      bench->run({r, std::vector<std::int64_t>(static_cast<std::size_t>(r * r), 4096)}, {3, 9, false});
   EXPECT_LT(summarize(small.time).median_ns, 1e6);
 }
 

@@ -47,11 +47,17 @@ TEST(FakeGemmBench, AnalyticTimingsOfAMadeUpH200) {
 
 TEST(FakeGemmBench, RefusesWhatTheCudaBackendRefusesAndVerifiesNothing) {
   auto bench = make_fake_gemm_bench({});
-  EXPECT_EQ(error_of([&] { bench->run({{4}, 64, 120, ElementType::kFp8E4M3, false}, {}); }),
+  EXPECT_EQ(error_of([&] {
+              bench->run({{4}, 64, 120, ElementType::kFp8E4M3, false}, {});
+            }),
             "fp8 gemm: cuBLASLt FP8 needs n and k multiples of 16, got n=64 k=120");
-  EXPECT_EQ(error_of([&] { bench->run({{4, 4}, 64, 64, ElementType::kBf16, false}, {}); }),
+  EXPECT_EQ(error_of([&] {
+              bench->run({{4, 4}, 64, 64, ElementType::kBf16, false}, {});
+            }),
             "gemm: a dense GEMM has one group");
-  EXPECT_EQ(error_of([&] { bench->verify({{4}, 64, 64, ElementType::kBf16, false}); }),
+  EXPECT_EQ(error_of([&] {
+              bench->verify({{4}, 64, 64, ElementType::kBf16, false});
+            }),
             "the fake backend runs no kernel: there is no result to verify");
 }
 

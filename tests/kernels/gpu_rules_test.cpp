@@ -34,9 +34,9 @@ TEST(GemmLayout, TheSeventeenRowExpertIsOnly128ByteAligned) {
   ASSERT_EQ(o.size(), 4u);  // the empty expert has no pointers
   EXPECT_EQ(o[1].group, 2u);
   EXPECT_EQ(o[1].rows, 17);
-  EXPECT_EQ(o[1].x, 5 * 128);          // after the first expert's 5 rows
-  EXPECT_EQ(o[1].w, 2 * 64 * 128);     // the third weight, empty expert's included
-  EXPECT_EQ(o[1].y, 5 * 64 * 2);       // BF16 outputs
+  EXPECT_EQ(o[1].x, 5 * 128);       // after the first expert's 5 rows
+  EXPECT_EQ(o[1].w, 2 * 64 * 128);  // the third weight, empty expert's included
+  EXPECT_EQ(o[1].y, 5 * 64 * 2);    // BF16 outputs
   EXPECT_EQ(o[2].x, (5 + 17) * 128);
   // cuBLASLt's heuristic assumes 256 bytes unless told: this expert's activations have 128, its
   // outputs 128, the next one's activations 256.
@@ -92,8 +92,7 @@ TEST(LocalGpu, BothWaysOfBindingGpusToProcesses) {
 TEST(DeviceState, ReasonNamesAndWhichOnesCountAsThrottling) {
   EXPECT_EQ(clocks_reason_names(0), "none");
   EXPECT_EQ(clocks_reason_names(kClocksGpuIdle), "none");  // a sample between repetitions
-  EXPECT_EQ(clocks_reason_names(kClocksSwPowerCap | kClocksHwThermalSlowdown),
-            "sw_power_cap;hw_thermal_slowdown");
+  EXPECT_EQ(clocks_reason_names(kClocksSwPowerCap | kClocksHwThermalSlowdown), "sw_power_cap;hw_thermal_slowdown");
   EXPECT_EQ(clocks_reason_names(0x10000), "other");
   // The NVML bit values (nvml.h).
   EXPECT_EQ(kClocksSwPowerCap, 0x4u);

@@ -8,7 +8,8 @@
 namespace moesim::models {
 namespace {
 
-constexpr std::array kAll{DType::kMxfp4, DType::kNvfp4, DType::kFp8, DType::kInt8, DType::kBf16, DType::kFp16, DType::kFp32};
+constexpr std::array kAll{DType::kMxfp4, DType::kNvfp4, DType::kFp8, DType::kInt8,
+                          DType::kBf16,  DType::kFp16,  DType::kFp32};
 
 TEST(DType, PrintThenParseRoundTripsEveryType) {
   for (DType t : kAll) {

@@ -74,8 +74,10 @@ void expect_same_weights(const ModelSpec& spec, DecoderWeights& a, DecoderWeight
   const auto sa = weight_slots(spec, a), sb = weight_slots(spec, b);
   ASSERT_EQ(sa.size(), sb.size());
   for (std::size_t i = 0; i < sa.size(); ++i) {
-    if (sa[i].matrix) EXPECT_EQ(*sa[i].matrix, *sb[i].matrix) << sa[i].describe();
-    else EXPECT_EQ(*sa[i].vector, *sb[i].vector) << sa[i].describe();
+    if (sa[i].matrix)
+      EXPECT_EQ(*sa[i].matrix, *sb[i].matrix) << sa[i].describe();
+    else
+      EXPECT_EQ(*sa[i].vector, *sb[i].vector) << sa[i].describe();
   }
 }
 
@@ -105,27 +107,29 @@ TEST(CheckpointLayouts, TensorNamesFollowTheHuggingFaceLayouts) {
   };
   const auto has = [](const std::map<std::string, int>& m, const char* name) { return m.count(name) == 1; };
   const auto mixtral = names(mixtral_like(), CheckpointLayout::kMixtral, 0);
-  for (const char* n : {"model.layers.0.input_layernorm.weight", "model.layers.0.self_attn.q_proj.weight",
-                        "model.layers.0.self_attn.o_proj.weight", "model.layers.0.post_attention_layernorm.weight",
-                        "model.layers.0.block_sparse_moe.gate.weight", "model.layers.0.block_sparse_moe.experts.0.w1.weight",
-                        "model.layers.0.block_sparse_moe.experts.0.w2.weight",
-                        "model.layers.0.block_sparse_moe.experts.0.w3.weight"})
+  for (const char* n :
+       {"model.layers.0.input_layernorm.weight", "model.layers.0.self_attn.q_proj.weight",
+        "model.layers.0.self_attn.o_proj.weight", "model.layers.0.post_attention_layernorm.weight",
+        "model.layers.0.block_sparse_moe.gate.weight", "model.layers.0.block_sparse_moe.experts.0.w1.weight",
+        "model.layers.0.block_sparse_moe.experts.0.w2.weight", "model.layers.0.block_sparse_moe.experts.0.w3.weight"})
     EXPECT_TRUE(has(mixtral, n)) << n;
   const auto qwen = names(qwen2_like(), CheckpointLayout::kQwenMoe, 1);
-  for (const char* n : {"model.layers.1.self_attn.q_proj.bias", "model.layers.1.mlp.gate.weight",
-                        "model.layers.1.mlp.experts.0.gate_proj.weight", "model.layers.1.mlp.experts.0.up_proj.weight",
-                        "model.layers.1.mlp.experts.0.down_proj.weight", "model.layers.1.mlp.shared_expert.gate_proj.weight",
-                        "model.layers.1.mlp.shared_expert_gate.weight"})
+  for (const char* n :
+       {"model.layers.1.self_attn.q_proj.bias", "model.layers.1.mlp.gate.weight",
+        "model.layers.1.mlp.experts.0.gate_proj.weight", "model.layers.1.mlp.experts.0.up_proj.weight",
+        "model.layers.1.mlp.experts.0.down_proj.weight", "model.layers.1.mlp.shared_expert.gate_proj.weight",
+        "model.layers.1.mlp.shared_expert_gate.weight"})
     EXPECT_TRUE(has(qwen, n)) << n;
   const auto dense = names(qwen2_like(), CheckpointLayout::kQwenMoe, 0);
   EXPECT_TRUE(has(dense, "model.layers.0.mlp.gate_proj.weight"));
   const auto ds = names(test::tiny_mla(), CheckpointLayout::kDeepseek, 2);
-  for (const char* n : {"model.layers.2.self_attn.q_a_proj.weight", "model.layers.2.self_attn.q_a_layernorm.weight",
-                        "model.layers.2.self_attn.q_b_proj.weight", "model.layers.2.self_attn.kv_a_proj_with_mqa.weight",
-                        "model.layers.2.self_attn.kv_a_layernorm.weight", "model.layers.2.self_attn.kv_b_proj.weight",
-                        "model.layers.2.self_attn.o_proj.weight", "model.layers.2.mlp.gate.weight",
-                        "model.layers.2.mlp.gate.e_score_correction_bias", "model.layers.2.mlp.experts.0.gate_proj.weight",
-                        "model.layers.2.mlp.shared_experts.down_proj.weight"})
+  for (const char* n :
+       {"model.layers.2.self_attn.q_a_proj.weight", "model.layers.2.self_attn.q_a_layernorm.weight",
+        "model.layers.2.self_attn.q_b_proj.weight", "model.layers.2.self_attn.kv_a_proj_with_mqa.weight",
+        "model.layers.2.self_attn.kv_a_layernorm.weight", "model.layers.2.self_attn.kv_b_proj.weight",
+        "model.layers.2.self_attn.o_proj.weight", "model.layers.2.mlp.gate.weight",
+        "model.layers.2.mlp.gate.e_score_correction_bias", "model.layers.2.mlp.experts.0.gate_proj.weight",
+        "model.layers.2.mlp.shared_experts.down_proj.weight"})
     EXPECT_TRUE(has(ds, n)) << n;
   EXPECT_EQ(ds.size(), 17u);  // 2 norms + 6 MLA + router + bias + expert 0's 3 + the shared 3
 }
@@ -137,8 +141,9 @@ TEST(Checkpoint, RoundTripsEveryLayout) {
     CheckpointLayout layout;
     int shards;
   };
-  for (const Case& c : {Case{mixtral_like(), CheckpointLayout::kMixtral, 1}, Case{qwen2_like(), CheckpointLayout::kQwenMoe, 3},
-                        Case{test::tiny_mla(), CheckpointLayout::kDeepseek, 2}}) {
+  for (const Case& c :
+       {Case{mixtral_like(), CheckpointLayout::kMixtral, 1}, Case{qwen2_like(), CheckpointLayout::kQwenMoe, 3},
+        Case{test::tiny_mla(), CheckpointLayout::kDeepseek, 2}}) {
     SCOPED_TRACE(std::string(layout_name(c.layout)));
     TempDir dir;
     DecoderWeights w = random_weights(c.spec, {17, 1.0, 0.5});
@@ -153,7 +158,8 @@ TEST(Checkpoint, RoundTripsEveryLayout) {
       std::vector<std::vector<TensorToWrite>> parts(static_cast<std::size_t>(c.shards));
       for (std::size_t i = 0; i < tensors.size(); ++i) parts[i % parts.size()].push_back(tensors[i]);
       for (std::size_t p = 0; p < parts.size(); ++p) {
-        const std::string file = "model-0000" + std::to_string(p + 1) + "-of-0000" + std::to_string(c.shards) + ".safetensors";
+        const std::string file =
+            "model-0000" + std::to_string(p + 1) + "-of-0000" + std::to_string(c.shards) + ".safetensors";
         test::write_bytes(dir.path() / file, test::safetensors_bytes(parts[p]));
         for (const auto& t : parts[p]) index["weight_map"][t.name] = file;
       }
@@ -219,8 +225,10 @@ TEST(Safetensors, CorruptHeadersAreRejected) {
   const std::string f = file.string();
   std::string huge = two_tensor_file();
   huge[5] = 0x01;  // + 2^40
-  const std::uint64_t n = (1ULL << 40) + static_cast<unsigned char>(huge[0]) + 256ULL * static_cast<unsigned char>(huge[1]);
-  EXPECT_EQ(error_for(huge), f + ": byte 0: header length " + std::to_string(n) + " exceeds 100 MB (not a safetensors file?)");
+  const std::uint64_t n =
+      (1ULL << 40) + static_cast<unsigned char>(huge[0]) + 256ULL * static_cast<unsigned char>(huge[1]);
+  EXPECT_EQ(error_for(huge),
+            f + ": byte 0: header length " + std::to_string(n) + " exceeds 100 MB (not a safetensors file?)");
   const auto with_header = [](std::string json) {
     std::string out;
     for (int b = 0; b < 8; ++b) out.push_back(static_cast<char>((json.size() >> (8 * b)) & 0xFF));
@@ -282,7 +290,8 @@ TEST(Checkpoint, MissingTensorsWrongShapesAndBadIndexesAreErrors) {
     }
   write_without("");
   EXPECT_EQ(error_of([&] { load_checkpoint(spec, dir.path()); }),
-            file.string() + ": tensor 'model.layers.1.self_attn.k_proj.weight': shape [16, 64], expected [32, 64] from the model");
+            file.string() +
+                ": tensor 'model.layers.1.self_attn.k_proj.weight': shape [16, 64], expected [32, 64] from the model");
   fs::remove(file);
   EXPECT_EQ(error_of([&] { load_checkpoint(spec, dir.path()); }),
             dir.path().string() + ": no model.safetensors.index.json or model.safetensors");
@@ -292,9 +301,11 @@ TEST(Checkpoint, MissingTensorsWrongShapesAndBadIndexesAreErrors) {
             index.string() + ": weight_map: shard 'shard-1.safetensors' not found");
   test::write_bytes(dir.path() / "shard-1.safetensors", two_tensor_file());
   EXPECT_EQ(error_of([&] { Checkpoint(dir.path()).find("model.norm.weight"); }),
-            (dir.path() / "shard-1.safetensors").string() + ": tensor 'model.norm.weight' is listed in the index but not in the shard");
+            (dir.path() / "shard-1.safetensors").string() +
+                ": tensor 'model.norm.weight' is listed in the index but not in the shard");
   test::write_bytes(index, "{\"weight_map\": {}}");  // an index of nothing: no shard to look in
-  EXPECT_EQ(error_of([&] { Checkpoint c(dir.path()); }), index.string() + ": weight_map: empty, expected {tensor: file}");
+  EXPECT_EQ(error_of([&] { Checkpoint c(dir.path()); }),
+            index.string() + ": weight_map: empty, expected {tensor: file}");
   test::write_bytes(index, "{\"weight_map\": {\"a\": \"shard-1.safetensors\",}");
   EXPECT_EQ(error_of([&] { Checkpoint c(dir.path()); }).rfind(index.string() + ":1:", 0), 0u);
 }

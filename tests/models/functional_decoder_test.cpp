@@ -138,7 +138,8 @@ TEST(FunctionalDecoder, HistoryNeverReentersTheMlpOrMoe) {
       EXPECT_EQ(r.work.experts.shared_rows, 3 * moe);
       // One GEMM group per distinct expert of each layer, never one per pair.
       std::int64_t distinct = 0;
-      for (const Routing& rt : r.routing) distinct += static_cast<std::int64_t>(std::set<int>(rt.ids.begin(), rt.ids.end()).size());
+      for (const Routing& rt : r.routing)
+        distinct += static_cast<std::int64_t>(std::set<int>(rt.ids.begin(), rt.ids.end()).size());
       EXPECT_EQ(r.work.experts.groups, distinct);
       EXPECT_EQ(r.logits.rows(), 3);
       EXPECT_EQ(d.sequence_length(2), 12 + step + 1);

@@ -29,13 +29,15 @@ inline bool attends(int t, int j, int w, WindowKind kind, int widen) {
   if (j > t) return false;  // causal
   if (w == 0) return true;
   if (kind == WindowKind::kSliding) return t - j <= w - 1 + widen;  // the last w positions, t included
-  return j >= (t / w) * w - widen;                                   // t's chunk [⌊t/w⌋·w, t]
+  return j >= (t / w) * w - widen;                                  // t's chunk [⌊t/w⌋·w, t]
 }
 
 class ReferenceDecoder {
  public:
   ReferenceDecoder(const ModelSpec& spec, const DecoderWeights& w, int widen = 0)
-      : s_(spec), w_(w), widen_(widen),
+      : s_(spec),
+        w_(w),
+        widen_(widen),
         rope_(spec.rope, spec.attention == AttentionKind::kMla ? spec.mla.qk_rope_head_dim : spec.head_dim) {}
 
   // Logits after each token of `tokens` (row t: the prediction following position t), and the
@@ -90,14 +92,16 @@ class ReferenceDecoder {
   }
 
   // softmax over the keys position t may read, plus an optional sink logit in the denominator.
-  std::vector<double> attention_weights(const std::vector<double>& score, int l, int t, double sink, bool has_sink) const {
+  std::vector<double> attention_weights(const std::vector<double>& score, int l, int t, double sink,
+                                        bool has_sink) const {
     std::vector<double> p(score.size(), 0.0);
     double max = has_sink ? sink : -std::numeric_limits<double>::infinity();
     for (int j = 0; j <= t; ++j)
       if (attends(t, j, window(l), s_.window.kind, widen_)) max = std::max(max, score[static_cast<std::size_t>(j)]);
     double sum = has_sink ? std::exp(sink - max) : 0.0;
     for (int j = 0; j <= t; ++j)
-      if (attends(t, j, window(l), s_.window.kind, widen_)) sum += p[static_cast<std::size_t>(j)] = std::exp(score[static_cast<std::size_t>(j)] - max);
+      if (attends(t, j, window(l), s_.window.kind, widen_))
+        sum += p[static_cast<std::size_t>(j)] = std::exp(score[static_cast<std::size_t>(j)] - max);
     for (double& x : p) x /= sum;
     return p;
   }
@@ -127,11 +131,14 @@ class ReferenceDecoder {
       std::vector<double> score(static_cast<std::size_t>(t) + 1);
       for (int j = 0; j <= t; ++j)
         score[static_cast<std::size_t>(j)] =
-            q.segment(h * hd, hd).dot(keys_[static_cast<std::size_t>(l)][static_cast<std::size_t>(j)].segment(g * hd, hd)) /
+            q.segment(h * hd, hd)
+                .dot(keys_[static_cast<std::size_t>(l)][static_cast<std::size_t>(j)].segment(g * hd, hd)) /
             std::sqrt(static_cast<double>(hd));
       const auto p = attention_weights(score, l, t, s_.attention_sinks ? w.sinks(h) : 0.0, s_.attention_sinks);
       for (int j = 0; j <= t; ++j)
-        out.segment(h * hd, hd) += p[static_cast<std::size_t>(j)] * values_[static_cast<std::size_t>(l)][static_cast<std::size_t>(j)].segment(g * hd, hd);
+        out.segment(h * hd, hd) +=
+            p[static_cast<std::size_t>(j)] *
+            values_[static_cast<std::size_t>(l)][static_cast<std::size_t>(j)].segment(g * hd, hd);
     }
     return w.wo.cast<double>() * out;
   }
@@ -165,7 +172,8 @@ class ReferenceDecoder {
       }
       const auto p = attention_weights(score, l, t, 0.0, false);
       for (int j = 0; j <= t; ++j)
-        out.segment(h * dv, dv) += p[static_cast<std::size_t>(j)] * (w_uv * cache[static_cast<std::size_t>(j)].head(latent));
+        out.segment(h * dv, dv) +=
+            p[static_cast<std::size_t>(j)] * (w_uv * cache[static_cast<std::size_t>(j)].head(latent));
     }
     return w.wo.cast<double>() * out;
   }
@@ -191,7 +199,8 @@ class ReferenceDecoder {
     } else {
       for (int e = 0; e < E; ++e) {
         p[static_cast<std::size_t>(e)] = 1.0 / (1.0 + std::exp(-logit(e)));
-        choice[static_cast<std::size_t>(e)] = p[static_cast<std::size_t>(e)] + (w.score_bias.size() > 0 ? w.score_bias(e) : 0.0);
+        choice[static_cast<std::size_t>(e)] =
+            p[static_cast<std::size_t>(e)] + (w.score_bias.size() > 0 ? w.score_bias(e) : 0.0);
       }
     }
     if (s_.expert_groups > 1) {  // only the top_groups best groups compete
@@ -204,13 +213,17 @@ class ReferenceDecoder {
       }
       std::sort(group.rbegin(), group.rend());
       std::vector<bool> keep(static_cast<std::size_t>(s_.expert_groups), false);
-      for (int i = 0; i < s_.top_groups; ++i) keep[static_cast<std::size_t>(-group[static_cast<std::size_t>(i)].second)] = true;
+      for (int i = 0; i < s_.top_groups; ++i)
+        keep[static_cast<std::size_t>(-group[static_cast<std::size_t>(i)].second)] = true;
       for (int e = 0; e < E; ++e)
-        if (!keep[static_cast<std::size_t>(e / size)]) choice[static_cast<std::size_t>(e)] = -std::numeric_limits<double>::infinity();
+        if (!keep[static_cast<std::size_t>(e / size)])
+          choice[static_cast<std::size_t>(e)] = -std::numeric_limits<double>::infinity();
     }
     std::vector<int> order(static_cast<std::size_t>(E));
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return choice[static_cast<std::size_t>(a)] > choice[static_cast<std::size_t>(b)]; });
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return choice[static_cast<std::size_t>(a)] > choice[static_cast<std::size_t>(b)];
+    });
     double total = 0;
     for (int i = 0; i < s_.top_k; ++i) total += p[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
     VecD out = VecD::Zero(x.size());
@@ -221,7 +234,8 @@ class ReferenceDecoder {
       out += weight * swiglu(w.experts[static_cast<std::size_t>(e)], x);
     }
     if (s_.shared_experts > 0) {
-      const double gate = s_.shared_expert_gate ? 1.0 / (1.0 + std::exp(-w.shared_gate.row(0).transpose().cast<double>().dot(x))) : 1.0;
+      const double gate =
+          s_.shared_expert_gate ? 1.0 / (1.0 + std::exp(-w.shared_gate.row(0).transpose().cast<double>().dot(x))) : 1.0;
       out += gate * swiglu(w.shared, x);
     }
     return out;

@@ -69,7 +69,8 @@ void expect_same_experts(const std::vector<Routing>& got, const std::vector<std:
 // Returns the decoder's logits for the whole prompt at once (to compare with wrong references).
 Matrix expect_matches_reference(const ModelSpec& spec, std::uint64_t seed, int length) {
   const DecoderWeights w = varied_weights(spec, seed);
-  const std::vector<int> a = tokens_of(length, spec.vocab, static_cast<int>(seed)), b = tokens_of(length - 3, spec.vocab, 7);
+  const std::vector<int> a = tokens_of(length, spec.vocab, static_cast<int>(seed)),
+                         b = tokens_of(length - 3, spec.vocab, 7);
   test::ReferenceDecoder ref_a(spec, w), ref_b(spec, w);
   const Eigen::MatrixXd want_a = ref_a.logits(a), want_b = ref_b.logits(b);
 
@@ -95,7 +96,8 @@ Matrix expect_matches_reference(const ModelSpec& spec, std::uint64_t seed, int l
     const std::string what = spec.name + ", step " + std::to_string(i);
     EXPECT_LE(difference(r.logits.topRows(n), want_a.middleRows(pa, n)), kTolerance) << what << ", sequence a";
     if (batch.size() == 2) {
-      EXPECT_LE(difference(r.logits.middleRows(n, nb), want_b.middleRows(pb, nb)), kTolerance) << what << ", sequence b";
+      EXPECT_LE(difference(r.logits.middleRows(n, nb), want_b.middleRows(pb, nb)), kTolerance)
+          << what << ", sequence b";
       pb += nb;
     }
     pa += n;
@@ -136,7 +138,9 @@ TEST(FunctionalReference, GqaChunkedWindowWithFullNormsSharedGateAndTiedEmbeddin
   expect_one_wider_window_is_caught(s, 6, 14, logits);
 }
 
-TEST(FunctionalReference, MlaWithYarnAndGroupLimitedSigmoidRouting) { expect_matches_reference(test::tiny_mla(), 8, 12); }
+TEST(FunctionalReference, MlaWithYarnAndGroupLimitedSigmoidRouting) {
+  expect_matches_reference(test::tiny_mla(), 8, 12);
+}
 
 TEST(FunctionalReference, MlaSlidingAndChunkedWindows) {
   ModelSpec s = test::tiny_mla();

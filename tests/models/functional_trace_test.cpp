@@ -38,7 +38,8 @@ TEST(TraceGeneration, OnePrefillStepThenOneDecodeStepPerToken) {
 
   // The recorded routing is the decoder's: replay the same prompts on a fresh decoder.
   Decoder again(spec, random_weights(spec));
-  const ForwardResult first = again.forward(std::vector<BatchEntry>{{again.add_sequence(), prompts[0]}, {again.add_sequence(), prompts[1]}});
+  const ForwardResult first =
+      again.forward(std::vector<BatchEntry>{{again.add_sequence(), prompts[0]}, {again.add_sequence(), prompts[1]}});
   for (int l = 0; l < 2; ++l) {
     const auto ids = t.layer_ids(0, l);
     ASSERT_EQ(ids.size(), 8u * 3);
@@ -115,7 +116,8 @@ TEST(TraceStats, LoadPairsAndStabilityByHand) {
   const auto e = [&](int i, int j) { return 6 * p[i] * p[j] / norm; };
   EXPECT_NEAR(s.top_pair_expected, e(0, 1), 1e-12);
   const double tv = (std::abs(3 - e(0, 1)) + std::abs(1 - e(0, 2)) + std::abs(1 - e(0, 3)) + std::abs(0 - e(1, 2)) +
-                     std::abs(0 - e(1, 3)) + std::abs(1 - e(2, 3))) / 2 / 6;
+                     std::abs(0 - e(1, 3)) + std::abs(1 - e(2, 3))) /
+                    2 / 6;
   EXPECT_NEAR(s.pair_tv, tv, 1e-12);
   // Step loads: (2,2,1,1), (1,0,1,0), (2,1,0,1). Hot sets (above the step mean): {0,1}, {0,2},
   // {0}: Jaccard 1/3 and 1/2.
@@ -126,11 +128,13 @@ TEST(TraceStats, LoadPairsAndStabilityByHand) {
     double ma = 0, mb = 0;
     for (int i = 0; i < 4; ++i) ma += a[i] / 4, mb += b[i] / 4;
     double ab = 0, aa = 0, bb = 0;
-    for (int i = 0; i < 4; ++i) ab += (a[i] - ma) * (b[i] - mb), aa += (a[i] - ma) * (a[i] - ma), bb += (b[i] - mb) * (b[i] - mb);
+    for (int i = 0; i < 4; ++i)
+      ab += (a[i] - ma) * (b[i] - mb), aa += (a[i] - ma) * (a[i] - ma), bb += (b[i] - mb) * (b[i] - mb);
     return ab / std::sqrt(aa * bb);
   };
   EXPECT_EQ(s.correlated_pairs, 2);
-  EXPECT_NEAR(s.load_correlation, (pearson({2, 2, 1, 1}, {1, 0, 1, 0}) + pearson({1, 0, 1, 0}, {2, 1, 0, 1})) / 2, 1e-12);
+  EXPECT_NEAR(s.load_correlation, (pearson({2, 2, 1, 1}, {1, 0, 1, 0}) + pearson({1, 0, 1, 0}, {2, 1, 0, 1})) / 2,
+              1e-12);
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "models/layer_ops.h"
 #include "model_test_support.h"
+#include "models/layer_ops.h"
 
 namespace moesim::models {
 namespace {
@@ -95,9 +95,9 @@ void expect_same_architecture(const ModelSpec& a, const ModelSpec& b) {
 }
 
 TEST(HfConfig, EveryPublishedPresetIsReproducedFromItsConfig) {
-  for (const char* name : {"deepseek-v3", "deepseek-v3.2", "kimi-k2", "qwen3-235b-a22b", "qwen3-30b-a3b", "mixtral-8x7b",
-                           "mixtral-8x22b", "gpt-oss-120b", "gpt-oss-20b", "llama-4-maverick", "deepseek-v2-lite",
-                           "glm-4.5", "glm-4.6", "minimax-m2", "qwen3-next-80b-a3b"}) {
+  for (const char* name : {"deepseek-v3", "deepseek-v3.2", "kimi-k2", "qwen3-235b-a22b", "qwen3-30b-a3b",
+                           "mixtral-8x7b", "mixtral-8x22b", "gpt-oss-120b", "gpt-oss-20b", "llama-4-maverick",
+                           "deepseek-v2-lite", "glm-4.5", "glm-4.6", "minimax-m2", "qwen3-next-80b-a3b"}) {
     SCOPED_TRACE(name);
     const ModelSpec imported = import(name);
     expect_same_architecture(imported, preset(name));
@@ -230,8 +230,8 @@ TEST(HfConfig, Olmoe) {
 
 // Dense models: Llama-3.1-8B (8.03 B), Qwen2-7B (7.62 B), Qwen3-8B (8.2 B) per their model cards.
 TEST(HfConfig, DenseModels) {
-  for (auto [name, total] : {std::pair<const char*, double>{"llama-3.1-8b", 8.03e9}, {"qwen2-7b", 7.62e9},
-                             {"qwen3-8b", 8.2e9}}) {
+  for (auto [name, total] :
+       {std::pair<const char*, double>{"llama-3.1-8b", 8.03e9}, {"qwen2-7b", 7.62e9}, {"qwen3-8b", 8.2e9}}) {
     SCOPED_TRACE(name);
     const ModelSpec m = import(name);
     EXPECT_EQ(m.routed_experts, 0);
@@ -279,7 +279,8 @@ TEST(HfConfig, UnknownArchitectureListsTheSupportedOnes) {
             "config.json: architectures: unknown architecture 'MixtralForCausalLm'; did you mean "
             "'MixtralForCausalLM'? (valid: DeepseekV3ForCausalLM, DeepseekV2ForCausalLM, DeepseekV32ForCausalLM, "
             "MixtralForCausalLM, "
-            "Qwen3MoeForCausalLM, Qwen2MoeForCausalLM, Qwen3NextForCausalLM, OlmoeForCausalLM, GptOssForCausalLM, Glm4MoeForCausalLM, "
+            "Qwen3MoeForCausalLM, Qwen2MoeForCausalLM, Qwen3NextForCausalLM, OlmoeForCausalLM, GptOssForCausalLM, "
+            "Glm4MoeForCausalLM, "
             "MiniMaxM2ForCausalLM, "
             "Llama4ForConditionalGeneration, LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)");
 }

@@ -48,8 +48,7 @@ TEST(ParameterCount, ComponentsFollowTheConfig) {
   EXPECT_EQ(p.dense_mlp, 3 * h * m.dense_intermediate * 3);
   EXPECT_EQ(p.routers, h * m.routed_experts * 58);
   EXPECT_EQ(p.embedding, 2LL * m.vocab * h);  // untied input embedding and LM head
-  EXPECT_EQ(p.total(), p.attention + p.dense_mlp + p.routed_experts + p.shared_experts + p.routers +
-                           p.embedding);
+  EXPECT_EQ(p.total(), p.attention + p.dense_mlp + p.routed_experts + p.shared_experts + p.routers + p.embedding);
 }
 
 TEST(ParameterCount, ActivatedCountsTopKExpertsAndOneEmbeddingRow) {
@@ -103,8 +102,7 @@ TEST(AttentionProjections, MlaWithoutQueryLoraUsesOnePlainQueryProjection) {
   EXPECT_EQ(ops.count("q_b_proj"), 0u);
   ASSERT_EQ(ops.count("q_proj"), 1u);
   EXPECT_EQ(ops.at("q_proj").k, m.hidden);
-  EXPECT_EQ(ops.at("q_proj").n, static_cast<std::int64_t>(m.heads) *
-                                    (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim));
+  EXPECT_EQ(ops.at("q_proj").n, static_cast<std::int64_t>(m.heads) * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim));
 }
 
 TEST(AttentionProjections, GqaKeyAndValueUseKvHeads) {

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "model_test_support.h"
 #include "models/functional/decoder.h"
 #include "models/functional/weights_random.h"
 #include "models/layer_ops.h"
@@ -13,7 +14,6 @@
 #include "models/model_error.h"
 #include "models/model_yaml.h"
 #include "models/parallel_shard.h"
-#include "model_test_support.h"
 
 namespace moesim::models {
 namespace {
@@ -113,7 +113,8 @@ TEST(LinearAttention, TensorParallelismSplitsTheHeadsAndTheState) {
   EXPECT_EQ(s.linear.key_heads, 8);
   EXPECT_EQ(s.linear.value_heads, 16);
   EXPECT_NEAR(s.linear_state_bytes_per_layer(), m.linear_state_bytes_per_layer() / 2, 1e-9);
-  EXPECT_EQ(attention_tp_problem(m, 32), "attention tp 32 does not divide the 16 attention heads of qwen3-next-80b-a3b");
+  EXPECT_EQ(attention_tp_problem(m, 32),
+            "attention tp 32 does not divide the 16 attention heads of qwen3-next-80b-a3b");
   MemoryOptions o;
   o.ep = 8;
   o.capacity_bytes = 141e9;
@@ -131,7 +132,8 @@ TEST(LinearAttention, TensorParallelismSplitsTheHeadsAndTheState) {
 }
 
 std::string error_of(const std::string& attention) {
-  const std::string yaml = "name: t\nlayers: 4\nhidden: 64\nvocab: 100\nattention:\n" + attention + "mlp: {intermediate: 128}\n";
+  const std::string yaml =
+      "name: t\nlayers: 4\nhidden: 64\nvocab: 100\nattention:\n" + attention + "mlp: {intermediate: 128}\n";
   try {
     load_model_yaml(yaml, "m.yaml");
   } catch (const ModelError& e) {
@@ -142,18 +144,21 @@ std::string error_of(const std::string& attention) {
 
 TEST(LinearAttention, YamlRefusesWhatItCannotMean) {
   const std::string gqa = "  kind: gqa\n  heads: 4\n  kv_heads: 2\n  head_dim: 16\n";
-  const std::string linear = "  linear: {full_every: 4, key_heads: 2, value_heads: 4, key_head_dim: 16, value_head_dim: 16}\n";
+  const std::string linear =
+      "  linear: {full_every: 4, key_heads: 2, value_heads: 4, key_head_dim: 16, value_head_dim: 16}\n";
   EXPECT_EQ(error_of(gqa + linear), "(no error)");
   EXPECT_EQ(error_of(gqa + "  window: {size: 8}\n" + linear),
             "m.yaml:10:11: attention.window: a model with linear attention has no local windows");
-  EXPECT_EQ(error_of(gqa + "  linear: {full_every: 4, key_heads: 3, value_heads: 4, key_head_dim: 16, value_head_dim: 16}\n"),
-            "m.yaml:10:54: attention.linear.value_heads: value_heads (4) must be a multiple of key_heads (3)");
+  EXPECT_EQ(
+      error_of(gqa + "  linear: {full_every: 4, key_heads: 3, value_heads: 4, key_head_dim: 16, value_head_dim: 16}\n"),
+      "m.yaml:10:54: attention.linear.value_heads: value_heads (4) must be a multiple of key_heads (3)");
   EXPECT_EQ(error_of("  kind: mla\n  heads: 4\n  kv_lora_rank: 16\n  qk_nope_head_dim: 8\n  qk_rope_head_dim: 8\n"
-                     "  v_head_dim: 8\n" + linear),
+                     "  v_head_dim: 8\n" +
+                     linear),
             "m.yaml:12:11: attention.linear: only for mha/gqa attention");
-  const ModelSpec m = load_model_yaml("name: t\nlayers: 8\nhidden: 64\nvocab: 100\nattention:\n" + gqa + linear +
-                                          "mlp: {intermediate: 128}\n",
-                                      "m.yaml");
+  const ModelSpec m = load_model_yaml(
+      "name: t\nlayers: 8\nhidden: 64\nvocab: 100\nattention:\n" + gqa + linear + "mlp: {intermediate: 128}\n",
+      "m.yaml");
   EXPECT_EQ(m.num_linear_layers(), 6);
   EXPECT_EQ(m.linear.conv_kernel, 4);
   EXPECT_EQ(m.linear.state_dtype, DType::kFp32);
@@ -166,7 +171,8 @@ TEST(LinearAttention, FunctionalDecoderRefusesIt) {
     functional::Decoder d(m, functional::random_weights(m));
     FAIL() << "expected a ModelError";
   } catch (const ModelError& e) {
-    EXPECT_EQ(std::string(e.what()), "tiny-moe: linear attention (Gated DeltaNet) is not run by the functional decoder");
+    EXPECT_EQ(std::string(e.what()),
+              "tiny-moe: linear attention (Gated DeltaNet) is not run by the functional decoder");
   }
 }
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <utility>
 
+#include "model_test_support.h"
 #include "models/layer_ops.h"
 #include "models/memory.h"
-#include "model_test_support.h"
 
 namespace moesim::models {
 namespace {
@@ -64,7 +64,8 @@ TEST(LocalAttention, PrefillChunkEqualsItsTokensDecodedOneByOne) {
   for (const char* name : {"gpt-oss-120b", "llama-4-maverick"}) {
     ModelSpec m = preset(name);
     m.window.size = 64;  // small windows keep the loop short
-    for (auto [past, chunk] : {std::pair<std::int64_t, std::int64_t>{0, 10}, {0, 200}, {50, 30}, {100, 64}, {63, 130}}) {
+    for (auto [past, chunk] :
+         {std::pair<std::int64_t, std::int64_t>{0, 10}, {0, 200}, {50, 30}, {100, 64}, {63, 130}}) {
       double flops = 0;
       for (std::int64_t i = 1; i <= chunk; ++i) flops += attention_decode_core(m, past + i, 0).flops;
       EXPECT_NEAR(attention_prefill_core(m, past, chunk, 0).flops, flops, 1e-9 * flops)
@@ -106,12 +107,11 @@ TEST(LocalAttention, AllLayerSumsMatchThePerLayerLoop) {
 TEST(LocalAttention, KvBytesForContextCapLocalLayersAtTheirWindow) {
   const ModelSpec g = preset("gpt-oss-120b");
   const double per_layer = g.kv_bytes_per_token_per_layer();
-  EXPECT_DOUBLE_EQ(g.kv_bytes_for_context(100), 36 * 100 * per_layer);           // under the window
+  EXPECT_DOUBLE_EQ(g.kv_bytes_for_context(100), 36 * 100 * per_layer);  // under the window
   EXPECT_DOUBLE_EQ(g.kv_bytes_for_context(10000), (18 * 10000 + 18 * 128) * per_layer);
   EXPECT_LT(g.kv_bytes_for_context(10000), 10000 * g.kv_bytes_per_token());
   const ModelSpec l = preset("llama-4-maverick");
-  EXPECT_DOUBLE_EQ(l.kv_bytes_for_context(20000),
-                   (12.0 * 20000 + 36.0 * 8192) * l.kv_bytes_per_token_per_layer());
+  EXPECT_DOUBLE_EQ(l.kv_bytes_for_context(20000), (12.0 * 20000 + 36.0 * 8192) * l.kv_bytes_per_token_per_layer());
   // Without windows it is tokens × bytes per token.
   const ModelSpec d = preset("deepseek-v3");
   EXPECT_DOUBLE_EQ(d.kv_bytes_for_context(4096), 4096 * d.kv_bytes_per_token());

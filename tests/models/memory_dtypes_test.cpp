@@ -2,9 +2,9 @@
 // embeddings and the optional MTP module.
 #include <gtest/gtest.h>
 
+#include "model_test_support.h"
 #include "models/layer_ops.h"
 #include "models/memory.h"
-#include "model_test_support.h"
 
 namespace moesim::models {
 namespace {
@@ -45,8 +45,8 @@ TEST(MemoryDtypes, Mxfp4ExpertsCarryOneScaleBytePer32Values) {
   EXPECT_NEAR(p.routed_expert_bytes, static_cast<double>(expert_params(m)) * (128 / 8) * 36 * per_param, 1.0);
   // Everything else (attention, routers, embeddings) stays BF16.
   const ParameterCount c = count_parameters(m);
-  EXPECT_NEAR(p.weight_bytes - p.routed_expert_bytes,
-              2.0 * static_cast<double>(c.attention + c.routers + c.embedding), 1.0);
+  EXPECT_NEAR(p.weight_bytes - p.routed_expert_bytes, 2.0 * static_cast<double>(c.attention + c.routers + c.embedding),
+              1.0);
 }
 
 TEST(MemoryDtypes, MtpModuleIsLoadedOnlyWhenAskedFor) {
@@ -67,7 +67,8 @@ TEST(MemoryDtypes, TiedEmbeddingsStoreOneMatrix) {
   const MemoryPlan untied = plan_rank_memory(m, options(4));
   m.tie_embeddings = true;
   const MemoryPlan tied = plan_rank_memory(m, options(4));
-  EXPECT_DOUBLE_EQ(untied.weight_bytes - tied.weight_bytes, 1.0 * m.vocab * m.hidden * bytes_per_element(m.activation_dtype));
+  EXPECT_DOUBLE_EQ(untied.weight_bytes - tied.weight_bytes,
+                   1.0 * m.vocab * m.hidden * bytes_per_element(m.activation_dtype));
 }
 
 }  // namespace

@@ -48,8 +48,7 @@ TEST(MemoryPlan, OnlyRoutedExpertsAreSplitOverEp) {
   // FP8 block-scaled: 1 byte per weight + one FP32 scale per 128×128 block.
   const double per_param = 1.0 + 4.0 / (128 * 128);
   EXPECT_NEAR(p32.routed_expert_bytes,
-              static_cast<double>(expert_params(m)) * (256 / 32) * m.num_moe_layers() * per_param,
-              1.0);
+              static_cast<double>(expert_params(m)) * (256 / 32) * m.num_moe_layers() * per_param, 1.0);
 }
 
 TEST(MemoryPlan, UnevenEpRoundsExpertsPerRankUp) {
@@ -142,8 +141,8 @@ TEST(MemoryPlan, MoeTensorParallelSplitsEveryExpert) {
   // Either way a rank holds one eighth of the routed experts: one whole expert, or an eighth of
   // each of the 8.
   EXPECT_NEAR(plan_rank_memory(m, ep8).routed_expert_bytes, plan_rank_memory(m, tp8).routed_expert_bytes, 1.0);
-  EXPECT_NEAR(plan_rank_memory(m, tp8).routed_expert_bytes,
-              static_cast<double>(expert_params(m)) * 32 * 2.0, 1.0);  // 8 experts / 8, 32 layers, BF16
+  EXPECT_NEAR(plan_rank_memory(m, tp8).routed_expert_bytes, static_cast<double>(expert_params(m)) * 32 * 2.0,
+              1.0);  // 8 experts / 8, 32 layers, BF16
 }
 
 TEST(MemoryPlan, PipelineStageHoldsOnlyItsLayers) {

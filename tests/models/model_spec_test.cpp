@@ -110,7 +110,8 @@ TEST(KvCache, Nvfp4CacheCountsItsBlockScales) {
   const MemoryPlan p4 = plan_rank_memory(m, o);
   m.kv_dtype = DType::kFp8;
   const MemoryPlan p8 = plan_rank_memory(m, o);
-  EXPECT_NEAR(static_cast<double>(p4.kv_capacity_tokens) / static_cast<double>(p8.kv_capacity_tokens), 1 / 0.5625, 1e-4);
+  EXPECT_NEAR(static_cast<double>(p4.kv_capacity_tokens) / static_cast<double>(p8.kv_capacity_tokens), 1 / 0.5625,
+              1e-4);
 }
 
 }  // namespace

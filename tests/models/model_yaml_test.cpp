@@ -14,21 +14,21 @@ namespace {
 
 // A valid GQA MoE model; lines are numbered in the comments for the error tests.
 const std::string kModel =
-    "name: m\n"                                     // 1
-    "layers: 4\n"                                   // 2
-    "hidden: 256\n"                                 // 3
-    "vocab: 1024\n"                                 // 4
-    "attention:\n"                                  // 5
-    "  kind: gqa\n"                                 // 6
-    "  heads: 8\n"                                  // 7
-    "  kv_heads: 2\n"                               // 8
-    "  head_dim: 32\n"                              // 9
-    "mlp: {intermediate: 1024}\n"                   // 10
-    "moe:\n"                                        // 11
-    "  routed_experts: 16\n"                        // 12
-    "  top_k: 2\n"                                  // 13
-    "  intermediate: 128\n"                         // 14
-    "  first_k_dense: 1\n";                         // 15
+    "name: m\n"                    // 1
+    "layers: 4\n"                  // 2
+    "hidden: 256\n"                // 3
+    "vocab: 1024\n"                // 4
+    "attention:\n"                 // 5
+    "  kind: gqa\n"                // 6
+    "  heads: 8\n"                 // 7
+    "  kv_heads: 2\n"              // 8
+    "  head_dim: 32\n"             // 9
+    "mlp: {intermediate: 1024}\n"  // 10
+    "moe:\n"                       // 11
+    "  routed_experts: 16\n"       // 12
+    "  top_k: 2\n"                 // 13
+    "  intermediate: 128\n"        // 14
+    "  first_k_dense: 1\n";        // 15
 
 std::string error_of(const std::string& text) {
   try {
@@ -93,21 +93,25 @@ TEST(ModelYaml, ForwardNumericsErrors) {
 
 TEST(ModelYaml, PartialRotary) {
   EXPECT_EQ(load_model_yaml(kModel, "m.yaml").rotary_dim(), 32);
-  const ModelSpec m = load_model_yaml(replace(kModel, "vocab: 1024\n", "vocab: 1024\nrope: {partial: 0.25}\n"), "m.yaml");
+  const ModelSpec m =
+      load_model_yaml(replace(kModel, "vocab: 1024\n", "vocab: 1024\nrope: {partial: 0.25}\n"), "m.yaml");
   EXPECT_EQ(m.rope.partial, 0.25);
   EXPECT_EQ(m.rotary_dim(), 8);
   // MLA rotates its decoupled RoPE key: partial is refused there, at the key.
-  const std::string mla = "name: m\nlayers: 2\nhidden: 64\nvocab: 10\nrope: {partial: 0.5}\n"
-                          "attention: {kind: mla, heads: 2, q_lora_rank: 0, kv_lora_rank: 16, qk_nope_head_dim: 8, "
-                          "qk_rope_head_dim: 4, v_head_dim: 8}\nmlp: {intermediate: 32}\n";
-  EXPECT_EQ(error_of(mla), "m.yaml:5:17: rope.partial: mla attention turns its qk_rope_head_dim; partial is for mha/gqa heads");
+  const std::string mla =
+      "name: m\nlayers: 2\nhidden: 64\nvocab: 10\nrope: {partial: 0.5}\n"
+      "attention: {kind: mla, heads: 2, q_lora_rank: 0, kv_lora_rank: 16, qk_nope_head_dim: 8, "
+      "qk_rope_head_dim: 4, v_head_dim: 8}\nmlp: {intermediate: 32}\n";
+  EXPECT_EQ(error_of(mla),
+            "m.yaml:5:17: rope.partial: mla attention turns its qk_rope_head_dim; partial is for mha/gqa heads");
 }
 
 // Found by fuzzing: yaml-cpp 0.7's LoadAll never returns (allocating without bound) on a lone
 // ',' at the top level; the reader now reports it as a syntax error at the comma.
 TEST(ModelYaml, StrayTopLevelCommaIsASyntaxErrorNotAHang) {
   EXPECT_EQ(error_of(","), "m.yaml:1:1: YAML syntax error: unexpected character (the parser cannot go on from here)");
-  EXPECT_EQ(error_of(",'':"), "m.yaml:1:1: YAML syntax error: unexpected character (the parser cannot go on from here)");
+  EXPECT_EQ(error_of(",'':"),
+            "m.yaml:1:1: YAML syntax error: unexpected character (the parser cannot go on from here)");
   EXPECT_EQ(error_of("name: x\n,\n"), "m.yaml:2:1: YAML syntax error: end of map not found");  // not affected
 }
 
@@ -150,9 +154,10 @@ TEST(ModelYaml, WrongTypeNamesTheValue) {
             "m.yaml:7:10: attention.heads: expected an integer, got a list");
   EXPECT_EQ(error_of(kModel + "tie_embeddings: maybe\n"),
             "m.yaml:16:17: tie_embeddings: expected true or false, got 'maybe'");
-  EXPECT_EQ(error_of(kModel + "dtypes: {weights: fp88}\n"),
-            "m.yaml:16:19: dtypes.weights: unknown dtype 'fp88'; did you mean 'fp8'? (valid: mxfp4, nvfp4, fp8, int8, bf16, "
-            "fp16, fp32)");
+  EXPECT_EQ(
+      error_of(kModel + "dtypes: {weights: fp88}\n"),
+      "m.yaml:16:19: dtypes.weights: unknown dtype 'fp88'; did you mean 'fp8'? (valid: mxfp4, nvfp4, fp8, int8, bf16, "
+      "fp16, fp32)");
 }
 
 TEST(ModelYaml, OutOfRangeValues) {
@@ -164,8 +169,7 @@ TEST(ModelYaml, OutOfRangeValues) {
 
 TEST(ModelYaml, MissingRequiredKeys) {
   EXPECT_EQ(error_of(replace(kModel, "hidden: 256\n", "")), "m.yaml:1:1: missing required key 'hidden'");
-  EXPECT_EQ(error_of(replace(kModel, "  kv_heads: 2\n", "")),
-            "m.yaml:6:3: attention: missing required key 'kv_heads'");
+  EXPECT_EQ(error_of(replace(kModel, "  kv_heads: 2\n", "")), "m.yaml:6:3: attention: missing required key 'kv_heads'");
   EXPECT_EQ(error_of(replace(kModel, "mlp: {intermediate: 1024}\n", "")),
             "m.yaml:1:1: mlp: missing required key 'intermediate' (1 of the 4 layers have a dense MLP)");
 }
@@ -183,15 +187,16 @@ TEST(ModelYaml, InconsistentShapes) {
 
 TEST(ModelYaml, SyntaxErrorsAndDuplicates) {
   EXPECT_EQ(error_of("name: m\nlayers: [4\n"), "m.yaml:3:1: YAML syntax error: end of sequence flow not found");
-  EXPECT_EQ(error_of(kModel + "layers: 5\n"), "m.yaml:16:1: layers: duplicate key 'layers' (first at line 2, column 1)");
+  EXPECT_EQ(error_of(kModel + "layers: 5\n"),
+            "m.yaml:16:1: layers: duplicate key 'layers' (first at line 2, column 1)");
 }
 
 TEST(ModelYaml, WindowsSinksAndExpertDtype) {
-  const ModelSpec m = load_model_yaml(
-      replace(kModel, "  head_dim: 32\n",
-              "  head_dim: 32\n  window: {size: 64, kind: chunked, full_every: 4}\n  sinks: true\n") +
-          "dtypes: {weights: bf16, experts: mxfp4}\nmtp_layers: 2\ntie_embeddings: true\n",
-      "m.yaml");
+  const ModelSpec m =
+      load_model_yaml(replace(kModel, "  head_dim: 32\n",
+                              "  head_dim: 32\n  window: {size: 64, kind: chunked, full_every: 4}\n  sinks: true\n") +
+                          "dtypes: {weights: bf16, experts: mxfp4}\nmtp_layers: 2\ntie_embeddings: true\n",
+                      "m.yaml");
   EXPECT_EQ(m.window.size, 64);
   EXPECT_EQ(m.window.kind, WindowKind::kChunked);
   EXPECT_EQ(m.window.full_every, 4);
@@ -205,9 +210,7 @@ TEST(ModelYaml, WindowsSinksAndExpertDtype) {
             "sliding, chunked)");
 }
 
-TEST(ModelYaml, MissingFileIsAModelError) {
-  EXPECT_THROW(load_model_file("/nonexistent/model.yaml"), ModelError);
-}
+TEST(ModelYaml, MissingFileIsAModelError) { EXPECT_THROW(load_model_file("/nonexistent/model.yaml"), ModelError); }
 
 }  // namespace
 }  // namespace moesim::models

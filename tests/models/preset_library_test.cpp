@@ -6,20 +6,18 @@
 #include <string>
 #include <vector>
 
-#include "models/model_yaml.h"
 #include "model_test_support.h"
+#include "models/model_yaml.h"
 
 namespace moesim::models {
 namespace {
 
 using test::preset;
 
-const std::vector<std::string> kPublished = {"deepseek-v3",  "kimi-k2",       "qwen3-235b-a22b",
-                                             "qwen3-30b-a3b", "mixtral-8x7b", "mixtral-8x22b",
-                                             "gpt-oss-120b",  "llama-4-maverick", "deepseek-r1-fp4",
-                                             "gpt-oss-20b",   "deepseek-v2-lite", "glm-4.5",
-                                             "glm-4.6",       "minimax-m2",      "deepseek-v3.2",
-                                             "qwen3-next-80b-a3b"};
+const std::vector<std::string> kPublished = {
+    "deepseek-v3",  "kimi-k2",          "qwen3-235b-a22b", "qwen3-30b-a3b",     "mixtral-8x7b",     "mixtral-8x22b",
+    "gpt-oss-120b", "llama-4-maverick", "deepseek-r1-fp4", "gpt-oss-20b",       "deepseek-v2-lite", "glm-4.5",
+    "glm-4.6",      "minimax-m2",       "deepseek-v3.2",   "qwen3-next-80b-a3b"};
 
 TEST(PresetLibrary, ListsEveryPresetOnce) {
   std::vector<std::string> names;
@@ -123,16 +121,16 @@ TEST(PresetKvCache, MlaPresetsCacheLatentPlusRopeKey) {
   for (const char* name : {"deepseek-v3", "kimi-k2"}) {
     const ModelSpec m = preset(name);
     const auto cfg = test::fixture_config(name);
-    const double bytes = (cfg["kv_lora_rank"].get<double>() + cfg["qk_rope_head_dim"].get<double>()) *
-                         bytes_per_element(m.kv_dtype);
+    const double bytes =
+        (cfg["kv_lora_rank"].get<double>() + cfg["qk_rope_head_dim"].get<double>()) * bytes_per_element(m.kv_dtype);
     EXPECT_DOUBLE_EQ(m.kv_bytes_per_token_per_layer(), bytes) << name;
     EXPECT_DOUBLE_EQ(m.kv_bytes_per_token(), bytes * cfg["num_hidden_layers"].get<double>()) << name;
   }
 }
 
 TEST(PresetKvCache, GqaPresetsCacheKeysAndValuesOfEveryKvHead) {
-  for (const char* name : {"qwen3-235b-a22b", "qwen3-30b-a3b", "mixtral-8x7b", "mixtral-8x22b", "gpt-oss-120b",
-                           "llama-4-maverick"}) {
+  for (const char* name :
+       {"qwen3-235b-a22b", "qwen3-30b-a3b", "mixtral-8x7b", "mixtral-8x22b", "gpt-oss-120b", "llama-4-maverick"}) {
     const ModelSpec m = preset(name);
     const auto cfg = test::fixture_config(name);
     const double head_dim = cfg.contains("head_dim") && !cfg["head_dim"].is_null()

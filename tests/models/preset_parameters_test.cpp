@@ -6,8 +6,8 @@
 // (vocab × hidden) before comparing.
 #include <gtest/gtest.h>
 
-#include "models/layer_ops.h"
 #include "model_test_support.h"
+#include "models/layer_ops.h"
 
 namespace moesim::models {
 namespace {
@@ -16,8 +16,8 @@ using test::preset;
 
 struct Counts {
   double total;
-  double activated;            // ParameterCount::activated
-  double activated_with_table; // + the whole input-embedding table
+  double activated;             // ParameterCount::activated
+  double activated_with_table;  // + the whole input-embedding table
 };
 
 Counts counts(const char* name) {

@@ -25,7 +25,8 @@ TEST(Quantity, BinaryPrefixesAndBits) {
 }
 
 TEST(Quantity, RejectsMissingUnknownOrNegative) {
-  for (const char* bad : {"80", "80 GB/s", "-1GB", "GB", "", "1e400GB"}) EXPECT_THROW(parse_bytes(bad), std::invalid_argument) << bad;
+  for (const char* bad : {"80", "80 GB/s", "-1GB", "GB", "", "1e400GB"})
+    EXPECT_THROW(parse_bytes(bad), std::invalid_argument) << bad;
   try {
     parse_flops_per_s("989 teraflops");
     FAIL();

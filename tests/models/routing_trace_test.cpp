@@ -83,7 +83,7 @@ TEST(RoutingTrace, MalformedContentIsRejected) {
   EXPECT_THROW(read_bytes(corrupt(0, 'X')), ModelError);  // magic
   EXPECT_THROW(read_bytes(corrupt(8, 2)), ModelError);    // version 2
   EXPECT_THROW(read_bytes(corrupt(20, 17)), ModelError);  // top_k > experts
-  const std::size_t first_id = 32 + 8 + 8 + 4;               // header, name, step count, token count
+  const std::size_t first_id = 32 + 8 + 8 + 4;            // header, name, step count, token count
   try {
     read_bytes(corrupt(first_id, 16));  // expert id 16 of 16
     FAIL();
@@ -109,7 +109,8 @@ TEST(RoutingTrace, AbsurdClaimsFailWithoutAllocatingForThem) {
   std::string b = bytes_of(sample_trace(false));
   const std::size_t steps_at = 32 + 8;  // header, then the 8-byte name "tiny-moe"
   b[steps_at + 5] = 1;                  // + 2^40 steps
-  EXPECT_EQ(read_error(b), "r.trace: byte " + std::to_string(b.size()) + ": truncated file: ends inside step 3 token count");
+  EXPECT_EQ(read_error(b),
+            "r.trace: byte " + std::to_string(b.size()) + ": truncated file: ends inside step 3 token count");
   std::string big = bytes_of(sample_trace(false));
   big[steps_at + 8 + 3] = 0x08;  // step 0: 2^27 + 1 tokens
   EXPECT_EQ(read_error(big),
@@ -123,8 +124,8 @@ TEST(RoutingTrace, NonFiniteRouterWeightsAreRefused) {
   const std::size_t first_weight = 32 + 8 + 8 + 4 + 2 * 2;  // after step 0 layer 0's two ids
   b[first_weight + 2] = static_cast<char>(0xC0);            // 0x7FC00000: a quiet NaN
   b[first_weight + 3] = 0x7F;
-  EXPECT_EQ(read_error(b), "r.trace: byte " + std::to_string(first_weight) +
-                               ": step 0 layer 0: router weight is not a finite number");
+  EXPECT_EQ(read_error(b),
+            "r.trace: byte " + std::to_string(first_weight) + ": step 0 layer 0: router weight is not a finite number");
 }
 
 TEST(RoutingTrace, WriterRejectsInconsistentSteps) {

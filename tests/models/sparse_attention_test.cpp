@@ -5,11 +5,11 @@
 
 #include <string>
 
+#include "model_test_support.h"
 #include "models/functional/decoder.h"
 #include "models/functional/weights_random.h"
 #include "models/layer_ops.h"
 #include "models/model_yaml.h"
-#include "model_test_support.h"
 
 namespace moesim::models {
 namespace {
@@ -61,7 +61,8 @@ TEST(SparseAttention, PrefillAttendsToAtMostTopKPositionsPerQuery) {
   const Work whole = attention_prefill_core(no_index, 0, 2048);
   const auto& a = m.mla;
   const double pairs = 2048.0 * 2049 / 2;
-  const double absorb = 2048.0 * (2.0 * m.heads * a.qk_nope_head_dim * a.kv_lora_rank + 2.0 * m.heads * a.kv_lora_rank * a.v_head_dim);
+  const double absorb =
+      2048.0 * (2.0 * m.heads * a.qk_nope_head_dim * a.kv_lora_rank + 2.0 * m.heads * a.kv_lora_rank * a.v_head_dim);
   EXPECT_DOUBLE_EQ(whole.flops, 2.0 * m.heads * pairs * (2.0 * a.kv_lora_rank + a.qk_rope_head_dim) + absorb);
 }
 
@@ -82,7 +83,8 @@ TEST(SparseAttention, IndexerKeysAndWeightsAreCounted) {
 TEST(SparseAttention, OnlyForMlaAndNotRunByTheFunctionalDecoder) {
   const std::string gqa =
       "name: m\nlayers: 2\nhidden: 64\nvocab: 10\n"
-      "attention: {kind: gqa, heads: 4, kv_heads: 2, head_dim: 16, sparse: {index_heads: 4, index_head_dim: 8, top_k: 16}}\n"
+      "attention: {kind: gqa, heads: 4, kv_heads: 2, head_dim: 16, sparse: {index_heads: 4, index_head_dim: 8, top_k: "
+      "16}}\n"
       "mlp: {intermediate: 32}\n";
   try {
     load_model_yaml(gqa, "m.yaml");

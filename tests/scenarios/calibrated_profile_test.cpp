@@ -25,8 +25,9 @@ constexpr std::string_view kMeasured =
 TEST(CalibratedProfile, ScenarioUsesItsFitAndItsAllToAllFigures) {
   TempDir dir;
   dir.write("profiles/lab-h200.yaml", kMeasured);
-  const std::string rest = "model: tiny-moe\nhardware: {file: profiles/lab-h200.yaml}\n"
-                           "deployment: {colocated: {ranks: 8}}\n";
+  const std::string rest =
+      "model: tiny-moe\nhardware: {file: profiles/lab-h200.yaml}\n"
+      "deployment: {colocated: {ranks: 8}}\n";
   const Scenario s = load_scenario_file(dir.write("run.yaml", rest + "cluster: {nodes: 1}\n"));
   EXPECT_EQ(s.hardware.name, "lab-h200");
   ASSERT_EQ(s.hardware.gemm_fits.size(), 1u);
@@ -34,12 +35,15 @@ TEST(CalibratedProfile, ScenarioUsesItsFitAndItsAllToAllFigures) {
   EXPECT_EQ(s.cluster.scaleup_bytes_per_s, 450e9);
   EXPECT_EQ(s.cluster.scaleup_efficiency, 0.71);
   EXPECT_EQ(s.cluster.scaleup_latency_ns, 14000.0);
-  const Scenario o = load_scenario_file(dir.write("over.yaml", rest + "cluster: {nodes: 1, scaleup_efficiency: 0.5}\n"));
+  const Scenario o =
+      load_scenario_file(dir.write("over.yaml", rest + "cluster: {nodes: 1, scaleup_efficiency: 0.5}\n"));
   EXPECT_EQ(o.cluster.scaleup_efficiency, 0.5);
   EXPECT_EQ(o.cluster.scaleup_latency_ns, 14000.0);
   // A spec-sheet preset leaves the cluster preset's own calibration alone.
-  const Scenario p = load_scenario_string("model: tiny-moe\nhardware: h200\ncluster: {nodes: 1}\n"
-                                          "deployment: {colocated: {ranks: 8}}\n", "p.yaml");
+  const Scenario p = load_scenario_string(
+      "model: tiny-moe\nhardware: h200\ncluster: {nodes: 1}\n"
+      "deployment: {colocated: {ranks: 8}}\n",
+      "p.yaml");
   EXPECT_EQ(p.cluster.scaleup_efficiency, topology::cluster_preset_defaults("hgx").scaleup_efficiency);
 }
 

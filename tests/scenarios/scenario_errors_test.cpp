@@ -136,10 +136,12 @@ TEST(ScenarioErrors, UnknownPresetSuggestsClosest) {
 TEST(ScenarioErrors, UnknownRegistryName) {
   EXPECT_EQ(load_error(with("workload: {arrivals: {process: poison}}\n")),
             "scn.yaml:7:32: workload.arrivals.process: unknown arrival process 'poison'; did you mean 'poisson'? "
-            "(valid: " + valid_names(workloads::arrival_processes()) + ")");
+            "(valid: " +
+                valid_names(workloads::arrival_processes()) + ")");
   EXPECT_EQ(load_error(with("workload: {input_tokens: {dist: fixd}}\n")),
             "scn.yaml:7:33: workload.input_tokens.dist: unknown length distribution 'fixd'; did you mean 'fixed'? "
-            "(valid: " + valid_names(workloads::length_distributions()) + ")");
+            "(valid: " +
+                valid_names(workloads::length_distributions()) + ")");
   EXPECT_EQ(load_error(with("routing: {model: unifrom}\n")),
             "scn.yaml:7:18: routing.model: unknown routing model 'unifrom'; did you mean 'uniform'? (valid: " +
                 valid_names(workloads::routing_models()) + ")");

@@ -42,10 +42,14 @@ links:
 std::string scenario(std::string_view cluster, int ranks = 4) {
   return "model: tiny-moe\n"
          "hardware: h800\n"
-         "cluster: " + std::string(cluster) + "\n"
+         "cluster: " +
+         std::string(cluster) +
+         "\n"
          "deployment:\n"
          "  colocated:\n"
-         "    ranks: " + std::to_string(ranks) + "\n"
+         "    ranks: " +
+         std::to_string(ranks) +
+         "\n"
          "workload: {requests: 16, output_tokens: {dist: fixed, value: 4}}\n";
 }
 
@@ -73,8 +77,8 @@ TEST(ScenarioFabric, FileRelativeToTheScenarioBecomesTheCluster) {
   EXPECT_DOUBLE_EQ(s.cluster.nic_efficiency, 0.9);
   const sim::SimulationConfig c = simulation_config(s);
   EXPECT_EQ(c.fabric, s.fabric);
-  const Scenario rate = load_scenario_file(
-      dir.write("rate.yaml", scenario("{file: fabrics/two-boxes.yaml, nic_messages_per_s: 100e6}")));
+  const Scenario rate =
+      load_scenario_file(dir.write("rate.yaml", scenario("{file: fabrics/two-boxes.yaml, nic_messages_per_s: 100e6}")));
   EXPECT_DOUBLE_EQ(rate.fabric->config().nic_messages_per_s, 100e6);
   EXPECT_DOUBLE_EQ(rate.cluster.nic_messages_per_s, 100e6);
 }
@@ -85,9 +89,8 @@ TEST(ScenarioFabric, SimulatesAtBothFidelities) {
   for (const char* fidelity : {"analytic", "flow"})
     for (const char* algo : {"direct", "hierarchical", "low-latency"}) {
       const std::string scn = dir.write("run.yaml", scenario("{file: two-boxes.yaml}"));
-      const Scenario s = load_scenario_file(
-          scn, {std::string("deployment.colocated.moe.fidelity=") + fidelity,
-                std::string("deployment.colocated.moe.comm=") + algo});
+      const Scenario s = load_scenario_file(scn, {std::string("deployment.colocated.moe.fidelity=") + fidelity,
+                                                  std::string("deployment.colocated.moe.comm=") + algo});
       const sim::SimulationResult r = sim::simulate(simulation_config(s));
       EXPECT_EQ(r.summary.completed, 16) << fidelity << " " << algo;
       ASSERT_EQ(r.pools.size(), 1u);
@@ -104,7 +107,8 @@ TEST(ScenarioFabric, ErrorsNameTheScenarioAndTheFabricPositions) {
   const std::string at = scn + ":3:17: cluster.file: ";
   EXPECT_EQ(testing::load_error_as(scenario("{file: f.yaml}"), scn), at + "cannot open fabric file '" + fabric + "'");
   // Zero bandwidth, at the bandwidth in the fabric file.
-  dir.write("f.yaml", edited(std::string(kFabric), "gpu1, to: sw0, bandwidth: 200GB/s", "gpu1, to: sw0, bandwidth: 0GB/s"));
+  dir.write("f.yaml",
+            edited(std::string(kFabric), "gpu1, to: sw0, bandwidth: 200GB/s", "gpu1, to: sw0, bandwidth: 0GB/s"));
   EXPECT_EQ(testing::load_error_as(scenario("{file: f.yaml}"), scn),
             at + fabric + ":14:38: link 'gpu1' -> 'sw0': bandwidth must be positive, got '0GB/s'");
   // A node no link reaches, at the node.
@@ -114,8 +118,9 @@ TEST(ScenarioFabric, ErrorsNameTheScenarioAndTheFabricPositions) {
   // A one-way uplink: box 0 cannot reach box 1.
   dir.write("f.yaml", edited(std::string(kFabric), "nic1, to: tor, bandwidth: 400Gbps, latency: 2us, efficiency: 0.9}",
                              "nic1, to: tor, bandwidth: 400Gbps, latency: 2us, efficiency: 0.9, duplex: false}"));
-  EXPECT_EQ(testing::load_error_as(scenario("{file: f.yaml}"), scn),
-            at + fabric + ":3:5: device 'gpu0' has no path to device 'gpu2' (a link with duplex: false runs one way only)");
+  EXPECT_EQ(
+      testing::load_error_as(scenario("{file: f.yaml}"), scn),
+      at + fabric + ":3:5: device 'gpu0' has no path to device 'gpu2' (a link with duplex: false runs one way only)");
 }
 
 TEST(ScenarioFabric, DeploymentMustFitAndPresetKeysDoNotApply) {
@@ -123,15 +128,17 @@ TEST(ScenarioFabric, DeploymentMustFitAndPresetKeysDoNotApply) {
   dir.write("f.yaml", kFabric);
   const std::string scn = (dir.path() / "run.yaml").string();
   EXPECT_EQ(testing::load_error_as(scenario("{file: f.yaml}", 8), scn),
-            scn + ":6:5: deployment.colocated.ranks: 8 ranks do not fit on a cluster of 4 devices (fabric f.yaml, 2 "
-                  "scale-up domains)");
+            scn +
+                ":6:5: deployment.colocated.ranks: 8 ranks do not fit on a cluster of 4 devices (fabric f.yaml, 2 "
+                "scale-up domains)");
   EXPECT_EQ(testing::load_error_as(scenario("{file: f.yaml, nodes: 2}"), scn),
             scn + ":3:25: cluster.nodes: 'nodes' does not apply to a fabric file, which lists every node and link");
   EXPECT_EQ(testing::load_error_as("model: tiny-moe\nhardware: h800\ncluster: {file: f.yaml}\n"
                                    "deployment:\n  prefill: {ranks: 2}\n  decode: {ranks: 4}\n",
                                    scn),
-            scn + ":5:3: deployment: the prefill and decode pools need 6 devices; the cluster has 4 devices (fabric "
-                  "f.yaml, 2 scale-up domains)");
+            scn +
+                ":5:3: deployment: the prefill and decode pools need 6 devices; the cluster has 4 devices (fabric "
+                "f.yaml, 2 scale-up domains)");
 }
 
 }  // namespace

@@ -48,8 +48,10 @@ TEST(ScenarioFiles, ModelAndHardwareFilesRelativeToTheScenario) {
   TempDir dir;
   dir.write("models/my-moe.yaml", kModelYaml);
   dir.write("hw/my-gpu.yaml", kHardwareYaml);
-  const std::string scn = dir.write("run.yaml", "model: {file: models/my-moe.yaml}\n"
-                                                "hardware: {file: hw/my-gpu.yaml}\n" + std::string(kRest));
+  const std::string scn = dir.write("run.yaml",
+                                    "model: {file: models/my-moe.yaml}\n"
+                                    "hardware: {file: hw/my-gpu.yaml}\n" +
+                                        std::string(kRest));
   const Scenario s = load_scenario_file(scn);
   EXPECT_EQ(s.model.name, "my-moe");
   EXPECT_EQ(s.model.routed_experts, 8);
@@ -81,14 +83,17 @@ TEST(ScenarioFiles, DtypesOverrideTheModels) {
   EXPECT_EQ(hf.model.kv_dtype, models::DType::kFp8);
   EXPECT_EQ(hf.model.dispatch_dtype, models::DType::kFp8);
   EXPECT_EQ(hf.model.weight_dtype, models::DType::kBf16);
-  const Scenario fp4 = load_scenario_file(dir.write(
-      "fp4.yaml", "model: {preset: deepseek-r1-fp4, dtypes: {kv_cache: nvfp4}}\nhardware: b200\n" + std::string(kRest)));
+  const Scenario fp4 = load_scenario_file(
+      dir.write("fp4.yaml",
+                "model: {preset: deepseek-r1-fp4, dtypes: {kv_cache: nvfp4}}\nhardware: b200\n" + std::string(kRest)));
   EXPECT_EQ(fp4.model.kv_dtype, models::DType::kNvfp4);
   EXPECT_EQ(fp4.model.expert_dtype(), models::DType::kNvfp4);  // the preset's own
   const std::string scn = (dir.path() / "run.yaml").string();
-  EXPECT_EQ(testing::load_error_as("model: {preset: tiny-moe, dtypes: {kv_cache: fp5}}\n", scn),
-            scn + ":1:46: model.dtypes.kv_cache: unknown dtype 'fp5'; did you mean 'fp8'? (valid: mxfp4, nvfp4, fp8, int8, "
-                  "bf16, fp16, fp32)");
+  EXPECT_EQ(
+      testing::load_error_as("model: {preset: tiny-moe, dtypes: {kv_cache: fp5}}\n", scn),
+      scn +
+          ":1:46: model.dtypes.kv_cache: unknown dtype 'fp5'; did you mean 'fp8'? (valid: mxfp4, nvfp4, fp8, int8, "
+          "bf16, fp16, fp32)");
   EXPECT_EQ(testing::load_error_as("model: {preset: tiny-moe, dtypes: {kv: fp8}}\n", scn),
             scn + ":1:36: model.dtypes.kv: unknown key 'kv'; did you mean 'kv_cache'?");
   const std::string unknown = testing::load_error_as("model: {preset: tiny-mo}\n", scn);
@@ -102,8 +107,9 @@ TEST(ScenarioFiles, DtypesOverrideTheModels) {
 TEST(ScenarioFiles, HardwareRanksCanBeDies) {
   TempDir dir;
   const Scenario s = load_scenario_file(dir.write(
-      "cm.yaml", "model: deepseek-v3\nhardware: {preset: ascend-910c, rank: die}\ncluster: {preset: cloudmatrix384, nodes: 1}\n"
-                 "deployment: {colocated: {ranks: 320, moe: {ep: 320, placement: eplb, redundant_experts: 64}}}\n"));
+      "cm.yaml",
+      "model: deepseek-v3\nhardware: {preset: ascend-910c, rank: die}\ncluster: {preset: cloudmatrix384, nodes: 1}\n"
+      "deployment: {colocated: {ranks: 320, moe: {ep: 320, placement: eplb, redundant_experts: 64}}}\n"));
   EXPECT_EQ(s.hardware.name, "ascend-910c/die");
   EXPECT_DOUBLE_EQ(s.hardware.hbm_bytes, 64.0 * 1024 * 1024 * 1024);
   EXPECT_EQ(s.cluster.dies_per_package, 2);
@@ -111,9 +117,10 @@ TEST(ScenarioFiles, HardwareRanksCanBeDies) {
   EXPECT_EQ(s.cluster.devices_per_board, 16);
   EXPECT_DOUBLE_EQ(s.cluster.scaleup_bytes_per_s, 196e9);
   EXPECT_DOUBLE_EQ(s.cluster.nic_bytes_per_s, 25e9);
-  const Scenario pkg = load_scenario_file(dir.write(
-      "pkg.yaml", "model: deepseek-v3\nhardware: {preset: ascend-910c}\ncluster: {preset: cloudmatrix384, nodes: 1}\n"
-                  "deployment: {colocated: {ranks: 320, moe: {ep: 320, placement: eplb, redundant_experts: 64}}}\n"));
+  const Scenario pkg = load_scenario_file(
+      dir.write("pkg.yaml",
+                "model: deepseek-v3\nhardware: {preset: ascend-910c}\ncluster: {preset: cloudmatrix384, nodes: 1}\n"
+                "deployment: {colocated: {ranks: 320, moe: {ep: 320, placement: eplb, redundant_experts: 64}}}\n"));
   EXPECT_EQ(pkg.cluster.devices_per_node, 384);
   EXPECT_DOUBLE_EQ(pkg.hardware.hbm_bytes, 128.0 * 1024 * 1024 * 1024);
   const std::string scn = (dir.path() / "run.yaml").string();
@@ -130,8 +137,9 @@ TEST(ScenarioFiles, ReaderErrorsPassThroughAsOneLine) {
   const std::string hf = dir.write("config.json", "{\"architectures\": [\"FooForCausalLM\"]}");
   const std::string scn = (dir.path() / "run.yaml").string();
   EXPECT_EQ(testing::load_error_as("model: {file: m.yaml}\n", scn),
-            model + ":7:1: colour: unknown key 'colour' (valid keys: name, description, source, layers, hidden, vocab, "
-                    "tie_embeddings, mtp_layers, norm_eps, rope, attention, mlp, moe, dtypes)");
+            model +
+                ":7:1: colour: unknown key 'colour' (valid keys: name, description, source, layers, hidden, vocab, "
+                "tie_embeddings, mtp_layers, norm_eps, rope, attention, mlp, moe, dtypes)");
   EXPECT_EQ(testing::load_error_as("model: tiny-moe\nhardware: {file: hw.yaml}\n", scn),
             hw + ":3:21: compute.sm_count: expected an integer >= 1, got 0");
   const std::string prefix = hf + ": architectures: unknown architecture 'FooForCausalLM'";

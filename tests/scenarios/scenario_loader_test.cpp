@@ -139,9 +139,8 @@ namespace moesim::scenarios {
 namespace {
 
 TEST(ScenarioLoader, OverlapSchemeAndCommSmShare) {
-  const auto s = load_scenario_string(std::string(testing::kMinimal) +
-                                          "    overlap: {scheme: two-batch, comm_sm_share: 0.18}\n",
-                                      "scn.yaml");
+  const auto s = load_scenario_string(
+      std::string(testing::kMinimal) + "    overlap: {scheme: two-batch, comm_sm_share: 0.18}\n", "scn.yaml");
   EXPECT_EQ(s.deployment.colocated.overlap.scheme, sim::OverlapScheme::kTwoBatch);
   EXPECT_DOUBLE_EQ(s.deployment.colocated.overlap.comm_sm_share, 0.18);
   const auto d = load_scenario_string(testing::kMinimal, "scn.yaml");

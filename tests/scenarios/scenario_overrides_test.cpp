@@ -15,10 +15,10 @@ using testing::kMinimal;
 using testing::load_error;
 
 TEST(ScenarioOverrides, ScalarsMapsAndNewSections) {
-  const Scenario s = load_scenario_string(kMinimal, "scn.yaml",
-                                          {"workload.requests=500", "cluster={preset: hgx, nodes: 2}",
-                                           "deployment.colocated.ranks=16", "slo.tpot_p90=50ms",
-                                           "workload.arrivals.rate = 400/s", "name=run-2"});
+  const Scenario s =
+      load_scenario_string(kMinimal, "scn.yaml",
+                           {"workload.requests=500", "cluster={preset: hgx, nodes: 2}", "deployment.colocated.ranks=16",
+                            "slo.tpot_p90=50ms", "workload.arrivals.rate = 400/s", "name=run-2"});
   EXPECT_EQ(s.workload.requests, 500);
   EXPECT_EQ(s.cluster.nodes, 2);
   EXPECT_EQ(s.deployment.colocated.ranks, 16);

@@ -18,7 +18,8 @@ std::string pool(std::string_view ranks, std::string_view extra) {
          "cluster: {nodes: 1}\n"
          "deployment:\n"
          "  colocated:\n"
-         "    ranks: " + std::string(ranks) + "\n" + std::string(extra);
+         "    ranks: " +
+         std::string(ranks) + "\n" + std::string(extra);
 }
 
 TEST(ScenarioParallel, TensorParallelDegreesDefaultFromTheRanks) {
@@ -67,10 +68,11 @@ TEST(ScenarioParallel, PipelineStageErrors) {
 }
 
 TEST(ScenarioParallel, SpeculativeLoads) {
-  const auto s = load_scenario_string("model: deepseek-v3\nhardware: h800\ncluster: {nodes: 4}\n"
-                                      "deployment:\n  colocated:\n    ranks: 32\n"
-                                      "    speculative: {tokens: 2, acceptance: [0.9, 0.7]}\n",
-                                      "scn.yaml");
+  const auto s = load_scenario_string(
+      "model: deepseek-v3\nhardware: h800\ncluster: {nodes: 4}\n"
+      "deployment:\n  colocated:\n    ranks: 32\n"
+      "    speculative: {tokens: 2, acceptance: [0.9, 0.7]}\n",
+      "scn.yaml");
   const auto& spec = s.deployment.colocated.speculative;
   EXPECT_EQ(spec.method, sim::SpeculativeMethod::kMtp);
   EXPECT_EQ(spec.tokens, 2);

@@ -27,7 +27,7 @@ TEST(ScenarioRuntime, ReadsAPresetAndItsOverrides) {
   EXPECT_EQ(r.preset, "trtllm");
   EXPECT_FALSE(r.graph_everything);
   EXPECT_EQ(r.graph_batch_sizes, (std::vector<int>{8, 128}));  // sorted, duplicates dropped
-  EXPECT_FALSE(r.graph_padding);                                // TensorRT-LLM pads only on request
+  EXPECT_FALSE(r.graph_padding);                               // TensorRT-LLM pads only on request
   EXPECT_FALSE(r.overlap_scheduler);
   EXPECT_DOUBLE_EQ(r.host_per_request_ns, 20'000);
   EXPECT_DOUBLE_EQ(r.eager_launch_ns, 10'000);

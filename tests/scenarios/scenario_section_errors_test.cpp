@@ -44,13 +44,15 @@ TEST(ScenarioSectionErrors, ClusterKeys) {
 TEST(ScenarioSectionErrors, BadPlacementCommAndFidelityNames) {
   EXPECT_EQ(load_error(with("    moe: {placement: eplbb}\n")),
             "scn.yaml:7:22: deployment.colocated.moe.placement: unknown placement policy 'eplbb'; did you mean "
-            "'eplb'? (valid: " + valid_names(sim::placement_policies()) + ")");
+            "'eplb'? (valid: " +
+                valid_names(sim::placement_policies()) + ")");
   EXPECT_EQ(load_error(with("    moe: {replica_split: near}\n")),
             "scn.yaml:7:26: deployment.colocated.moe.replica_split: unknown replica split 'near' (valid: " +
                 valid_names(sim::replica_splits()) + ")");
   EXPECT_EQ(load_error(with("    moe: {comm: low-latancy}\n")),
             "scn.yaml:7:17: deployment.colocated.moe.comm: unknown all-to-all algorithm 'low-latancy'; did you "
-            "mean 'low-latency'? (valid: " + valid_names(sim::moe_comm_algorithms()) + ")");
+            "mean 'low-latency'? (valid: " +
+                valid_names(sim::moe_comm_algorithms()) + ")");
   EXPECT_EQ(load_error(with("    moe: {fidelity: packet}\n")),
             "scn.yaml:7:21: deployment.colocated.moe.fidelity: unknown network fidelity 'packet' (valid: " +
                 valid_names(topology::network_fidelities()) + ")");

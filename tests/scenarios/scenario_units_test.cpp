@@ -119,8 +119,7 @@ TEST(RateUnits, PerSecondByDefault) {
 }
 
 TEST(RateUnits, RejectsBadText) {
-  const std::string expected =
-      "expected a rate (a number per second, or with a unit: /s, /ms, /us, /min, /h), got ";
+  const std::string expected = "expected a rate (a number per second, or with a unit: /s, /ms, /us, /min, /h), got ";
   EXPECT_EQ(unit_error(parse_rate_per_s, "400/d"), expected + "'400/d'");
   EXPECT_EQ(unit_error(parse_rate_per_s, "fast"), expected + "'fast'");
   EXPECT_EQ(unit_error(parse_rate_per_s, "4 00/s"), expected + "'4 00/s'");

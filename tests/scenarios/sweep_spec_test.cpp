@@ -75,10 +75,8 @@ TEST(SweepExpansion, DerivedKeysCopyOrMultiply) {
       "  workload.requests: deployment.colocated.ranks * cluster.nodes * 3\n");
   const auto points = expand_sweep(f.load());
   ASSERT_EQ(points.size(), 2u);
-  EXPECT_EQ(row(points[0]),
-            "0: deployment.colocated.ranks=4 deployment.colocated.attention.dp=4 workload.requests=12");
-  EXPECT_EQ(row(points[1]),
-            "1: deployment.colocated.ranks=8 deployment.colocated.attention.dp=8 workload.requests=24");
+  EXPECT_EQ(row(points[0]), "0: deployment.colocated.ranks=4 deployment.colocated.attention.dp=4 workload.requests=12");
+  EXPECT_EQ(row(points[1]), "1: deployment.colocated.ranks=8 deployment.colocated.attention.dp=8 workload.requests=24");
   // Every point is a valid scenario through the ordinary override path.
   const SweepSpec spec = f.load();
   const Scenario s = load_scenario_string(spec.base_text, spec.base_file, points[1].overrides());
@@ -109,9 +107,10 @@ TEST(SweepObjectiveSpec, DefaultsAndBounds) {
   EXPECT_DOUBLE_EQ(spec.objective.subject_to[0].bound, 0.05);
   EXPECT_DOUBLE_EQ(spec.objective.subject_to[1].bound, 0.9);
   // A cost bound is a plain number (USD per million output tokens), not a duration.
-  const SweepSpec cost = SweepFixture("base: base.yaml\nsweep: {seed: [1]}\n"
-                                      "objective: {minimize: usd_per_million_output_tokens, "
-                                      "subject_to: {usd_per_million_output_tokens: 1.5}}\n")
+  const SweepSpec cost = SweepFixture(
+                             "base: base.yaml\nsweep: {seed: [1]}\n"
+                             "objective: {minimize: usd_per_million_output_tokens, "
+                             "subject_to: {usd_per_million_output_tokens: 1.5}}\n")
                              .load();
   EXPECT_FALSE(cost.objective.maximize);
   EXPECT_DOUBLE_EQ(cost.objective.subject_to[0].bound, 1.5);
@@ -134,8 +133,7 @@ TEST(SweepErrors, EmptyGridAndEmptyAxis) {
 TEST(SweepErrors, MissingOrUnreadableBase) {
   EXPECT_EQ(SweepFixture("sweep: {seed: [1]}\n").error(), "sw.yaml:1:1: missing required key 'base'");
   const SweepFixture f("base: nope.yaml\nsweep: {seed: [1]}\n");
-  EXPECT_EQ(f.error(), "sw.yaml:1:7: base: cannot open base scenario '" +
-                           (f.dir.path() / "nope.yaml").string() + "'");
+  EXPECT_EQ(f.error(), "sw.yaml:1:7: base: cannot open base scenario '" + (f.dir.path() / "nope.yaml").string() + "'");
 }
 
 TEST(SweepErrors, ZipGroupsMustHaveEqualLengths) {
@@ -171,11 +169,11 @@ TEST(SweepErrors, DerivedSourcesMustBeSetAndIntegers) {
 }
 
 TEST(SweepErrors, ObjectiveMetricsSuggest) {
-  EXPECT_EQ(SweepFixture("base: base.yaml\nsweep: {seed: [1]}\nobjective: {maximize: output_tokens_per_gpu}\n")
-                .error(),
+  EXPECT_EQ(SweepFixture("base: base.yaml\nsweep: {seed: [1]}\nobjective: {maximize: output_tokens_per_gpu}\n").error(),
             "sw.yaml:3:23: objective.maximize: unknown metric 'output_tokens_per_gpu'; did you mean "
             "'output_tokens_per_gpu_s'? (valid: output_tokens_per_gpu_s, input_tokens_per_gpu_s, ttft_p50, ttft_p90, "
-            "ttft_p99, tpot_p50, tpot_p90, tpot_p99, itl_p99, e2e_p90, slo_attainment, goodput_requests_per_s, joules_per_output_token, "
+            "ttft_p99, tpot_p50, tpot_p90, tpot_p99, itl_p99, e2e_p90, slo_attainment, goodput_requests_per_s, "
+            "joules_per_output_token, "
             "usd_per_million_output_tokens)");
   EXPECT_EQ(SweepFixture("base: base.yaml\nsweep: {seed: [1]}\nobjective: {maximize: goodput_requests_per_s, "
                          "subject_to: {tpot_p99: 50ms, tpot_p9: 1s}}\n")
@@ -187,8 +185,9 @@ TEST(SweepErrors, ObjectiveMetricsSuggest) {
 }
 
 TEST(SweepPointYaml, IsTheBaseWithTheOverridesAndLoads) {
-  const SweepFixture f("base: base.yaml\nsweep: {deployment.colocated.ranks: [4]}\n"
-                       "derived: {deployment.colocated.moe.ep: deployment.colocated.ranks}\n");
+  const SweepFixture f(
+      "base: base.yaml\nsweep: {deployment.colocated.ranks: [4]}\n"
+      "derived: {deployment.colocated.moe.ep: deployment.colocated.ranks}\n");
   const SweepSpec spec = f.load();
   const auto points = expand_sweep(spec);
   const std::string text = point_scenario_yaml(spec, points[0], "# best point");

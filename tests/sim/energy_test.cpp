@@ -66,9 +66,10 @@ TEST(Energy, StepWorkCountsEveryActivatedWeightAndEachCacheOnce) {
   const double routed = static_cast<double>(models::expert_params(h.model)) * h.model.top_k * h.model.num_moe_layers();
   const double lm_head = static_cast<double>(models::lm_head(h.model).params());
   // 2 FLOPs per activated weight and position (the LM head once, for the sampled token).
-  EXPECT_DOUBLE_EQ(w.gemm_flops + w.expert_flops,
-                   2.0 * (static_cast<double>(p.activated) - lm_head - (h.model.tie_embeddings ? 0 : h.model.hidden)) * 1000 +
-                       2.0 * lm_head);
+  EXPECT_DOUBLE_EQ(
+      w.gemm_flops + w.expert_flops,
+      2.0 * (static_cast<double>(p.activated) - lm_head - (h.model.tie_embeddings ? 0 : h.model.hidden)) * 1000 +
+          2.0 * lm_head);
   EXPECT_DOUBLE_EQ(w.expert_flops, 2.0 * routed * 1000);
   EXPECT_DOUBLE_EQ(w.attention_flops, models::attention_prefill_all_layers(h.model, 0, 1000).flops);
   // 8,000 pairs over 256 slots reach all but exp(-31) of them.
@@ -168,12 +169,14 @@ TEST(Energy, ScenarioPricingIsCheckedWhereItIsWritten) {
     return std::string("no error");
   };
   EXPECT_EQ(error("pricing: {kwh_usd: 0.1}\n"), "p.yaml:5:10: pricing: missing required key 'gpu_hour_usd'");
-  EXPECT_EQ(error("pricing: {gpu_hour_usd: -2}\n"), "p.yaml:5:25: pricing.gpu_hour_usd: expected a price above 0, got '-2'");
+  EXPECT_EQ(error("pricing: {gpu_hour_usd: -2}\n"),
+            "p.yaml:5:25: pricing.gpu_hour_usd: expected a price above 0, got '-2'");
   EXPECT_EQ(error("pricing: {gpu_hour_usd: 2, pue: 0.9}\n"),
             "p.yaml:5:33: pricing.pue: expected a power usage effectiveness of at least 1");
   EXPECT_EQ(error("pricing: {gpu_hour: 2}\n"),
             "p.yaml:5:11: pricing.gpu_hour: unknown key 'gpu_hour'; did you mean 'gpu_hour_usd'?");
-  const auto s = scenarios::load_scenario_string(base + "pricing: {gpu_hour_usd: 2.5, kwh_usd: 0.08, pue: 1.2}\n", "p.yaml");
+  const auto s =
+      scenarios::load_scenario_string(base + "pricing: {gpu_hour_usd: 2.5, kwh_usd: 0.08, pue: 1.2}\n", "p.yaml");
   EXPECT_DOUBLE_EQ(s.pricing.gpu_hour_usd, 2.5);
   EXPECT_DOUBLE_EQ(s.pricing.kwh_usd, 0.08);
   EXPECT_DOUBLE_EQ(s.pricing.pue, 1.2);

@@ -129,8 +129,7 @@ TEST(EplbMagnitude, RebalancingKeepsTheBalanceAndPaysWholeExperts) {
   EXPECT_GE(pool.rebalances, static_cast<std::int64_t>(0.8 * r.summary.makespan_s / interval));
   EXPECT_LE(pool.rebalances, static_cast<std::int64_t>(r.summary.makespan_s / interval) + 1);
   const auto shares = observed_shares(r);
-  for (int k = 0; k < 8; ++k)
-    EXPECT_NEAR(shares[static_cast<std::size_t>(k)], 1.0 / 8, kRelative / 8) << "rank " << k;
+  for (int k = 0; k < 8; ++k) EXPECT_NEAR(shares[static_cast<std::size_t>(k)], 1.0 / 8, kRelative / 8) << "rank " << k;
   const double per_expert_s = 3.0 * 256 * 128 * 2 / (50e9 * 0.88);
   const double experts = pool.migration_s / per_expert_s;
   std::printf("  %lld rebalances over %.3f s, migration %.3f us = %.6f experts\n",

@@ -53,7 +53,7 @@ TEST(EventQueue, RunsLowerPriorityValueFirstAtEqualTime) {
   q.schedule(at_ns(10), EventQueue::kMaxPriority, &Recorder::on_event, &r, 99);
   q.schedule(at_ns(10), -7, &Recorder::on_event, &r, 7);
   q.schedule(at_ns(10), EventQueue::kMinPriority, &Recorder::on_event, &r, 1);
-  q.schedule(at_ns(10), 5, &Recorder::on_event, &r, 6);  // same priority: after arg 5
+  q.schedule(at_ns(10), 5, &Recorder::on_event, &r, 6);                         // same priority: after arg 5
   q.schedule(at_ns(9), EventQueue::kMaxPriority, &Recorder::on_event, &r, 42);  // earlier time wins
   q.run();
   EXPECT_EQ(r.args(), (std::vector<std::uint64_t>{42, 1, 7, 0, 5, 6, 99}));
@@ -62,10 +62,8 @@ TEST(EventQueue, RunsLowerPriorityValueFirstAtEqualTime) {
 TEST(EventQueue, RejectsPriorityOutsideSixteenBits) {
   EventQueue q;
   Recorder r{&q, {}};
-  EXPECT_THROW(q.schedule(at_ns(1), EventQueue::kMaxPriority + 1, &Recorder::on_event, &r, 0),
-               InvariantError);
-  EXPECT_THROW(q.schedule(at_ns(1), EventQueue::kMinPriority - 1, &Recorder::on_event, &r, 0),
-               InvariantError);
+  EXPECT_THROW(q.schedule(at_ns(1), EventQueue::kMaxPriority + 1, &Recorder::on_event, &r, 0), InvariantError);
+  EXPECT_THROW(q.schedule(at_ns(1), EventQueue::kMinPriority - 1, &Recorder::on_event, &r, 0), InvariantError);
   EXPECT_THROW(q.schedule(at_ns(1), 0, nullptr, &r, 0), InvariantError);
   EXPECT_EQ(q.pending(), 0u);
 }
@@ -162,7 +160,7 @@ TEST(EventQueue, CancelReturnsFalseForRunAndUnknownIds) {
   // The slot of `first` is reused by the next event; the stale id must not cancel it.
   const auto second = q.schedule(at_ns(2), 0, &Recorder::on_event, &r, 2);
   EXPECT_FALSE(q.cancel(first));
-  EXPECT_FALSE(q.cancel(EventQueue::EventId{}));                     // default id
+  EXPECT_FALSE(q.cancel(EventQueue::EventId{}));                             // default id
   EXPECT_FALSE(q.cancel(EventQueue::EventId{second.seq + 7, second.slot}));  // never issued
   EXPECT_FALSE(q.cancel(EventQueue::EventId{second.seq, second.slot + 100}));
   q.run();
@@ -223,8 +221,7 @@ TEST(EventQueue, SchedulesBetweenNowAndACancelledLaterHead) {
   q.schedule(at_ns(500), 0, &Recorder::on_event, &r, 500);  // before the cancelled head
   q.schedule(at_ns(100), 0, &Recorder::on_event, &r, 100);
   q.run();
-  EXPECT_EQ(r.seen, (std::vector<std::pair<std::int64_t, std::uint64_t>>{
-                        {100, 100}, {500, 500}, {2'000, 2'000}}));
+  EXPECT_EQ(r.seen, (std::vector<std::pair<std::int64_t, std::uint64_t>>{{100, 100}, {500, 500}, {2'000, 2'000}}));
 }
 
 TEST(EventQueue, SchedulesAgainAfterOnlyCancelledEventsWereLeft) {
@@ -243,8 +240,8 @@ TEST(EventQueue, SchedulesAgainAfterOnlyCancelledEventsWereLeft) {
   q.schedule(at_ns(20), 0, &Recorder::on_event, &r, 20);
   q.schedule(at_ns(10), 0, &Recorder::on_event, &r, 11);
   q.run();
-  EXPECT_EQ(r.seen, (std::vector<std::pair<std::int64_t, std::uint64_t>>{
-                        {10, 10}, {10, 11}, {20, 20}, {4'097, 4'097}}));
+  EXPECT_EQ(r.seen,
+            (std::vector<std::pair<std::int64_t, std::uint64_t>>{{10, 10}, {10, 11}, {20, 20}, {4'097, 4'097}}));
 }
 
 // Random interleavings of schedule, cancel, step and run_until, with handlers that schedule
@@ -307,8 +304,7 @@ TEST(EventQueue, MatchesAReferenceUnderRandomOperations) {
         const Time until = m.queue.now() + Duration::ns(m.delay() / 4);
         m.queue.run_until(until);
         ASSERT_EQ(m.queue.now(), until);
-        ASSERT_TRUE(m.reference.empty() || std::get<0>(*m.reference.begin()) > until.count_ns())
-            << "seed " << seed;
+        ASSERT_TRUE(m.reference.empty() || std::get<0>(*m.reference.begin()) > until.count_ns()) << "seed " << seed;
       }
       ASSERT_EQ(m.mismatches, 0u) << "seed " << seed << ", operation " << op;
       ASSERT_EQ(m.queue.pending(), m.reference.size()) << "seed " << seed;
@@ -329,8 +325,8 @@ struct Chain {
     auto* self = static_cast<Chain*>(ctx);
     self->times.push_back(self->queue->now().count_ns());
     if (arg > 0) {
-      self->queue->schedule(self->queue->now() + Duration::ns(static_cast<std::int64_t>(arg)), 0,
-                            &on_event, self, arg - 1);
+      self->queue->schedule(self->queue->now() + Duration::ns(static_cast<std::int64_t>(arg)), 0, &on_event, self,
+                            arg - 1);
     }
   }
 };
@@ -368,8 +364,8 @@ struct Monotone {
     self->last_ns = now;
     if (self->remaining-- > 0) {
       const auto delay = static_cast<std::int64_t>(self->rng() % 1000);
-      self->queue->schedule(self->queue->now() + Duration::ns(delay),
-                            static_cast<int>(self->rng() % 5) - 2, &on_event, self, 0);
+      self->queue->schedule(self->queue->now() + Duration::ns(delay), static_cast<int>(self->rng() % 5) - 2, &on_event,
+                            self, 0);
     }
   }
 };
@@ -406,8 +402,7 @@ struct Workload {
     for (int k = 0; k < 2; ++k) {
       const auto delay = static_cast<std::int64_t>(self->rng() % 50);
       self->ids.push_back(self->queue.schedule(self->queue.now() + Duration::ns(delay),
-                                               static_cast<int>(self->rng() % 3), &on_event, self,
-                                               self->next_arg++));
+                                               static_cast<int>(self->rng() % 3), &on_event, self, self->next_arg++));
     }
     if (self->rng() % 4 == 0) self->queue.cancel(self->ids[self->rng() % self->ids.size()]);
   }

@@ -80,9 +80,11 @@ TEST(Invariants, DispatchedPairsMustEqualCombined) {
 TEST(Invariants, TrafficMustCarryEveryDrawnPair) {
   EXPECT_EQ(violation([] { check_traffic_pairs(2, "sent by", 5, 40, 40); }), "<no error>");
   const std::string e = violation([] { check_traffic_pairs(2, "sent by", 5, 40, 38); });
-  EXPECT_TRUE(contains(e, "MoE layer 2: sent by rank 5: 40 token-expert pairs drawn, 38 in the all-to-all traffic")) << e;
+  EXPECT_TRUE(contains(e, "MoE layer 2: sent by rank 5: 40 token-expert pairs drawn, 38 in the all-to-all traffic"))
+      << e;
   const std::string n = violation([] { check_traffic_pairs(0, "sent between nodes", -1, 7, 9); });
-  EXPECT_TRUE(contains(n, "MoE layer 0: sent between nodes: 7 token-expert pairs drawn, 9 in the all-to-all traffic")) << n;
+  EXPECT_TRUE(contains(n, "MoE layer 0: sent between nodes: 7 token-expert pairs drawn, 9 in the all-to-all traffic"))
+      << n;
 }
 
 TEST(Invariants, KvBlocksAllocatedMustBeFreed) {
@@ -90,7 +92,8 @@ TEST(Invariants, KvBlocksAllocatedMustBeFreed) {
   std::int64_t held = 0;
   ASSERT_TRUE(kv.grow(held, 40));  // 3 blocks
   EXPECT_EQ(kv.allocated_blocks(), 3);
-  const std::string e = violation([&] { check_kv_drained(2, kv.allocated_blocks(), kv.freed_blocks(), kv.used_blocks()); });
+  const std::string e =
+      violation([&] { check_kv_drained(2, kv.allocated_blocks(), kv.freed_blocks(), kv.used_blocks()); });
   EXPECT_TRUE(contains(e, "rank 2: 3 KV blocks allocated, 0 freed, 3 still in use at the end")) << e;
   kv.release(held);
   EXPECT_EQ(violation([&] { check_kv_drained(2, kv.allocated_blocks(), kv.freed_blocks(), kv.used_blocks()); }),
@@ -123,8 +126,9 @@ TEST(Invariants, EveryRequestFinishesOrIsRejectedWithAReason) {
   EXPECT_TRUE(contains(e, "request 2 neither finished nor was rejected with a reason")) << e;
   EXPECT_EQ(violation([&] { check_requests_accounted(r, true); }), "<no error>");  // a partial run: in flight
   r[2].first_token_ns = 3, r[2].finish_ns = 1;
-  EXPECT_TRUE(contains(violation([&] { check_requests_accounted(r, false); }), "request 2: arrival 0 ns, first token 3 ns, "
-                                                                              "finish 1 ns are out of order"));
+  EXPECT_TRUE(contains(violation([&] { check_requests_accounted(r, false); }),
+                       "request 2: arrival 0 ns, first token 3 ns, "
+                       "finish 1 ns are out of order"));
   r[2].finish_ns = 4;
   EXPECT_EQ(violation([&] { check_requests_accounted(r, false); }), "<no error>");
   r[1].finish_ns = 7;
@@ -141,8 +145,9 @@ TEST(Invariants, RankMemoryMustFitTheDevice) {
   plan.kv_bytes_per_token = 2;
   EXPECT_EQ(violation([&] { check_rank_memory(plan, 150, "decode"); }), "<no error>");  // exactly full
   const std::string e = violation([&] { check_rank_memory(plan, 151, "decode"); });
-  EXPECT_TRUE(contains(e, "decode pool: a rank used 1002.000000 bytes (151 KV tokens at peak), more than its "
-                          "1000.000000 bytes of memory"))
+  EXPECT_TRUE(contains(e,
+                       "decode pool: a rank used 1002.000000 bytes (151 KV tokens at peak), more than its "
+                       "1000.000000 bytes of memory"))
       << e;
 }
 

@@ -84,7 +84,8 @@ TEST(LoadStats, ListedLinksBookWhatAFullScanBooks) {
   t.pair_bytes = t.expert_bytes;
   t.node_bytes = topology::NodeTrafficMatrix(n, cluster.num_nodes());
   for (int s = 0; s < n; ++s)
-    for (int d = 0; d < n; ++d) t.node_bytes.at(s, cluster.node_of(devices[static_cast<std::size_t>(d)])) += t.pair_bytes.at(s, d);
+    for (int d = 0; d < n; ++d)
+      t.node_bytes.at(s, cluster.node_of(devices[static_cast<std::size_t>(d)])) += t.pair_bytes.at(s, d);
   topology::AllToAllOptions o;
   o.algorithm = "low-latency";
   o.scale = 7456;
@@ -142,7 +143,8 @@ TEST(LoadStats, RunLoadsAddUpToTheRoutedPairsAndFabricBytes) {
   const topology::Cluster cluster(config.cluster);
   double scaleup = 0, other = 0;
   for (int l = 0; l < cluster.num_links(); ++l)
-    (cluster.link_props(l).cls == topology::LinkClass::kScaleUp ? scaleup : other) += load.link_bytes[static_cast<std::size_t>(l)];
+    (cluster.link_props(l).cls == topology::LinkClass::kScaleUp ? scaleup : other) +=
+        load.link_bytes[static_cast<std::size_t>(l)];
   const double fabric = pool.breakdown.dispatch_bytes + pool.breakdown.combine_bytes;
   ASSERT_GT(fabric, 0.0);
   EXPECT_LE(other, 1e-12 * fabric);  // rounding residue of the closed form's volumes, no traffic

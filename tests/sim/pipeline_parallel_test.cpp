@@ -26,9 +26,7 @@ TEST(PipelineStages, LayersSplitLikeVllm) {
 // Mixtral-8x7B on H100 nodes: `stages` stages of one 8-GPU node each (DP 8, EP 8 per stage).
 struct Pipeline {
   explicit Pipeline(int stages)
-      : model(*models::find_model_preset("mixtral-8x7b")),
-        hw(*calibration::find_hardware_preset("h100")),
-        cluster([&] {
+      : model(*models::find_model_preset("mixtral-8x7b")), hw(*calibration::find_hardware_preset("h100")), cluster([&] {
           topology::ClusterConfig c;
           c.nodes = stages;
           return c;

@@ -133,7 +133,8 @@ TEST(Eplb, HierarchicalKeepsEachGroupOnOneNode) {
       for (int s : pl.replicas(e)) nodes.insert(pl.node_of_rank(pl.rank_of_slot(s)));
     EXPECT_EQ(nodes.size(), 1u) << "group " << g;
   }
-  EXPECT_LT(expected_rank_imbalance(pl, p), expected_rank_imbalance(place_layer(policy("contiguous"), shape(experts, ep, 0), p), p));
+  EXPECT_LT(expected_rank_imbalance(pl, p),
+            expected_rank_imbalance(place_layer(policy("contiguous"), shape(experts, ep, 0), p), p));
   EXPECT_THROW(place_layer(policy("eplb-hierarchical", 0), shape(256, 32, 0, 8, 3), p), std::invalid_argument);
 }
 

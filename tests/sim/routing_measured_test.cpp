@@ -47,10 +47,11 @@ Averages study(int ep, std::int64_t tokens_per_rank, int redundant, const char* 
     a.min_rank = std::min(a.min_rank, l.mean.rank_imbalance);
     a.max_rank = std::max(a.max_rank, l.mean.rank_imbalance);
   }
-  std::printf("EP%d, %lld tokens/rank, %d steps, %d redundant (%s): rank imbalance %.3f (layers %.3f..%.3f), slot imbalance "
-              "%.3f, rank cv %.3f, slot cv %.3f\n",
-              ep, static_cast<long long>(tokens_per_rank), steps, redundant, statistics, a.rank_imbalance, a.min_rank,
-              a.max_rank, a.slot_imbalance, a.rank_cv, a.slot_cv);
+  std::printf(
+      "EP%d, %lld tokens/rank, %d steps, %d redundant (%s): rank imbalance %.3f (layers %.3f..%.3f), slot imbalance "
+      "%.3f, rank cv %.3f, slot cv %.3f\n",
+      ep, static_cast<long long>(tokens_per_rank), steps, redundant, statistics, a.rank_imbalance, a.min_rank,
+      a.max_rank, a.slot_imbalance, a.rank_cv, a.slot_cv);
   return a;
 }
 
@@ -109,7 +110,8 @@ TEST(MeasuredRouting, PopularityIsStableOverTensOfStepsAndDrifts) {
       routing->expert_distribution(l, b, q);
       for (auto* v : {&p, &q})
         for (auto& x : *v) x = std::log(x);
-      const double mp = std::accumulate(p.begin(), p.end(), 0.0) / 256, mq = std::accumulate(q.begin(), q.end(), 0.0) / 256;
+      const double mp = std::accumulate(p.begin(), p.end(), 0.0) / 256,
+                   mq = std::accumulate(q.begin(), q.end(), 0.0) / 256;
       double sxy = 0, sxx = 0, syy = 0;
       for (std::size_t e = 0; e < 256; ++e) {
         sxy += (p[e] - mp) * (q[e] - mq);

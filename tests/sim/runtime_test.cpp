@@ -14,8 +14,8 @@ TEST(Runtime, PlansGraphsAtTheNextCapturedSize) {
   EXPECT_EQ(plan_step(sglang, 1).graph_batch, 1);
   EXPECT_EQ(plan_step(sglang, 3).graph_batch, 4);
   EXPECT_EQ(plan_step(sglang, 100).graph_batch, 104);  // 16, 24, ... 160 in steps of 8
-  EXPECT_FALSE(plan_step(sglang, 161).graph());         // beyond the largest captured size
-  EXPECT_FALSE(plan_step(sglang, -1).graph());          // prefill or mixed: eager
+  EXPECT_FALSE(plan_step(sglang, 161).graph());        // beyond the largest captured size
+  EXPECT_FALSE(plan_step(sglang, -1).graph());         // prefill or mixed: eager
   const RuntimeConfig trtllm = *runtime_preset("trtllm");
   EXPECT_EQ(plan_step(trtllm, 128).graph_batch, 128);
   EXPECT_FALSE(plan_step(trtllm, 127).graph());  // no padding: only captured sizes replay

@@ -57,8 +57,10 @@ TEST(Simulation, LatencyMetricsAreConsistent) {
   EXPECT_EQ(s.itl.count, 100 * 39);
   EXPECT_NEAR(s.itl.mean_s, s.tpot.mean_s, s.tpot.mean_s * 1e-6 + 1e-12);
   // Throughput x GPUs x makespan recovers the tokens.
-  EXPECT_NEAR(s.output_tokens_per_gpu_s * s.gpus * s.makespan_s, static_cast<double>(s.output_tokens), 1e-6 * s.output_tokens);
-  EXPECT_NEAR(s.input_tokens_per_gpu_s * s.gpus * s.makespan_s, static_cast<double>(s.input_tokens), 1e-6 * s.input_tokens);
+  EXPECT_NEAR(s.output_tokens_per_gpu_s * s.gpus * s.makespan_s, static_cast<double>(s.output_tokens),
+              1e-6 * s.output_tokens);
+  EXPECT_NEAR(s.input_tokens_per_gpu_s * s.gpus * s.makespan_s, static_cast<double>(s.input_tokens),
+              1e-6 * s.input_tokens);
 }
 
 TEST(Simulation, SameSeedIsBitForBitReproducible) {

@@ -22,11 +22,11 @@ StepRecord step(std::int64_t ms, std::int64_t decode, std::int64_t prefill, std:
 
 TEST(SteadyDecode, LeavesOutPromptStepsAndBatchesBelowNinetyPercentOfTheFullest) {
   const std::vector<StepRecord> steps = {
-      step(30, 10, 500, 10),   // admission: has prompt work
-      step(5, 20, 0, 20),      // ramp-up: 20 of 100 running
-      step(10, 100, 0, 100),   // full
-      step(12, 95, 0, 95),     // within 90 %
-      step(8, 80, 0, 80),      // drain: below 90 %
+      step(30, 10, 500, 10),  // admission: has prompt work
+      step(5, 20, 0, 20),     // ramp-up: 20 of 100 running
+      step(10, 100, 0, 100),  // full
+      step(12, 95, 0, 95),    // within 90 %
+      step(8, 80, 0, 80),     // drain: below 90 %
   };
   PoolResult p;
   p.ranks = 4;

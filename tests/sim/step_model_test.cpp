@@ -7,14 +7,14 @@
 
 #include "calibration/cost_model.h"
 #include "models/layer_ops.h"
-#include "sim/tp_collective.h"
-#include "topology/a2a_fixed.h"
-#include "topology/all_to_all.h"
-#include "topology/traffic.h"
 #include "models/parallel_shard.h"
 #include "models/presets.h"
 #include "sim/rank_costs.h"
+#include "sim/tp_collective.h"
 #include "sim/trace.h"
+#include "topology/a2a_fixed.h"
+#include "topology/all_to_all.h"
+#include "topology/traffic.h"
 
 namespace moesim::sim {
 namespace {
@@ -40,7 +40,8 @@ struct Fixture {
   static topology::Cluster make_cluster(int nodes, bool fixed_costs) {
     topology::ClusterConfig c;
     c.nodes = nodes;
-    if (!fixed_costs) c.a2a_dispatch_fixed_ns = c.a2a_combine_fixed_ns = c.a2a_dispatch_peer_ns = c.a2a_combine_peer_ns = 0;
+    if (!fixed_costs)
+      c.a2a_dispatch_fixed_ns = c.a2a_combine_fixed_ns = c.a2a_dispatch_peer_ns = c.a2a_combine_peer_ns = 0;
     return topology::Cluster(c);
   }
   std::vector<RankBatch> decode_batches(int per_rank, std::int64_t kv) const {
@@ -134,7 +135,8 @@ TEST(StepModel, LowLatencyPairsInsideANodeOverTheNetworkLoadTheNics) {
   LayerBreakdown a, b;
   nvlink.run(nvlink.decode_batches(64, 1000), a);
   rdma.run(rdma.decode_batches(64, 1000), b);
-  const double ratio = b.layer_ns[10][static_cast<int>(Phase::kDispatch)] / a.layer_ns[10][static_cast<int>(Phase::kDispatch)];
+  const double ratio =
+      b.layer_ns[10][static_cast<int>(Phase::kDispatch)] / a.layer_ns[10][static_cast<int>(Phase::kDispatch)];
   EXPECT_GT(ratio, 1.15);
   EXPECT_LT(ratio, 31.0 / 24.0 + 0.05);
   EXPECT_DOUBLE_EQ(a.dispatch_bytes, b.dispatch_bytes);
@@ -144,7 +146,8 @@ TEST(StepModel, LowLatencyPairsInsideANodeOverTheNetworkLoadTheNics) {
   LayerBreakdown c, d;
   normal.run(normal.decode_batches(64, 1000), c);
   normal_rdma.run(normal_rdma.decode_batches(64, 1000), d);
-  EXPECT_DOUBLE_EQ(c.layer_ns[10][static_cast<int>(Phase::kDispatch)], d.layer_ns[10][static_cast<int>(Phase::kDispatch)]);
+  EXPECT_DOUBLE_EQ(c.layer_ns[10][static_cast<int>(Phase::kDispatch)],
+                   d.layer_ns[10][static_cast<int>(Phase::kDispatch)]);
 }
 
 TEST(StepModel, IdleRanksStillWaitForTheSlowestRank) {
@@ -270,16 +273,17 @@ TEST(TwoBatchOverlap, DecodeStepsRunTheFiveStagePipeline) {
   const StepEvents s = low_latency_step(decode_128);
   const int L = 10;
   const TraceEvent* order[] = {
-      s.find("attention_prep", L, 0), s.find("attention", L, 0),      s.find("router", L, 0),
-      s.find("dispatch_send", L, 0),  s.find("shared_expert", L, 0),  s.find("attention_prep", L, 1),
-      s.find("dispatch_recv", L, 0),  s.find("expert_gemm", L, 0),    s.find("combine_send", L, 0),
-      s.find("attention", L, 1),      s.find("router", L, 1),         s.find("combine_recv", L, 0),
-      s.find("dispatch_send", L, 1),  s.find("shared_expert", L, 1),  s.find("attention_prep", L + 1, 0),
-      s.find("dispatch_recv", L, 1),  s.find("expert_gemm", L, 1),    s.find("combine_send", L, 1),
-      s.find("attention", L + 1, 0),  s.find("router", L + 1, 0),     s.find("combine_recv", L, 1),
+      s.find("attention_prep", L, 0),   s.find("attention", L, 0),     s.find("router", L, 0),
+      s.find("dispatch_send", L, 0),    s.find("shared_expert", L, 0), s.find("attention_prep", L, 1),
+      s.find("dispatch_recv", L, 0),    s.find("expert_gemm", L, 0),   s.find("combine_send", L, 0),
+      s.find("attention", L, 1),        s.find("router", L, 1),        s.find("combine_recv", L, 0),
+      s.find("dispatch_send", L, 1),    s.find("shared_expert", L, 1), s.find("attention_prep", L + 1, 0),
+      s.find("dispatch_recv", L, 1),    s.find("expert_gemm", L, 1),   s.find("combine_send", L, 1),
+      s.find("attention", L + 1, 0),    s.find("router", L + 1, 0),    s.find("combine_recv", L, 1),
       s.find("dispatch_send", L + 1, 0)};
   for (std::size_t i = 0; i < std::size(order); ++i) ASSERT_NE(order[i], nullptr) << "op " << i;
-  for (std::size_t i = 1; i < std::size(order); ++i) EXPECT_LE(StepEvents::end(order[i - 1]), order[i]->start_ns) << "op " << i;
+  for (std::size_t i = 1; i < std::size(order); ++i)
+    EXPECT_LE(StepEvents::end(order[i - 1]), order[i]->start_ns) << "op " << i;
   for (int mb = 0; mb < 2; ++mb) {
     const auto* gemm = s.find("expert_gemm", L, mb);
     for (const auto& e : s.events) {
@@ -369,8 +373,9 @@ TEST(TwoBatchOverlap, ComputeBesideCommunicationRunsOnTheSmsLeft) {
     double overlap = 0;  // wall time the op spends beside in-flight communication on its rank
     for (const auto& e : ev)
       if (e.rank == 0 && e.comm)
-        overlap += std::max<double>(0, static_cast<double>(std::min(e.start_ns + e.duration_ns, op.start_ns + op.duration_ns) -
-                                                          std::max(e.start_ns, op.start_ns)));
+        overlap +=
+            std::max<double>(0, static_cast<double>(std::min(e.start_ns + e.duration_ns, op.start_ns + op.duration_ns) -
+                                                    std::max(e.start_ns, op.start_ns)));
     ASSERT_GT(overlap, 1000.0) << share;
     EXPECT_NEAR(static_cast<double>(op.duration_ns), alone + overlap * share, 3.0) << share;
   }
@@ -502,7 +507,8 @@ TEST(StepModel, DecodeCostGrowsWithKvOnlyThroughAttention) {
   for (std::size_t l = 0; l < a.layer_ns.size(); ++l) {
     EXPECT_LT(a.layer_ns[l][static_cast<int>(Phase::kAttention)], b.layer_ns[l][static_cast<int>(Phase::kAttention)]);
     EXPECT_EQ(a.layer_ns[l][static_cast<int>(Phase::kDenseMlp)], b.layer_ns[l][static_cast<int>(Phase::kDenseMlp)]);
-    EXPECT_EQ(a.layer_ns[l][static_cast<int>(Phase::kSharedExpert)], b.layer_ns[l][static_cast<int>(Phase::kSharedExpert)]);
+    EXPECT_EQ(a.layer_ns[l][static_cast<int>(Phase::kSharedExpert)],
+              b.layer_ns[l][static_cast<int>(Phase::kSharedExpert)]);
   }
   // The MoE side sees the same tokens, so routed traffic is identical.
   EXPECT_EQ(a.tokens_routed, b.tokens_routed);

@@ -31,9 +31,9 @@ TEST(StreamTimeline, CollectiveStartsWhenEveryRankIsReady) {
 TEST(StreamTimeline, CommunicationOverlapsComputeOfAnotherMicroBatch) {
   StreamTimeline t(1);
   std::vector<double> a{0}, b{0}, dur{10};
-  t.compute(a, dur, a);                     // A attention: 0-10
+  t.compute(a, dur, a);                      // A attention: 0-10
   const double a_sent = t.collective(a, 8);  // A dispatch: 10-18
-  t.compute(b, dur, b);                     // B attention: 10-20, overlapping A's dispatch
+  t.compute(b, dur, b);                      // B attention: 10-20, overlapping A's dispatch
   EXPECT_DOUBLE_EQ(a_sent, 18);
   EXPECT_DOUBLE_EQ(b[0], 20);
   EXPECT_DOUBLE_EQ(t.finish(), 20);
@@ -82,9 +82,9 @@ TEST(StreamTimelineInterference, ComputeSlowsOnlyWhileACollectiveIsInFlight) {
   StreamTimeline t(1);
   t.set_compute_rate_while_comm(0.5);
   std::vector<double> a{0}, b{0}, dur{10};
-  t.compute(a, dur, a);                      // 0-10, nothing in flight
+  t.compute(a, dur, a);  // 0-10, nothing in flight
   EXPECT_DOUBLE_EQ(a[0], 10);
-  const double sent = t.collective(a, 8);    // 10-18
+  const double sent = t.collective(a, 8);  // 10-18
   EXPECT_DOUBLE_EQ(sent, 18);
   t.compute(b, dur, b);  // starts at 10: 8 us beside the collective do 4 of work, the other 6 take 6
   EXPECT_DOUBLE_EQ(b[0], 24);

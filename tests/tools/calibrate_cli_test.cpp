@@ -24,15 +24,18 @@ using moesim::testing::read_file;
 TEST(CalibrateCli, CpuCaptureFitAndCheck) {
   const auto d = temp_dir("loop");
   const std::string gemm = (d / "gemm.csv").string(), a2a = (d / "a2a.csv").string(), prof = (d / "cpu.yaml").string();
-  auto r = run_moesim("calibrate capture --backend cpu --suite grouped-gemm --shape 128x256,256x128 --groups 4 --m 8,32 "
-                      "--reps 6 --rounds 2 --clock cpu -q -o " + gemm);
+  auto r = run_moesim(
+      "calibrate capture --backend cpu --suite grouped-gemm --shape 128x256,256x128 --groups 4 --m 8,32 "
+      "--reps 6 --rounds 2 --clock cpu -q -o " +
+      gemm);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const std::string text = read_file(gemm);
   EXPECT_EQ(text.rfind("# format: moesim-calibration 1\n# suite: grouped-gemm\n# backend: cpu\n", 0), 0u) << text;
   EXPECT_NE(text.find("# command: moesim calibrate capture --backend cpu --suite grouped-gemm --shape 128x256,256x128"),
             std::string::npos);
   EXPECT_NE(text.find("\nsuite,dtype,groups,tokens,distribution,skew,m_per_group,n,k,"), std::string::npos);
-  r = run_moesim("calibrate capture --suite alltoall --size 128KiB,512KiB --reps 6 --rounds 2 --clock cpu -q -o " + a2a);
+  r = run_moesim("calibrate capture --suite alltoall --size 128KiB,512KiB --reps 6 --rounds 2 --clock cpu -q -o " +
+                 a2a);
   ASSERT_EQ(r.exit_code, 0) << r.out;
 
   r = run_moesim("calibrate fit " + gemm + " " + a2a + " --name lab-cpu -o " + prof);

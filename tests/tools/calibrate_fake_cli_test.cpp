@@ -25,12 +25,15 @@ using moesim::testing::read_file;
 TEST(CalibrateFakeCli, CaptureFitAndCheckThroughThePlugin) {
   const auto d = temp_dir("loop");
   const std::string gemm = (d / "g.csv").string(), a2a = (d / "a.csv").string(), prof = (d / "p.yaml").string();
-  auto r = run_moesim("calibrate capture --backend fake --suite grouped-gemm --dtype fp8 --shape 4096x7168,2048x768 "
-                      "--groups 8 --m 16,256,1024 -q -o " + gemm);
+  auto r = run_moesim(
+      "calibrate capture --backend fake --suite grouped-gemm --dtype fp8 --shape 4096x7168,2048x768 "
+      "--groups 8 --m 16,256,1024 -q -o " +
+      gemm);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const std::string text = read_file(gemm);
-  EXPECT_NE(text.find("\n# backend: fake\n# device: moesim fake GPU (analytic timings, nothing measured)\n# dry_run: yes"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("\n# backend: fake\n# device: moesim fake GPU (analytic timings, nothing measured)\n# dry_run: yes"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("\n# gemm_kernel: fake: analytic"), std::string::npos);
   r = run_moesim("calibrate capture --backend fake --suite alltoall --ranks 4 --size 64KiB,1MiB,16MiB -q -o " + a2a);
@@ -49,7 +52,8 @@ TEST(CalibrateFakeCli, CaptureFitAndCheckThroughThePlugin) {
 
 TEST(CalibrateFakeCli, BadThrottlePolicyIsOneLine) {
   const auto d = temp_dir("flag");
-  const auto r = run_moesim("calibrate capture --backend fake --suite gemm --throttled maybe -o " + (d / "x.csv").string());
+  const auto r =
+      run_moesim("calibrate capture --backend fake --suite gemm --throttled maybe -o " + (d / "x.csv").string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "moesim: --throttled: unknown throttle policy 'maybe' (valid: flag, refuse)\n");
   EXPECT_FALSE(fs::exists(d / "x.csv"));
@@ -58,8 +62,10 @@ TEST(CalibrateFakeCli, BadThrottlePolicyIsOneLine) {
 
 #if defined(MOESIM_MPIEXEC)
 std::string mpirun(const std::string& env, const std::string& args) {
-  return env + " OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 " MOESIM_MPIEXEC
-               " -np 2 --oversubscribe " MOESIM_BINARY " " + args;
+  return env +
+         " OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 " MOESIM_MPIEXEC
+         " -np 2 --oversubscribe " MOESIM_BINARY " " +
+         args;
 }
 
 int exit_code_of(const std::string& cmd, std::string& out) {
@@ -75,13 +81,14 @@ TEST(CalibrateFakeMpi, EveryRankTimesAndRankZeroWrites) {
   const auto d = temp_dir("mpi");
   const std::string csv = (d / "a.csv").string();
   std::string out;
-  ASSERT_EQ(exit_code_of(mpirun("", "calibrate capture --backend fake --suite alltoall --launcher mpi --size 1MiB -q -o " +
-                                        csv),
-                         out),
-            0)
+  ASSERT_EQ(
+      exit_code_of(
+          mpirun("", "calibrate capture --backend fake --suite alltoall --launcher mpi --size 1MiB -q -o " + csv), out),
+      0)
       << out;
   const std::string text = read_file(csv);
-  EXPECT_NE(text.find("\n# ranks: 2\n# nodes: 1\n# launcher: mpi (fake: one process per fake GPU)\n"), std::string::npos)
+  EXPECT_NE(text.find("\n# ranks: 2\n# nodes: 1\n# launcher: mpi (fake: one process per fake GPU)\n"),
+            std::string::npos)
       << text;
   EXPECT_EQ(text.find("# launcher:"), text.rfind("# launcher:"));  // once
   fs::remove_all(d);
@@ -94,12 +101,14 @@ TEST(CalibrateFakeMpi, EveryRankTimesAndRankZeroWrites) {
 TEST(CalibrateFakeMpi, AFailingRankEndsTheJob) {
   const auto d = temp_dir("mpi_fail");
   std::string out;
-  const int rc = exit_code_of(mpirun("MOESIM_FAKE_FAIL_RANK=1", "calibrate capture --backend fake --suite alltoall "
-                                                                "--launcher mpi --size 1MiB -q -o " +
-                                                                    (d / "a.csv").string()),
+  const int rc = exit_code_of(mpirun("MOESIM_FAKE_FAIL_RANK=1",
+                                     "calibrate capture --backend fake --suite alltoall "
+                                     "--launcher mpi --size 1MiB -q -o " +
+                                         (d / "a.csv").string()),
                               out);
   EXPECT_EQ(rc, 2) << out;
-  EXPECT_NE(out.find("moesim: kernels: fake failure on rank 1 (GPU 1, MOESIM_FAKE_FAIL_RANK)\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("moesim: kernels: fake failure on rank 1 (GPU 1, MOESIM_FAKE_FAIL_RANK)\n"), std::string::npos)
+      << out;
   EXPECT_FALSE(fs::exists(d / "a.csv"));
   fs::remove_all(d);
 }

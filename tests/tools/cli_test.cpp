@@ -21,8 +21,9 @@ fs::path temp_dir(const std::string& name) { return moesim::testing::scratch_dir
 
 const std::string kScenario = std::string(MOESIM_SOURCE_DIR) + "/scenarios/library/dsv3-h800-32gpu.yaml";
 // A small, fast variant of the default scenario.
-const std::string kSmall = "--set workload.requests=80 --set cluster.nodes=2 --set deployment.colocated.ranks=16 "
-                           "--set deployment.colocated.attention.dp=16 --set deployment.colocated.moe.ep=16";
+const std::string kSmall =
+    "--set workload.requests=80 --set cluster.nodes=2 --set deployment.colocated.ranks=16 "
+    "--set deployment.colocated.attention.dp=16 --set deployment.colocated.moe.ep=16";
 
 TEST(Cli, RunWritesSummaryAndRequests) {
   const auto dir = temp_dir("run");
@@ -88,8 +89,8 @@ TEST(Cli, UnknownFlagAndMissingFileExitTwo) {
 TEST(Cli, ListShowsEveryRegistry) {
   const auto r = run("list");
   ASSERT_EQ(r.exit_code, 0);
-  for (const char* s : {"models:", "deepseek-v3", "hardware:", "h800", "cluster presets:", "hgx", "cost models:",
-                        "roofline", "routing models:", "uniform", "arrival processes:", "poisson"})
+  for (const char* s : {"models:", "deepseek-v3", "hardware:", "h800", "cluster presets:", "hgx",
+                        "cost models:", "roofline", "routing models:", "uniform", "arrival processes:", "poisson"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
 }
 

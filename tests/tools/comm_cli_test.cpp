@@ -1,11 +1,11 @@
 // End-to-end tests of `moesim comm`: output lines, every preset, both fidelities, bad flags.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <string>
-#include <sys/wait.h>
 
 namespace {
 
@@ -32,8 +32,9 @@ double time_us(const std::string& out) {
 }
 
 TEST(CommCli, LowLatencyDispatchPrintsTimeBandwidthAndBottleneck) {
-  const auto r = run("comm --cluster hgx --nodes 4 --device h800 --op dispatch --algo low-latency --ep 32 --tokens 128 "
-                     "--hidden 7168 --topk 8 --experts 288 --payload fp8 --routing uniform");
+  const auto r =
+      run("comm --cluster hgx --nodes 4 --device h800 --op dispatch --algo low-latency --ep 32 --tokens 128 "
+          "--hidden 7168 --topk 8 --experts 288 --payload fp8 --routing uniform");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_GT(time_us(r.out), 10) << r.out;
   EXPECT_NE(r.out.find("GB/s"), std::string::npos) << r.out;
@@ -55,8 +56,9 @@ TEST(CommCli, LowLatencyDispatchPrintsTimeBandwidthAndBottleneck) {
 }
 
 TEST(CommCli, FlowFidelityIsNoFasterThanAnalytic) {
-  const std::string base = "comm --cluster hgx --nodes 4 --op combine --payload bf16 --algo hierarchical --ep 32 "
-                           "--tokens 512 --routing node-limited";
+  const std::string base =
+      "comm --cluster hgx --nodes 4 --op combine --payload bf16 --algo hierarchical --ep 32 "
+      "--tokens 512 --routing node-limited";
   const auto a = run(base), f = run(base + " --fidelity flow");
   ASSERT_EQ(a.exit_code, 0) << a.out;
   ASSERT_EQ(f.exit_code, 0) << f.out;
@@ -73,13 +75,15 @@ TEST(CommCli, SupernodesKeepTheAllToAllOnTheScaleUpFabric) {
 }
 
 TEST(CommCli, ANegativeSizeNamesTheFlagAndItsRange) {
-  EXPECT_EQ(run("comm --tokens -5").out, "moesim: --tokens: Value -5 not in range 1 to 16777216 (see 'moesim --help')\n");
+  EXPECT_EQ(run("comm --tokens -5").out,
+            "moesim: --tokens: Value -5 not in range 1 to 16777216 (see 'moesim --help')\n");
 }
 
 TEST(CommCli, BadFlagsExitTwoWithOneLine) {
-  for (const char* args : {"comm --cluster torus", "comm --algo warp", "comm --fidelity packet", "comm --ep 64 --nodes 2",
-                           "comm --payload int3", "comm --op reduce", "comm --tokens", "comm --tokens -5",
-                           "comm --nodes -3", "comm --hidden 0", "comm --ep 0", "comm --experts -1"}) {
+  for (const char* args :
+       {"comm --cluster torus", "comm --algo warp", "comm --fidelity packet", "comm --ep 64 --nodes 2",
+        "comm --payload int3", "comm --op reduce", "comm --tokens", "comm --tokens -5", "comm --nodes -3",
+        "comm --hidden 0", "comm --ep 0", "comm --experts -1"}) {
     const auto r = run(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << ": " << r.out;
@@ -90,8 +94,9 @@ TEST(CommCli, BadFlagsExitTwoWithOneLine) {
 
 TEST(CommCli, IntraNodeOverTheNetworkLoadsTheNics) {
   // 9 HGX nodes, uniform low-latency dispatch: a NIC carries 71 peers' pairs instead of 64.
-  const std::string base = "comm --cluster hgx --nodes 9 --device h100 --op dispatch --algo low-latency --ep 72 "
-                           "--experts 288 --tokens 256";
+  const std::string base =
+      "comm --cluster hgx --nodes 9 --device h100 --op dispatch --algo low-latency --ep 72 "
+      "--experts 288 --tokens 256";
   const auto s = run(base), n = run(base + " --intra-node network");
   ASSERT_EQ(s.exit_code, 0) << s.out;
   ASSERT_EQ(n.exit_code, 0) << n.out;

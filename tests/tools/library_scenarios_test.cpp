@@ -2,10 +2,10 @@
 // variants: few requests, short outputs) and completes every request.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -25,7 +25,8 @@ TEST(LibraryScenarios, EveryShippedScenarioRunsShort) {
       const auto dir = out / entry.path().stem();
       const auto r = moesim::testing::run_moesim("run -q " + entry.path().string() +
                                                  " --set workload.requests=24 --set workload.output_tokens.dist=fixed"
-                                                 " --set workload.output_tokens.value=8 -o " + dir.string());
+                                                 " --set workload.output_tokens.value=8 -o " +
+                                                 dir.string());
       ASSERT_EQ(r.exit_code, 0) << entry.path() << "\n" << r.out;
       std::ifstream in(dir / "summary.json");
       const auto j = nlohmann::json::parse(in);

@@ -53,7 +53,9 @@ class ProgressCli : public ::testing::Test {
     return c.run();
   }
   std::string run_args() const { return "run " + (dir_ / "scn.yaml").string() + " -o " + (dir_ / "out").string(); }
-  std::string sweep_args() const { return "sweep " + (dir_ / "sw.yaml").string() + " -o " + (dir_ / "sw").string() + " -j 1"; }
+  std::string sweep_args() const {
+    return "sweep " + (dir_ / "sw.yaml").string() + " -o " + (dir_ / "sw").string() + " -j 1";
+  }
   fs::path dir_;
 };
 

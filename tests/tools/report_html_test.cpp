@@ -81,10 +81,11 @@ class ReportHtml : public ::testing::Test {
                             " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
                             " --disable-background-networking --disable-component-update --disable-sync"
                             " --disable-dev-shm-usage"
-                            " --user-data-dir=" + profile.string() +
+                            " --user-data-dir=" +
+                            profile.string() +
                             " --enable-logging=stderr --v=0 '--host-resolver-rules=MAP * ~NOTFOUND'"
-                            " --virtual-time-budget=20000 --dump-dom 'file://" + html.string() + "' >" +
-                            dom.string() + " 2>" + log.string();
+                            " --virtual-time-budget=20000 --dump-dom 'file://" +
+                            html.string() + "' >" + dom.string() + " 2>" + log.string();
     Rendered r;
     const int status = std::system(cmd.c_str());
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -100,9 +101,10 @@ class ReportHtml : public ::testing::Test {
     ASSERT_EQ(r.exit_code, 0) << r.dom.substr(0, 2000);
     for (const auto& line : r.console) ADD_FAILURE() << "console output: " << line;
     std::smatch m;
-    ASSERT_TRUE(std::regex_search(r.dom, m,
-                                  std::regex("<div id=\"report-status\" data-charts=\"([^\"]*)\" data-errors=\"([0-9]+)\" "
-                                             "data-fetched=\"([0-9]+)\"[^>]*>([^<]*)")))
+    ASSERT_TRUE(
+        std::regex_search(r.dom, m,
+                          std::regex("<div id=\"report-status\" data-charts=\"([^\"]*)\" data-errors=\"([0-9]+)\" "
+                                     "data-fetched=\"([0-9]+)\"[^>]*>([^<]*)")))
         << "no status element: the page script did not finish";
     EXPECT_EQ(m[2].str(), "0") << m[4].str();
     EXPECT_EQ(m[3].str(), "0") << m[4].str();

@@ -41,25 +41,32 @@ class TraceCli : public ::testing::Test {
 std::string scenario(const std::string& routing) {
   return "name: trace-replay\nseed: 3\nmodel: tiny-moe\nhardware: h800\ncluster: {preset: hgx, nodes: 1}\n"
          "deployment:\n  colocated:\n    ranks: 8\n    attention: {dp: 8}\n    moe: {ep: 8}\n"
-         "routing: " + routing + "\n"
+         "routing: " +
+         routing +
+         "\n"
          "workload:\n  requests: 40\n  arrivals: {process: poisson, rate: 200/s}\n"
          "  input_tokens: {dist: fixed, value: 64}\n  output_tokens: {dist: fixed, value: 16}\n";
 }
 
 TEST_F(TraceCli, GenerateStatsAndReplayInASimulation) {
-  auto r = run_moesim("trace generate --model tiny-moe --random 4 --prompt-tokens 8 --max-new-tokens 6 --seed 3 "
-                      "--expert-bias-std 2 -o " + path("t.bin"));
+  auto r = run_moesim(
+      "trace generate --model tiny-moe --random 4 --prompt-tokens 8 --max-new-tokens 6 --seed 3 "
+      "--expert-bias-std 2 -o " +
+      path("t.bin"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("4 prompts, 32 prefill tokens, 6 new tokens each (greedy); 6 steps, 20 decode tokens"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("wrote " + path("t.bin")), std::string::npos);
 
   r = run_moesim("trace stats " + path("t.bin"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("model 'tiny-moe', 3 MoE layers x 16 experts, top-2, router weights recorded"), std::string::npos)
+  EXPECT_NE(r.out.find("model 'tiny-moe', 3 MoE layers x 16 experts, top-2, router weights recorded"),
+            std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("6 steps, 52 tokens (8.7 per step); mean router weight per token and layer 1.0000"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("moe_layer imbalance"), std::string::npos);
 
   write("trace.yaml", scenario("{model: trace, trace_path: t.bin}"));
@@ -103,7 +110,8 @@ TEST_F(TraceCli, BadInputsExitTwoWithOneLine) {
   EXPECT_EQ(one_line(run_moesim("trace generate --model tiny-mo --random 1 --max-new-tokens 2 -o " + path("x.bin")))
                 .rfind("moesim: --model: unknown model 'tiny-mo'; did you mean 'tiny-moe'?", 0),
             0u);
-  const auto big = one_line(run_moesim("trace generate --model deepseek-v3 --random 1 --max-new-tokens 2 -o " + path("x.bin")));
+  const auto big =
+      one_line(run_moesim("trace generate --model deepseek-v3 --random 1 --max-new-tokens 2 -o " + path("x.bin")));
   EXPECT_EQ(big.rfind("moesim: --model: deepseek-v3 needs ", 0), 0u) << big;
   EXPECT_NE(big.find(" GiB of float32 weights, over --max-memory 8.0 GiB\n"), std::string::npos) << big;
   // A truncated checkpoint: a header length and nothing else.
@@ -114,7 +122,8 @@ TEST_F(TraceCli, BadInputsExitTwoWithOneLine) {
             "moesim: " + path("ckpt/model.safetensors") +
                 ": byte 10: truncated file: the header of 64 bytes runs past the end\n");
   // A trace of 16 experts replayed on an 8-expert model.
-  ASSERT_EQ(run_moesim("trace generate --model tiny-moe --random 1 --max-new-tokens 2 -o " + path("t.bin")).exit_code, 0);
+  ASSERT_EQ(run_moesim("trace generate --model tiny-moe --random 1 --max-new-tokens 2 -o " + path("t.bin")).exit_code,
+            0);
   std::string mixtral = scenario("{model: trace, trace_path: t.bin}");
   mixtral.replace(mixtral.find("tiny-moe"), 8, "mixtral-8x7b");
   write("m.yaml", mixtral);

@@ -20,8 +20,9 @@ const std::string kScenario = std::string(MOESIM_SOURCE_DIR) + "/tests/golden/sc
 class RunLimitsCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("moesim-limits-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                                        "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("moesim-limits-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -49,7 +50,8 @@ TEST_F(RunLimitsCli, MaxSimTimeWritesPartialResults) {
 }
 
 TEST_F(RunLimitsCli, GenerousBoundsGiveACompleteRun) {
-  const auto r = run_moesim("run " + kScenario + " -q -o " + dir_.string() + " --max-sim-time 1h --max-wall-time 10min");
+  const auto r =
+      run_moesim("run " + kScenario + " -q -o " + dir_.string() + " --max-sim-time 1h --max-wall-time 10min");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto j = summary();
   EXPECT_EQ(j["partial"], false);

@@ -166,8 +166,7 @@ TEST_F(SweepCli, BestYamlIsARunnableScenario) {
   ASSERT_EQ(sweep("out", "-q").exit_code, 0);
   const std::string best = read(dir_ / "out/best.yaml");
   EXPECT_EQ(best.rfind("# Best point (1) of sweep ", 0), 0u) << best;
-  EXPECT_NE(best.find("--set 'deployment.colocated.ranks=4' --set 'workload.arrivals.rate=400/s'"),
-            std::string::npos)
+  EXPECT_NE(best.find("--set 'deployment.colocated.ranks=4' --set 'workload.arrivals.rate=400/s'"), std::string::npos)
       << best;
   const auto r = run_moesim("run " + path("out/best.yaml") + " -o " + path("best-run"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
@@ -209,8 +208,9 @@ TEST_F(SweepCli, ABuildWithoutMpiRefusesToRunAsSeveralRanks) {
   while (fgets(buf, sizeof buf, p)) out += buf;
   const int status = pclose(p);
   EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2);
-  EXPECT_EQ(out, "moesim: started as one of 2 MPI ranks, but this moesim was built without MPI (MOESIM_MPI): run "
-                 "the sweep without mpirun (-j N for threads), or rebuild with Open MPI installed\n");
+  EXPECT_EQ(out,
+            "moesim: started as one of 2 MPI ranks, but this moesim was built without MPI (MOESIM_MPI): run "
+            "the sweep without mpirun (-j N for threads), or rebuild with Open MPI installed\n");
   EXPECT_FALSE(fs::exists(dir_ / "mpi"));
 }
 #endif

@@ -100,8 +100,8 @@ TEST_F(SweepMpi, TwoRanksGiveTheRowsOfOneThread) {
 }
 
 TEST_F(SweepMpi, ResumeUnderMpiCompletesACutShortRun) {
-  ASSERT_EQ(run_moesim("sweep " + (dir_ / "sw.yaml").string() + " -o " + (dir_ / "one").string() + " -j 1 -q").exit_code,
-            0);
+  ASSERT_EQ(
+      run_moesim("sweep " + (dir_ / "sw.yaml").string() + " -o " + (dir_ / "one").string() + " -j 1 -q").exit_code, 0);
   // As a killed sweep leaves it: three whole rows and half of a fourth.
   fs::create_directories(dir_ / "cut");
   const std::string full = read(dir_ / "one" / "results.jsonl");

@@ -25,7 +25,8 @@ TEST(Trace, WritesCompleteEventsPerRankAndStreamWithFlows) {
   const auto r = run_moesim("run -q " + kScenario +
                             " --set workload.requests=200 --set workload.output_tokens.value=30"
                             " --set workload.arrivals.rate=400/s --set deployment.colocated.overlap.scheme=two-batch"
-                            " --trace " + file.string() + " --trace-steps 10:12 --trace-ranks 3 -o " + dir.string());
+                            " --trace " +
+                            file.string() + " --trace-steps 10:12 --trace-ranks 3 -o " + dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.out;
   std::ifstream in(file);
   const auto j = nlohmann::json::parse(in);  // throws (fails the test) on malformed JSON

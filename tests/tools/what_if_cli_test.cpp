@@ -1,10 +1,10 @@
 // `moesim show model` and `moesim gemm`: the model- and kernel-level what-ifs.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include "tests/tools/cli_runner.h"
 
@@ -50,7 +50,9 @@ TEST(Gemm, PredictsDenseAndGroupedShapes) {
 TEST(Gemm, BadFlagsExitTwoWithOneLine) {
   const auto dtype = run_moesim("gemm --m 64 --n 4096 --k 7168 --dtype fp9");
   EXPECT_EQ(dtype.exit_code, 2);
-  EXPECT_EQ(dtype.out, "moesim: --dtype: unknown dtype 'fp9'; did you mean 'fp8'? (valid: mxfp4, nvfp4, fp8, int8, bf16, fp16, fp32)\n");
+  EXPECT_EQ(
+      dtype.out,
+      "moesim: --dtype: unknown dtype 'fp9'; did you mean 'fp8'? (valid: mxfp4, nvfp4, fp8, int8, bf16, fp16, fp32)\n");
   const auto mismatch = run_moesim("gemm --groups 3 --counts 1,2 --n 8 --k 8");
   EXPECT_EQ(mismatch.exit_code, 2);
   EXPECT_EQ(mismatch.out, "moesim: --counts has 2 values but --groups is 3\n");
@@ -68,7 +70,8 @@ TEST(RoutingWhatIf, BadFlagsExitTwoWithOneLine) {
   expect("routing --ep 8 --tokens -5", "--tokens: Value -5 not in range 0 to 4294967296 (see 'moesim --help')");
   expect("routing --ep 7", "placement 'contiguous': 256 experts + 0 redundant slots do not divide over ep 7");
   expect("routing --ep 8 --routing zipff",
-         "unknown routing model 'zipff' (valid: uniform, zipf, hot-set, dirichlet-drift, layered-lognormal, group-limited, trace)");
+         "unknown routing model 'zipff' (valid: uniform, zipf, hot-set, dirichlet-drift, layered-lognormal, "
+         "group-limited, trace)");
 }
 
 TEST(RoutingWhatIf, PrintsPerLayerImbalance) {

@@ -7,14 +7,14 @@
 
 #include <cmath>
 #include <cstdio>
-#include <string>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "tests/topology/topology_test_util.h"
 #include "topology/a2a_closed_form.h"
 #include "topology/all_to_all.h"
-#include "tests/topology/topology_test_util.h"
 
 namespace moesim::topology {
 namespace {
@@ -213,7 +213,8 @@ TEST(AggregatedAllToAll, FactoredMarginsCostAsTheirRows) {
       r->received_remote = f->received_remote;
       for (int s = 0; s < ranks; ++s)
         for (int n = 0; n < nodes; ++n)
-          r->sent_to_node[static_cast<std::size_t>(s * nodes + n)] = f->sent(s, domain[static_cast<std::size_t>(s)], n, nodes);
+          r->sent_to_node[static_cast<std::size_t>(s * nodes + n)] =
+              f->sent(s, domain[static_cast<std::size_t>(s)], n, nodes);
     }
     factored.message_bytes = rows.message_bytes = 7456;
     for (const char* algo : {"direct", "low-latency"})
@@ -224,7 +225,8 @@ TEST(AggregatedAllToAll, FactoredMarginsCostAsTheirRows) {
           const CommResult a = agg(factored, o), b = agg(rows, o);
           ASSERT_EQ(a.link_bytes.size(), b.link_bytes.size());
           for (std::size_t l = 0; l < a.link_bytes.size(); ++l)
-            EXPECT_NEAR(a.link_bytes[l], b.link_bytes[l], 1e-9 * std::max(1.0, b.link_bytes[l])) << c.link_name(static_cast<int>(l));
+            EXPECT_NEAR(a.link_bytes[l], b.link_bytes[l], 1e-9 * std::max(1.0, b.link_bytes[l]))
+                << c.link_name(static_cast<int>(l));
           EXPECT_NEAR(a.duration_ns, b.duration_ns, 1e-9 * b.duration_ns) << algo;
           EXPECT_EQ(a.bottleneck_link, b.bottleneck_link) << algo;
           leaf_bound += c.link_props(b.bottleneck_link).cls == LinkClass::kFabric ? 1 : 0;
@@ -271,7 +273,8 @@ TEST(AggregatedAllToAll, TimingAloneAndLinksOfSummedVolumes) {
         CommResult booked;
         agg.links(sum, o, booked);
         for (std::size_t l = 0; l < summed_links.size(); ++l)
-          EXPECT_NEAR(booked.link_bytes[l], summed_links[l], 1e-9 * std::max(1.0, summed_links[l])) << c.link_name(static_cast<int>(l));
+          EXPECT_NEAR(booked.link_bytes[l], summed_links[l], 1e-9 * std::max(1.0, summed_links[l]))
+              << c.link_name(static_cast<int>(l));
       }
   }
 }

@@ -159,8 +159,7 @@ TEST(AllToAllAnalytic, RankPlacementDecidesTheFabric) {
   t.at(0, 1) = 4 * kB;
   const double same_node = all_to_all_v_analytic(c, {0, 1}, t).duration_ns;
   const double across = all_to_all_v_analytic(c, {0, 8}, t).duration_ns;
-  EXPECT_NEAR(same_node, ns(4 * kB, cfg.scaleup_bytes_per_s, cfg.scaleup_efficiency) + cfg.scaleup_latency_ns,
-              1e-6);
+  EXPECT_NEAR(same_node, ns(4 * kB, cfg.scaleup_bytes_per_s, cfg.scaleup_efficiency) + cfg.scaleup_latency_ns, 1e-6);
   EXPECT_NEAR(across, ns(4 * kB, cfg.nic_bytes_per_s, cfg.nic_efficiency) + cfg.nic_latency_ns, 1e-6);
 }
 
@@ -236,8 +235,8 @@ TEST(AllToAllAnalytic, RailedPlacementsCostAsTheGeneralPath) {
     // Interleaved: rank r of the second placement is rank perm[r] of the first.
     std::vector<int> perm;
     const int per_node = n / static_cast<int>(std::count_if(c.devices.begin(), c.devices.end(), [&](int d) {
-                                               return d % c.config.devices_per_node == c.devices[0] % c.config.devices_per_node;
-                                             }));
+                           return d % c.config.devices_per_node == c.devices[0] % c.config.devices_per_node;
+                         }));
     for (int j = 0; j < per_node; ++j)
       for (int r = j; r < n; r += per_node) perm.push_back(r);
     std::vector<int> interleaved;

@@ -27,9 +27,9 @@ TEST(HgxCluster, TwoNodesHaveExpectedVerticesAndEdges) {
   const int nodes = 2, per_node = c.config().devices_per_node, devices = nodes * per_node;
   auto kinds = count_kinds(g);
   EXPECT_EQ(kinds[VertexKind::kDevice], devices);
-  EXPECT_EQ(kinds[VertexKind::kScaleUpSwitch], nodes);   // one NVSwitch plane per node
-  EXPECT_EQ(kinds[VertexKind::kNic], devices);           // one NIC per device
-  EXPECT_EQ(kinds[VertexKind::kLeafSwitch], per_node);   // one rail per local index
+  EXPECT_EQ(kinds[VertexKind::kScaleUpSwitch], nodes);  // one NVSwitch plane per node
+  EXPECT_EQ(kinds[VertexKind::kNic], devices);          // one NIC per device
+  EXPECT_EQ(kinds[VertexKind::kLeafSwitch], per_node);  // one rail per local index
   const int spines = c.config().spines;
   EXPECT_EQ(kinds[VertexKind::kSpineSwitch], spines);
   EXPECT_EQ(static_cast<int>(boost::num_vertices(g)), devices + nodes + devices + per_node + spines);

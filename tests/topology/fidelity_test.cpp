@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/topology/topology_test_util.h"
 #include "topology/all_to_all.h"
 #include "topology/fidelity.h"
 #include "topology/flow_solver.h"
 #include "topology/moe_traffic.h"
 #include "topology/routing.h"
-#include "tests/topology/topology_test_util.h"
 
 namespace moesim::topology {
 namespace {
@@ -102,9 +102,11 @@ TEST(AllToAllFidelity, ClosedFormEqualsAnalyticOnTheRoutedSchedule) {
         o.algorithm = algo;
         o.direction = dir;
         const CommResult closed = all_to_all(c, identity(24), t, o);
-        const CommResult routed = run_schedule(c, all_to_all_schedule(c, identity(24), TrafficView(t), o), find_fidelity("analytic"));
+        const CommResult routed =
+            run_schedule(c, all_to_all_schedule(c, identity(24), TrafficView(t), o), find_fidelity("analytic"));
         // The routed schedule is the transfer alone; the closed form adds the kernels' fixed cost.
-        EXPECT_NEAR(closed.duration_ns - closed.fixed_ns, routed.duration_ns, 1e-6 * routed.duration_ns) << preset << " " << algo;
+        EXPECT_NEAR(closed.duration_ns - closed.fixed_ns, routed.duration_ns, 1e-6 * routed.duration_ns)
+            << preset << " " << algo;
         for (int l = 0; l < c.num_links(); ++l) {
           EXPECT_NEAR(closed.link_bytes[l], routed.link_bytes[l], 1e-6 * (1 + routed.link_bytes[l])) << c.link_name(l);
         }
@@ -130,7 +132,8 @@ TEST(AllToAllFidelity, FlowReportsTheRoutedLinkLoads) {
       const CommResult routed = run_schedule(c, plan, find_fidelity("analytic"));
       const CommResult flow = run_schedule(c, plan, find_fidelity("flow"));
       for (int l = 0; l < c.num_links(); ++l) {
-        EXPECT_NEAR(flow.link_bytes[l], routed.link_bytes[l], 1e-9 * (1 + routed.link_bytes[l])) << preset << " " << c.link_name(l);
+        EXPECT_NEAR(flow.link_bytes[l], routed.link_bytes[l], 1e-9 * (1 + routed.link_bytes[l]))
+            << preset << " " << c.link_name(l);
       }
       EXPECT_EQ(flow.bottleneck_link, routed.bottleneck_link) << preset << " " << algo;
     }

@@ -190,7 +190,8 @@ TEST(FlowSolver, NeverBelowTheLoadBound) {
     std::vector<double> load(p.capacity.size(), 0);
     for (std::size_t f = 0; f < p.bytes.size(); ++f)
       for (int h = p.offset[f]; h < p.offset[f + 1]; ++h)
-        load[static_cast<std::size_t>(p.link[static_cast<std::size_t>(h)])] += p.bytes[f] * p.fraction[static_cast<std::size_t>(h)];
+        load[static_cast<std::size_t>(p.link[static_cast<std::size_t>(h)])] +=
+            p.bytes[f] * p.fraction[static_cast<std::size_t>(h)];
     double bound = 0;
     for (std::size_t l = 0; l < load.size(); ++l) bound = std::max(bound, load[l] / p.capacity[l]);
     EXPECT_GE(max_min_completion_s(p), bound * (1 - 1e-12)) << "trial " << trial;

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "tests/topology/topology_test_util.h"
 #include "topology/aggregated_all_to_all.h"
 #include "topology/all_to_all.h"
 #include "topology/fidelity.h"
-#include "tests/topology/topology_test_util.h"
 
 namespace moesim::topology {
 namespace {
@@ -118,7 +118,8 @@ TEST(NetworkOnlyAllToAll, ClosedFormLoadsEveryLinkAsTheRoutedSchedule) {
           EXPECT_NEAR(closed.link_bytes[l], routed.link_bytes[l], 1e-9 * std::max(1.0, routed.link_bytes[l]))
               << name << " " << algo << " " << c.link_name(static_cast<int>(l));
         // The routed schedule is the transfer alone; the closed form adds the kernels' fixed cost.
-        EXPECT_NEAR(closed.duration_ns - closed.fixed_ns, routed.duration_ns, 1e-9 * routed.duration_ns) << name << " " << algo;
+        EXPECT_NEAR(closed.duration_ns - closed.fixed_ns, routed.duration_ns, 1e-9 * routed.duration_ns)
+            << name << " " << algo;
         // Max-min sharing never beats the bottleneck link.
         AllToAllOptions flow = o;
         flow.fidelity = "flow";
@@ -143,7 +144,8 @@ TEST(NetworkOnlyAllToAll, AggregatedMarginsLoadDevicesAsTheFullMatrix) {
         for (const int l : {dl.scaleup_out, dl.scaleup_in, dl.nic_out, dl.nic_in}) {
           if (l < 0) continue;
           const double f = full.link_bytes[static_cast<std::size_t>(l)];
-          EXPECT_NEAR(a.link_bytes[static_cast<std::size_t>(l)], f, 1e-9 * std::max(1.0, f)) << name << " " << c.link_name(l);
+          EXPECT_NEAR(a.link_bytes[static_cast<std::size_t>(l)], f, 1e-9 * std::max(1.0, f))
+              << name << " " << c.link_name(l);
         }
       }
       // What climbs to the spines: with rails every intra-node pair does (a quarter of what
@@ -156,7 +158,12 @@ TEST(NetworkOnlyAllToAll, AggregatedMarginsLoadDevicesAsTheFullMatrix) {
           spine_agg += a.link_bytes[static_cast<std::size_t>(id)];
         }
       EXPECT_GT(name == "tor" ? 1.0 : spine_full, 0.0);
-      EXPECT_NEAR(spine_agg, spine_full, (name == "hgx-4-rails" ? 0.02 : name == "hgx" ? 1e-3 : 1e-9) * std::max(1.0, spine_full)) << name;
+      EXPECT_NEAR(spine_agg, spine_full,
+                  (name == "hgx-4-rails" ? 0.02
+                   : name == "hgx"       ? 1e-3
+                                         : 1e-9) *
+                      std::max(1.0, spine_full))
+          << name;
       EXPECT_NEAR(a.transfer_ns, full.transfer_ns, 0.03 * full.transfer_ns) << name << " " << algo;
       EXPECT_NEAR(a.message_ns, full.message_ns, 1e-9 * full.message_ns) << name << " " << algo;
     }
@@ -173,8 +180,9 @@ TEST(NetworkOnlyAllToAll, HierarchicalForwardingRefusesIt) {
     all_to_all(c, identity(16), t, o);
     FAIL() << "expected a TopologyError";
   } catch (const TopologyError& e) {
-    EXPECT_STREQ(e.what(),
-                 "hierarchical all-to-all forwards over the scale-up fabric: it cannot send every pair over the network");
+    EXPECT_STREQ(
+        e.what(),
+        "hierarchical all-to-all forwards over the scale-up fabric: it cannot send every pair over the network");
   }
   const AggregatedAllToAll agg(c, identity(16));
   EXPECT_THROW(agg(aggregate_traffic(c, identity(16), t), o), TopologyError);

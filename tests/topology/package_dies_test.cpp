@@ -15,7 +15,7 @@ namespace {
 ClusterConfig cloudmatrix_dies() {
   ClusterConfig c = cluster_preset_defaults("cloudmatrix384");
   c.dies_per_package = 2;
-  c.devices_per_node *= 2;  // 768 dies
+  c.devices_per_node *= 2;   // 768 dies
   c.devices_per_board *= 2;  // boards of 8 packages, 16 dies
   c.scaleup_bytes_per_s /= 2;
   c.package_link_bytes_per_s = 196e9;
@@ -25,7 +25,7 @@ ClusterConfig cloudmatrix_dies() {
 TEST(PackageDies, DiesOfAPackageTakeTheirOwnLink) {
   const Cluster c(cloudmatrix_dies());
   EXPECT_EQ(c.num_devices(), 768);
-  EXPECT_TRUE(c.regular());  // the analytic all-to-all still bounds each die by its UB port
+  EXPECT_TRUE(c.regular());           // the analytic all-to-all still bounds each die by its UB port
   const Route& pair = c.route(0, 1);  // one package
   ASSERT_EQ(pair.hops.size(), 1u);
   EXPECT_DOUBLE_EQ(c.link_props(pair.hops[0].link).bytes_per_s, 196e9);

@@ -75,7 +75,8 @@ TEST(ClusterPresets, UnknownPresetNamesTheValidOnes) {
   EXPECT_EQ(msg, "unknown cluster preset 'dragonfly' (valid: hgx, nvl72, xgmi, hccs, cloudmatrix384, generic)");
   ClusterConfig cfg = cluster_preset_defaults("hgx");
   cfg.preset = "torus";
-  EXPECT_EQ(error_of([&] { Cluster{cfg}; }), "unknown cluster preset 'torus' (valid: hgx, nvl72, xgmi, hccs, cloudmatrix384, generic)");
+  EXPECT_EQ(error_of([&] { Cluster{cfg}; }),
+            "unknown cluster preset 'torus' (valid: hgx, nvl72, xgmi, hccs, cloudmatrix384, generic)");
 }
 
 const char* kTwoBoxes = R"(name: two-boxes

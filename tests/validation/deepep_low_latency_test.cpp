@@ -33,7 +33,7 @@ struct Published {
   double dispatch_us, combine_us;
 };
 // deepseek-ai/DeepEP docs/legacy.md (V1), low-latency table.
-constexpr Published kTable[] = {{8, 77, 114}, {16, 118, 195}, {32, 155, 273},
+constexpr Published kTable[] = {{8, 77, 114},   {16, 118, 195},  {32, 155, 273},
                                 {64, 173, 314}, {128, 192, 369}, {256, 194, 360}};
 
 struct Modelled {
@@ -66,10 +66,12 @@ Modelled model_kernels(int ep, bool network_only) {
   a.network_only = network_only;
   a.direction = topology::Direction::kDispatch;
   a.scale = traffic.message_bytes = dispatch_bytes;  // one message per token-expert pair
-  const auto dispatch = sim::low_latency_kernel(k, a.direction, topology::all_to_all(cluster, devices, traffic, a).duration_ns);
+  const auto dispatch =
+      sim::low_latency_kernel(k, a.direction, topology::all_to_all(cluster, devices, traffic, a).duration_ns);
   a.direction = topology::Direction::kCombine;
   a.scale = traffic.message_bytes = combine_bytes;
-  const auto combine = sim::low_latency_kernel(k, a.direction, topology::all_to_all(cluster, devices, traffic, a).duration_ns);
+  const auto combine =
+      sim::low_latency_kernel(k, a.direction, topology::all_to_all(cluster, devices, traffic, a).duration_ns);
   return {dispatch.total() / 1e3, combine.total() / 1e3};
 }
 
@@ -79,10 +81,11 @@ TEST(DeepEpLowLatency, KernelTimesAgainstPublished) {
   for (const auto& row : kTable) {
     const Modelled nv = model_kernels(row.ep, false), net = model_kernels(row.ep, true);
     const double ed = nv.dispatch_us / row.dispatch_us - 1, ec = nv.combine_us / row.combine_us - 1;
-    std::printf("DeepEP low-latency EP%-3d: dispatch %6.1f us (pure RDMA %6.1f), published %3.0f us, error %+5.1f %%; "
-                "combine %6.1f us (pure RDMA %6.1f), published %3.0f us, error %+5.1f %%\n",
-                row.ep, nv.dispatch_us, net.dispatch_us, row.dispatch_us, 100 * ed, nv.combine_us, net.combine_us,
-                row.combine_us, 100 * ec);
+    std::printf(
+        "DeepEP low-latency EP%-3d: dispatch %6.1f us (pure RDMA %6.1f), published %3.0f us, error %+5.1f %%; "
+        "combine %6.1f us (pure RDMA %6.1f), published %3.0f us, error %+5.1f %%\n",
+        row.ep, nv.dispatch_us, net.dispatch_us, row.dispatch_us, 100 * ed, nv.combine_us, net.combine_us,
+        row.combine_us, 100 * ec);
     for (const double e : {ed, ec}) {
       worst = std::max(worst, std::fabs(e));
       sum += std::fabs(e);

@@ -69,9 +69,10 @@ TEST(SglangDecode, ThroughputPerNodeAgainstPublished) {
   const double per_node = 256.0 * 8 / (step_ms * 1e-3);
   constexpr double kPublished = 22282;  // output tokens/s per decode node
   const double error = (per_node - kPublished) / kPublished;
-  std::printf("SGLang 96xH100 decode: simulated %.1f ms/step, %.0f tokens/s per node; published ~92 ms, "
-              "%.0f tokens/s per node; error %+.1f %%\n",
-              step_ms, per_node, kPublished, 100 * error);
+  std::printf(
+      "SGLang 96xH100 decode: simulated %.1f ms/step, %.0f tokens/s per node; published ~92 ms, "
+      "%.0f tokens/s per node; error %+.1f %%\n",
+      step_ms, per_node, kPublished, 100 * error);
   EXPECT_GT(per_node, kPublished / 2);
   EXPECT_LT(per_node, kPublished * 2);
 }
@@ -90,9 +91,10 @@ TEST(SglangDecode, SkewedRoutingUnderEplbMovesTheStepLittle) {
   const double uniform_ms = decode_step_ms("sglang-96xh100-decode.yaml", 256, 2000);
   const double skewed_ms = decode_step_ms("sglang-96xh100-decode.yaml", 256, 2000, &skewed);
   const double change = (skewed_ms - uniform_ms) / uniform_ms;
-  std::printf("SGLang 96xH100 decode under zipf 0.9, group-limited 4 of 8: %.1f ms/step against %.1f uniform "
-              "(%+.1f %%)\n",
-              skewed_ms, uniform_ms, 100 * change);
+  std::printf(
+      "SGLang 96xH100 decode under zipf 0.9, group-limited 4 of 8: %.1f ms/step against %.1f uniform "
+      "(%+.1f %%)\n",
+      skewed_ms, uniform_ms, 100 * change);
   EXPECT_LT(std::abs(change), 0.10);
 }
 
@@ -122,9 +124,10 @@ TEST(SglangDecode, TwoBatchOverlapAblation) {
   const double without_ms = decode_step_ms("sglang-96xh100-decode-no-overlap.yaml", 128, 4000);
   const double speedup = without_ms / with_ms;
   constexpr double kPublished = 17552.0 / 12929.0;
-  std::printf("SGLang overlap ablation: %.1f ms/step with two-batch overlap, %.1f ms without: x%.2f; "
-              "published x%.2f (17,552 vs 12,929 tokens/s per node); error %+.1f %%\n",
-              with_ms, without_ms, speedup, kPublished, 100 * (speedup - kPublished) / kPublished);
+  std::printf(
+      "SGLang overlap ablation: %.1f ms/step with two-batch overlap, %.1f ms without: x%.2f; "
+      "published x%.2f (17,552 vs 12,929 tokens/s per node); error %+.1f %%\n",
+      with_ms, without_ms, speedup, kPublished, 100 * (speedup - kPublished) / kPublished);
   EXPECT_GT(speedup, 1.0);
   EXPECT_LT(speedup, 2.0);
 }

@@ -20,14 +20,9 @@ struct Band {
 
 // The bands, case by case (docs/validation.md gives the table they come from).
 const std::map<std::string, Band> kBands = {
-    {"d1-decode", {-0.05, 0.05}},
-    {"d1-overlap-gain", {-0.10, 0.10}},
-    {"d2-prefill-1k", {0.30, 0.55}},
-    {"d2-prefill-2k", {0.35, 0.60}},
-    {"d2-prefill-4k", {0.40, 0.65}},
-    {"d2-prefill-4k-balanced", {0.20, 0.45}},
-    {"d2-step-growth", {-0.60, -0.30}},
-    {"d3-trtllm-dep8", {0.35, 0.60}},
+    {"d1-decode", {-0.05, 0.05}},       {"d1-overlap-gain", {-0.10, 0.10}}, {"d2-prefill-1k", {0.30, 0.55}},
+    {"d2-prefill-2k", {0.35, 0.60}},    {"d2-prefill-4k", {0.40, 0.65}},    {"d2-prefill-4k-balanced", {0.20, 0.45}},
+    {"d2-step-growth", {-0.60, -0.30}}, {"d3-trtllm-dep8", {0.35, 0.60}},
 };
 
 TEST(ValidationSuite, EveryCaseStaysInsideItsBand) {

@@ -34,7 +34,8 @@ void parameters(std::size_t count, std::vector<std::int64_t>& n, std::vector<dou
 
 TEST(BinomialBatch, DrawsWhatOneByOneDrawsDraw) {
   for (const CountMethod method : {CountMethod::kExact, CountMethod::kFast})
-    for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{144}, std::size_t{1001}}) {
+    for (const std::size_t count :
+         {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{144}, std::size_t{1001}}) {
       std::vector<std::int64_t> n, batch(count), one(count);
       std::vector<double> p;
       parameters(count, n, p);

@@ -64,8 +64,8 @@ struct Case {
 // Variances 6 (the threshold) to 2,250, the routing draw's regimes among them: a rank's two
 // slots (225, 1/2), a node's ranks (1800, 0.14), own-node shares (225, 0.056), a node's internal
 // pairs (88, 1/8), a rank's five slots (58, 1/5), rare experts.
-const Case kCases[] = {{24, 0.5},  {67, 0.1},  {1207, 0.005}, {88, 0.125}, {58, 0.2},  {225, 0.056},
-                       {2000, 0.006}, {225, 0.5}, {100, 0.3},   {1800, 0.14}, {9000, 0.5}};
+const Case kCases[] = {{24, 0.5},     {67, 0.1},  {1207, 0.005}, {88, 0.125},  {58, 0.2},  {225, 0.056},
+                       {2000, 0.006}, {225, 0.5}, {100, 0.3},    {1800, 0.14}, {9000, 0.5}};
 
 TEST(BinomialFast, LawIsWithinItsBoundsOfTheBinomial) {
   for (const Case c : kCases) {
@@ -99,7 +99,8 @@ TEST(BinomialFast, DrawsFollowTheirLaw) {
     FastBits bits{static_cast<std::uint64_t>(c.n) * 31 + 7};
     constexpr int kDraws = 300'000;
     std::vector<int> seen(law.size(), 0);
-    for (int i = 0; i < kDraws; ++i) ++seen[static_cast<std::size_t>(sample_binomial(c.n, c.p, bits, CountMethod::kFast))];
+    for (int i = 0; i < kDraws; ++i)
+      ++seen[static_cast<std::size_t>(sample_binomial(c.n, c.p, bits, CountMethod::kFast))];
     double chi2 = 0, e = 0, o = 0, rest = 1;
     int cells = 0;
     for (std::size_t k = 0; k < law.size(); ++k) {

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 namespace moesim::workloads {
@@ -51,8 +51,8 @@ void expect_binomial_moments(std::int64_t n, double p, int draws, std::uint64_t 
 TEST(Binomial, InversionPathMatchesMeanAndVariance) {
   ASSERT_LT(1000 * 0.005, kInversionMaxMean);
   expect_binomial_moments(1000, 0.005, 200'000, 1);  // mean 5
-  expect_binomial_moments(64, 0.125, 200'000, 2);   // decode-sized: 64 tokens, 1/8 of experts (mean 8)
-  expect_binomial_moments(20, 0.5, 200'000, 3);     // p exactly 0.5 (mean 10)
+  expect_binomial_moments(64, 0.125, 200'000, 2);    // decode-sized: 64 tokens, 1/8 of experts (mean 8)
+  expect_binomial_moments(20, 0.5, 200'000, 3);      // p exactly 0.5 (mean 10)
 }
 
 TEST(Binomial, InversionPathWithHugeNAndTinyP) {
@@ -77,7 +77,7 @@ TEST(Binomial, BothSidesOfThePathThresholdAgree) {
 
 TEST(Binomial, PAboveHalfIsReflected) {
   expect_binomial_moments(1000, 0.995, 200'000, 9);  // reflected onto the inversion path (mean 5)
-  expect_binomial_moments(1000, 0.7, 200'000, 10);  // reflected onto the large-mean path
+  expect_binomial_moments(1000, 0.7, 200'000, 10);   // reflected onto the large-mean path
   expect_binomial_moments(7, 0.999, 200'000, 11);
 }
 
@@ -116,7 +116,6 @@ TEST(Binomial, SameStreamSameDraws) {
   }
 }
 
-
 // Pearson chi-square of `draws` Binomial(n, p) draws against the exact pmf (computed here in
 // long double by the recurrence from the mode), cells with expectation below 5 pooled into the
 // tails. Returns the statistic and sets *dof.
@@ -125,9 +124,11 @@ double binomial_chi_square(std::int64_t n, double p, int draws, std::uint64_t se
   const auto mode = static_cast<std::size_t>(std::floor(static_cast<double>(n + 1) * p));
   pmf[mode] = 1;
   for (std::size_t x = mode; x-- > 0;)
-    pmf[x] = pmf[x + 1] * static_cast<long double>(x + 1) / static_cast<long double>(n - static_cast<std::int64_t>(x)) * (1 - p) / p;
+    pmf[x] = pmf[x + 1] * static_cast<long double>(x + 1) / static_cast<long double>(n - static_cast<std::int64_t>(x)) *
+             (1 - p) / p;
   for (std::size_t x = mode + 1; x < pmf.size(); ++x)
-    pmf[x] = pmf[x - 1] * static_cast<long double>(n - static_cast<std::int64_t>(x) + 1) / static_cast<long double>(x) * p / (1 - p);
+    pmf[x] = pmf[x - 1] * static_cast<long double>(n - static_cast<std::int64_t>(x) + 1) / static_cast<long double>(x) *
+             p / (1 - p);
   long double total = 0;
   for (auto v : pmf) total += v;
   FastBits bits{seed};
@@ -159,14 +160,19 @@ TEST(Binomial, FrequenciesMatchTheExactPmfOnEveryPath) {
   // Inversion with q^n by squaring (n > 64), BTRS near the mode (the explicit pmf ratio) and BTRS
   // far from it (log-factorials: a spread of ~30 puts most exact tests beyond 16 steps), and the
   // reflection. Critical value: χ²(dof) at α = 0.001 by the Wilson-Hilferty approximation.
-  struct Case { std::int64_t n; double p; };
-  for (const Case c : {Case{128, 1.0 / 18}, Case{400, 0.125}, Case{1024, 0.5}, Case{139'000, 1.0 / 144}, Case{400, 0.9}}) {
+  struct Case {
+    std::int64_t n;
+    double p;
+  };
+  for (const Case c :
+       {Case{128, 1.0 / 18}, Case{400, 0.125}, Case{1024, 0.5}, Case{139'000, 1.0 / 144}, Case{400, 0.9}}) {
     int dof = 0;
     const double chi2 = binomial_chi_square(c.n, c.p, 400'000, 77, &dof);
     const double z = 3.090, k = dof;
     const double crit = k * std::pow(1 - 2 / (9 * k) + z * std::sqrt(2 / (9 * k)), 3);
     EXPECT_LT(chi2, crit) << "n=" << c.n << " p=" << c.p << " dof=" << dof;
-    std::printf("  Binomial(%lld, %.4f): chi2 %.1f on %d dof (critical %.1f)\n", static_cast<long long>(c.n), c.p, chi2, dof, crit);
+    std::printf("  Binomial(%lld, %.4f): chi2 %.1f on %d dof (critical %.1f)\n", static_cast<long long>(c.n), c.p, chi2,
+                dof, crit);
   }
 }
 

@@ -26,7 +26,8 @@ double poisson_chi_square(double lambda, int draws, std::uint64_t seed, int* dof
   double chi2 = 0, e = 0, o = 0, left = 1;
   int cells = 0;
   for (std::size_t x = 0; x <= top; ++x) {
-    const double p = std::exp(static_cast<double>(x) * std::log(lambda) - lambda - std::lgamma(static_cast<double>(x) + 1));
+    const double p =
+        std::exp(static_cast<double>(x) * std::log(lambda) - lambda - std::lgamma(static_cast<double>(x) + 1));
     left -= p;
     e += (x == top ? p + std::max(0.0, left) : p) * draws;
     o += seen[x];

@@ -54,7 +54,7 @@ TEST(NormalZiggurat, FrequenciesMatchPhi) {
   double chi2 = 0;
   const double e = static_cast<double>(draws) / kCells;
   for (const int o : seen) chi2 += (o - e) * (o - e) / e;
-  EXPECT_LT(chi2, 103.4);  // chi-square(63) at alpha = 0.001
+  EXPECT_LT(chi2, 103.4);                                             // chi-square(63) at alpha = 0.001
   const double tail = 2 * (1 - phi_cdf(3.6541528853610088)) * draws;  // ~330
   EXPECT_NEAR(beyond_r, tail, 5 * std::sqrt(tail));
 }

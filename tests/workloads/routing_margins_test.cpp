@@ -2,10 +2,9 @@
 // distribution of every margin (means and variances over many draws), the same conservation.
 #include <gtest/gtest.h>
 
-
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <algorithm>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -51,7 +50,7 @@ RoutingTargets targets_with_local_split(int experts, int ranks, int ranks_per_no
 }
 
 // Every margin as one flat vector of statistics, and the category of each.
-constexpr const char* kCategories[] = {"own-node pairs", "block pairs",     "self pairs", "intra receipts",
+constexpr const char* kCategories[] = {"own-node pairs",  "block pairs", "self pairs",           "intra receipts",
                                        "remote receipts", "slot counts", "per-source node pairs"};
 constexpr int kNumCategories = 7;
 std::vector<double> flatten(const RoutingMargins& m, bool per_source, std::vector<int>* category = nullptr) {
@@ -114,7 +113,8 @@ void check_conservation(const RoutingMargins& m, const RoutingTargets& t, const 
   ASSERT_EQ(received, total);
   // Remote receipts equal the pairs that left their senders' nodes.
   std::int64_t left = 0, arrived = 0;
-  for (int s = 0; s < m.ranks; ++s) left += m.source_pairs[static_cast<std::size_t>(s)] - m.own_node_pairs[static_cast<std::size_t>(s)];
+  for (int s = 0; s < m.ranks; ++s)
+    left += m.source_pairs[static_cast<std::size_t>(s)] - m.own_node_pairs[static_cast<std::size_t>(s)];
   for (int d = 0; d < m.ranks; ++d) arrived += m.received_remote[static_cast<std::size_t>(d)];
   ASSERT_EQ(left, arrived);
   // What reaches a node equals what was sent there, from inside and from every other node.
@@ -149,7 +149,8 @@ void compare(const char* model_name, int ranks, int per_node, const std::vector<
   rc.model = model_name;
   rc.s = 1.1;
   if (groups > 0) rc.group_limit = {true, groups, top_groups};
-  const auto model = make_routing_model(rc, RoutingShape{experts, 2, k, std::max(groups, 1), std::max(top_groups, 1)}, 5);
+  const auto model =
+      make_routing_model(rc, RoutingShape{experts, 2, k, std::max(groups, 1), std::max(top_groups, 1)}, 5);
   const auto t = local_split ? targets_with_local_split(experts, ranks, per_node)
                              : targets_with_replicas(experts, ranks, per_node);
   RoutingSampler full(*model, experts, k), fast(*model, experts, k);
@@ -226,8 +227,7 @@ TEST(RoutingMargins, GroupLimitedRoutingHasTheFullDrawsDistribution) {
 TEST(RoutingMargins, ClassesPerNodeWithALocalReplicaSplitHaveTheFullDrawsDistribution) {
   // One class per node: classes with the same shares on a node are merged before its splits.
   const std::vector<std::int64_t> tokens{9, 30, 30, 30, 2, 0, 17, 30, 30, 30, 30, 5, 30, 30, 30, 64};
-  for (const bool per_source : {false, true})
-    compare("zipf", 16, 4, tokens, 3000, 0.03, per_source, 1.0, 0, 0, true);
+  for (const bool per_source : {false, true}) compare("zipf", 16, 4, tokens, 3000, 0.03, per_source, 1.0, 0, 0, true);
   std::vector<std::int64_t> eight(24, 30);
   eight[5] = 80;
   compare("zipf", 24, 8, eight, 3000, 0.03, false, 1.0 + 1.0 / 48, 0, 0, true);
@@ -269,40 +269,40 @@ TEST(RoutingMargins, KeptSetupsDrawAsAFreshSampler) {
   RoutingTargets shares = targets_with_replicas(experts, ranks, 4);  // only the replica shares differ
   shares.slot_share[0] = 0.25, shares.slot_share[static_cast<std::size_t>(experts)] = 0.75;
   shares.validate();
-  std::vector<RoutingTargets> targets = {targets_with_replicas(experts, ranks, 4), shares,
-                                         targets_with_local_split(experts, ranks, 4),
-                                         targets_with_replicas(experts, ranks, 2),
-                                         RoutingTargets::contiguous(experts, ranks)};
+  std::vector<RoutingTargets> targets = {
+      targets_with_replicas(experts, ranks, 4), shares, targets_with_local_split(experts, ranks, 4),
+      targets_with_replicas(experts, ranks, 2), RoutingTargets::contiguous(experts, ranks)};
   // Compared in full (revision 0), then named by revisions (one each, as LayerRouting gives them).
   const std::vector<RoutingTargets> unnamed = targets;
   for (std::size_t i = 0; i < targets.size(); ++i) targets[i].revision = i + 1;
   const std::vector<RoutingTargets>& named = targets;
   for (const std::vector<RoutingTargets>* set : {&unnamed, &named})
-  for (const RoutingConfig& rc : {zipf, drift}) {
-    const auto model = make_routing_model(rc, RoutingShape{experts, 2, k, 1, 1}, 3);
-    RoutingSampler kept(*model, experts, k);
-    Rng rng = make_stream(1, "kept");
-    std::int64_t step = 0;
-    for (int round = 0; round < 2; ++round)
-      for (const RoutingTargets& t : *set) {
-        RoutingSampler fresh(*model, experts, k);
-        for (int again = 0; again < 3; ++again, ++step)  // each layer thrice on the same targets
-          for (int layer = 0; layer < 2; ++layer) {
-            Rng rng_fresh = rng;
-            RoutingMargins a, b;
-            kept.draw_margins(layer, step, tokens, t, rng, a);
-            fresh.draw_margins(layer, step, tokens, t, rng_fresh, b);
-            const std::string what = rc.model + ", round " + std::to_string(round) + ", layer " + std::to_string(layer);
-            EXPECT_EQ(a.slot_counts, b.slot_counts) << what;
-            EXPECT_EQ(a.received_remote, b.received_remote) << what;
-            EXPECT_EQ(a.received_intra, b.received_intra) << what;
-            EXPECT_EQ(a.self_pairs, b.self_pairs) << what;
-            EXPECT_EQ(a.own_node_pairs, b.own_node_pairs) << what;
-            EXPECT_EQ(a.rank_mass, b.rank_mass) << what;
-            EXPECT_EQ(rng(), rng_fresh()) << what;
-          }
-      }
-  }
+    for (const RoutingConfig& rc : {zipf, drift}) {
+      const auto model = make_routing_model(rc, RoutingShape{experts, 2, k, 1, 1}, 3);
+      RoutingSampler kept(*model, experts, k);
+      Rng rng = make_stream(1, "kept");
+      std::int64_t step = 0;
+      for (int round = 0; round < 2; ++round)
+        for (const RoutingTargets& t : *set) {
+          RoutingSampler fresh(*model, experts, k);
+          for (int again = 0; again < 3; ++again, ++step)  // each layer thrice on the same targets
+            for (int layer = 0; layer < 2; ++layer) {
+              Rng rng_fresh = rng;
+              RoutingMargins a, b;
+              kept.draw_margins(layer, step, tokens, t, rng, a);
+              fresh.draw_margins(layer, step, tokens, t, rng_fresh, b);
+              const std::string what =
+                  rc.model + ", round " + std::to_string(round) + ", layer " + std::to_string(layer);
+              EXPECT_EQ(a.slot_counts, b.slot_counts) << what;
+              EXPECT_EQ(a.received_remote, b.received_remote) << what;
+              EXPECT_EQ(a.received_intra, b.received_intra) << what;
+              EXPECT_EQ(a.self_pairs, b.self_pairs) << what;
+              EXPECT_EQ(a.own_node_pairs, b.own_node_pairs) << what;
+              EXPECT_EQ(a.rank_mass, b.rank_mass) << what;
+              EXPECT_EQ(rng(), rng_fresh()) << what;
+            }
+        }
+    }
 }
 
 }  // namespace

@@ -148,8 +148,10 @@ TEST(RoutingMarginsVariance, SixRankNodesSplitInternalPairsExactly) {
   const double approximate = intra.var / ((per_node - 1) * nk * q * (1 - q));
   EXPECT_GT(approximate, 1.0 + 4 * kBound);
   const Ratios r = measured_ratios(nodes, per_node, kTokens, kTopK, kDraws);
-  std::printf("  intra receipts: variance ratio %.4f (exact 1; the node-level split would give %.4f); remote: %.4f "
-              "(exact %.4f)\n", r.intra, approximate, r.remote, remote_expected);
+  std::printf(
+      "  intra receipts: variance ratio %.4f (exact 1; the node-level split would give %.4f); remote: %.4f "
+      "(exact %.4f)\n",
+      r.intra, approximate, r.remote, remote_expected);
   EXPECT_NEAR(r.intra, 1.0, kBound);
   EXPECT_NEAR(r.remote, remote_expected, kBound);
 }

@@ -88,13 +88,13 @@ TEST(ZipfRouting, RankedPopularityPermutedPerLayer) {
   EXPECT_TRUE(m->is_step_invariant());
   auto p0 = distribution(*m, 0, 0, 64), p1 = distribution(*m, 1, 0, 64);
   EXPECT_NEAR(std::accumulate(p0.begin(), p0.end(), 0.0), 1.0, 1e-12);
-  EXPECT_NE(p0, p1);                                 // another order per layer
-  EXPECT_EQ(p0, distribution(*m, 0, 99, 64));        // static over steps
+  EXPECT_NE(p0, p1);                                                          // another order per layer
+  EXPECT_EQ(p0, distribution(*m, 0, 99, 64));                                 // static over steps
   EXPECT_EQ(p0, distribution(*make_routing_model(cfg, shape, 5), 0, 0, 64));  // same seed
   std::sort(p0.begin(), p0.end(), std::greater<>());
   std::sort(p1.begin(), p1.end(), std::greater<>());
-  EXPECT_EQ(p0, p1);                                 // same ranked weights
-  EXPECT_NEAR(p0[0] / p0[9], 10.0, 1e-9);            // 1/rank^s
+  EXPECT_EQ(p0, p1);                       // same ranked weights
+  EXPECT_NEAR(p0[0] / p0[9], 10.0, 1e-9);  // 1/rank^s
   // With top-8, no expert can take more than 1/8 of the assignments: the excess is spread.
   shape.experts = 256;
   shape.top_k = 8;

@@ -2,17 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <sstream>
 #include <string>
 #include <vector>
-#include <sstream>
-#include <algorithm>
 
 #include "workloads/workload_error.h"
 
-#include "test_files.h"
 #include "models/routing_trace.h"
+#include "test_files.h"
 
 namespace moesim::workloads {
 namespace {
@@ -65,7 +65,8 @@ TEST(RoutingSampler, EveryModelsCountsFollowItsDistribution) {
         for (int j = d * 4; j < d * 4 + 4; ++j) slots += out.slot_counts[static_cast<std::size_t>(j)];
         ASSERT_EQ(slots, out.rank_load(d)) << name;  // pairs received = pairs split over local experts
       }
-      for (int e = 0; e < experts; ++e) total[static_cast<std::size_t>(e)] += out.expert_counts[static_cast<std::size_t>(e)];
+      for (int e = 0; e < experts; ++e)
+        total[static_cast<std::size_t>(e)] += out.expert_counts[static_cast<std::size_t>(e)];
     }
     EXPECT_LT(chi_square(total, probs), kChi2Crit31) << name;
   }
@@ -121,7 +122,8 @@ TEST(RoutingSampler, ReplicasShareTheirExpertsLoad) {
   const auto model = make_routing_model(c, RoutingShape{experts, 1, 2, 1, 1}, 1);
   std::vector<double> probs(experts), slot_probs;
   model->expert_distribution(0, 0, probs);
-  for (std::size_t j = 0; j < 10; ++j) slot_probs.push_back(probs[static_cast<std::size_t>(t.slot_expert[j])] * t.slot_share[j]);
+  for (std::size_t j = 0; j < 10; ++j)
+    slot_probs.push_back(probs[static_cast<std::size_t>(t.slot_expert[j])] * t.slot_share[j]);
   RoutingSampler sampler(*model, experts, 2);
   Rng rng = make_stream(3, "replicas");
   std::vector<std::int64_t> total(10, 0);
@@ -155,7 +157,8 @@ TEST(RoutingSampler, GroupLimitClumpsPairsIntoGroups) {
       ASSERT_EQ(out.pair(0, d) % 2, 0);  // whole selections of 2 pairs
     }
     pearson += chi_square(row, std::vector<double>(ranks, 1.0 / ranks));
-    for (int e = 0; e < experts; ++e) total[static_cast<std::size_t>(e)] += out.expert_counts[static_cast<std::size_t>(e)];
+    for (int e = 0; e < experts; ++e)
+      total[static_cast<std::size_t>(e)] += out.expert_counts[static_cast<std::size_t>(e)];
   }
   // Group loads are 2 × Multinomial(4·tokens, 1/8): Pearson's mean is (G − 1) · k / M = 14,
   // twice the 7 of independent pairs.

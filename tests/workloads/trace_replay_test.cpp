@@ -88,13 +88,12 @@ TEST(CsvTrace, TruncatedAnywhereNeverCrashes) {
 }
 
 TEST(JsonlTrace, MooncakeFieldsAndPrefixHits) {
-  std::istringstream in(
-      R"({"timestamp": 0, "input_length": 1024, "output_length": 52, "hash_ids": [46, 47]})"
-      "\n"
-      R"({"timestamp": 10535, "input_length": 1500, "output_length": 26, "hash_ids": [46, 47, 48]})"
-      "\n\n"
-      R"({"timestamp": 27482, "input_length": 512, "output_length": 5, "hash_ids": [99, 46]})"
-      "\n");
+  std::istringstream in(R"({"timestamp": 0, "input_length": 1024, "output_length": 52, "hash_ids": [46, 47]})"
+                        "\n"
+                        R"({"timestamp": 10535, "input_length": 1500, "output_length": 26, "hash_ids": [46, 47, 48]})"
+                        "\n\n"
+                        R"({"timestamp": 27482, "input_length": 512, "output_length": 5, "hash_ids": [99, 46]})"
+                        "\n");
   const auto t = parse_request_trace_jsonl(in, "m.jsonl", 512);
   ASSERT_EQ(t.size(), 3u);
   EXPECT_EQ(t[1].arrival_ns, 10'535'000'000);
@@ -160,7 +159,9 @@ TEST(TraceLimits, AbsurdLengthsAndTimesAreRefused) {
 
 // Found by fuzzing: a number beyond a double made nlohmann throw out_of_range, which escaped.
 TEST(TraceLimits, JsonNumberOverflowIsAWorkloadError) {
-  EXPECT_EQ(error_of("{\"timestamp\": 1e999, \"input_length\": 5, \"output_length\": 1}\n", true).rfind("t.jsonl:1: a number is out of range: ", 0), 0u);
+  EXPECT_EQ(error_of("{\"timestamp\": 1e999, \"input_length\": 5, \"output_length\": 1}\n", true)
+                .rfind("t.jsonl:1: a number is out of range: ", 0),
+            0u);
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ void BM_AllToAll(benchmark::State& state, const char* algorithm, const char* fid
   AllToAllOptions o;
   o.algorithm = algorithm;
   o.fidelity = fidelity;
-  o.scale = 7456;  // FP8 dispatch bytes per token
+  o.scale = 7456;                                                            // FP8 dispatch bytes per token
   benchmark::DoNotOptimize(all_to_all(s.cluster, s.devices, s.traffic, o));  // warm the routes
   for (auto _ : state) benchmark::DoNotOptimize(all_to_all(s.cluster, s.devices, s.traffic, o).duration_ns);
 }

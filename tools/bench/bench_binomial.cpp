@@ -20,7 +20,8 @@ void BM_Binomial(benchmark::State& state) {
   const double p = static_cast<double>(state.range(1)) / 100.0 / static_cast<double>(n0);
   FastBits jitter{42};
   std::vector<std::int64_t> ns(4096);
-  for (auto& n : ns) n = n0 + static_cast<std::int64_t>((jitter() % 1000) * static_cast<std::uint64_t>(n0) / 4000) - n0 / 8;
+  for (auto& n : ns)
+    n = n0 + static_cast<std::int64_t>((jitter() % 1000) * static_cast<std::uint64_t>(n0) / 4000) - n0 / 8;
   FastBits bits{7};
   std::size_t i = 0;
   std::int64_t sum = 0;
@@ -49,8 +50,13 @@ void BM_ConditionalSplit(benchmark::State& state) {
 }  // namespace
 
 // Inversion (means 0.3, 3, 10) and BTRS (means 28, 120, 480) at the sampler's typical sizes.
-BENCHMARK(BM_Binomial)->Args({8, 30})->Args({40, 300})->Args({80, 1000})->Args({512, 2800})
-    ->Args({1000, 12000})->Args({3900, 48000});
+BENCHMARK(BM_Binomial)
+    ->Args({8, 30})
+    ->Args({40, 300})
+    ->Args({80, 1000})
+    ->Args({512, 2800})
+    ->Args({1000, 12000})
+    ->Args({3900, 48000});
 BENCHMARK(BM_ConditionalSplit)->Arg(24)->Arg(200)->Arg(3900);
 
 BENCHMARK_MAIN();

@@ -71,7 +71,8 @@ void run(benchmark::State& state, const ModelSpec& spec) {
     benchmark::DoNotOptimize(r.logits.data());
   }
   state.SetItemsProcessed(state.iterations() * batch);
-  state.counters["tokens/s"] = benchmark::Counter(static_cast<double>(state.iterations() * batch), benchmark::Counter::kIsRate);
+  state.counters["tokens/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * batch), benchmark::Counter::kIsRate);
   state.counters["params_M"] = static_cast<double>(decoder_parameters(spec)) * 1e-6;
   state.counters["eigen_threads"] = Eigen::nbThreads();  // 1: single-threaded
 }

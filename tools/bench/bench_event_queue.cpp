@@ -38,8 +38,8 @@ struct HoldModel {
     auto* self = static_cast<HoldModel*>(ctx);
     if (self->remaining == 0) return;
     --self->remaining;
-    self->queue.schedule(self->queue.now() + Duration::ns(self->rng.delay_ns()),
-                         static_cast<int>(arg & 3), &on_event, self, arg + 1);
+    self->queue.schedule(self->queue.now() + Duration::ns(self->rng.delay_ns()), static_cast<int>(arg & 3), &on_event,
+                         self, arg + 1);
   }
 };
 
@@ -75,19 +75,14 @@ void BM_BulkScheduleThenDrain(benchmark::State& state) {
     Rng rng;
     std::uint64_t count = 0;
     for (std::uint64_t i = 0; i < n; ++i) {
-      queue.schedule(Time::from_ns(static_cast<std::int64_t>(rng.next() >> 24)), 0, &count_event,
-                     &count, i);
+      queue.schedule(Time::from_ns(static_cast<std::int64_t>(rng.next() >> 24)), 0, &count_event, &count, i);
     }
     queue.run();
     if (count != n) state.SkipWithError("wrong event count");
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
 }
-BENCHMARK(BM_BulkScheduleThenDrain)
-    ->ArgNames({"N"})
-    ->Arg(1'000'000)
-    ->Arg(10'000'000)
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BulkScheduleThenDrain)->ArgNames({"N"})->Arg(1'000'000)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

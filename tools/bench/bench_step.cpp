@@ -33,7 +33,8 @@ void run(benchmark::State& state, const char* file) {
   const auto tokens = static_cast<std::size_t>(state.range(0));
   for (std::size_t r = 0; r < batches.size(); ++r) {
     auto& b = batches[r];
-    for (std::size_t i = 0; i < tokens; ++i) b.decode_kv_lengths.push_back(1000 + static_cast<std::int64_t>((r * 37 + i * 101) % 1000));
+    for (std::size_t i = 0; i < tokens; ++i)
+      b.decode_kv_lengths.push_back(1000 + static_cast<std::int64_t>((r * 37 + i * 101) % 1000));
     b.sampled_tokens = static_cast<std::int64_t>(tokens);
   }
   workloads::Rng rng(7);

@@ -122,7 +122,8 @@ py::list run(const Source& s, const std::vector<std::vector<std::string>>& overr
       r.result = sim::simulate(r.config);
       r.config.progress = nullptr;
       r.summary = tools::summary_json(*r.scenario, r.result);
-      if (i < outputs.size() && !outputs[i].empty()) tools::write_run_outputs(outputs[i], *r.scenario, r.result, report);
+      if (i < outputs.size() && !outputs[i].empty())
+        tools::write_run_outputs(outputs[i], *r.scenario, r.result, report);
     });
   }
   py::list out;

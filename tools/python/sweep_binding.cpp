@@ -107,8 +107,7 @@ py::dict sweep(const std::string& path, int jobs, const std::string& output,
 }  // namespace
 
 void bind_sweep(py::module_& m) {
-  m.def("sweep", &sweep, py::arg("path"), py::arg("jobs") = 0, py::arg("output") = "",
-        py::arg("progress") = nullptr);
+  m.def("sweep", &sweep, py::arg("path"), py::arg("jobs") = 0, py::arg("output") = "", py::arg("progress") = nullptr);
 }
 
 }  // namespace moesim::python

@@ -14,7 +14,8 @@ namespace moesim::python {
 
 // `jobs` threads for `tasks` tasks: at most one per task, one per hardware thread when jobs <= 0.
 inline std::size_t worker_count(int jobs, std::size_t tasks) {
-  const std::size_t want = jobs > 0 ? static_cast<std::size_t>(jobs) : std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t want =
+      jobs > 0 ? static_cast<std::size_t>(jobs) : std::max(1u, std::thread::hardware_concurrency());
   return std::max<std::size_t>(1, std::min(want, tasks));
 }
 
