@@ -91,6 +91,30 @@ Field MapReader::require(std::string_view key) const {
   fail_at(loc_, path_, "missing required key '" + std::string(key) + "'");
 }
 
+Field MapReader::exactly_one(const std::vector<std::string_view>& keys, std::string_view none) const {
+  // 'a' or 'b' / 'a', 'b' or 'c' (`last` joins the final two).
+  const auto list = [&](std::string_view last) {
+    std::string text;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      text += i == 0 ? "" : (i + 1 == keys.size() ? last : std::string_view(", "));
+      text.append("'").append(keys[i]).append("'");
+    }
+    return text;
+  };
+  std::optional<Field> found;
+  for (const std::string_view key : keys) {
+    const auto f = get(key);
+    if (!f) continue;
+    if (found)
+      fail_at(loc_, path_,
+              keys.size() == 2 ? "give either " + list(" or ") + ", not both"
+                               : "give one of " + list(" and ") + ", not two");
+    found = f;
+  }
+  if (!found) fail_at(loc_, path_, std::string(none) + list(" or "));
+  return *found;
+}
+
 MapReader MapReader::map(std::string_view key, std::vector<std::string_view> keys, bool required) const {
   if (const auto f = required ? std::optional<Field>(require(key)) : get(key))
     return MapReader(*f->node, f->path, std::move(keys));

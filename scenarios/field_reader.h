@@ -38,6 +38,9 @@ class MapReader {
   std::optional<Field> get(std::string_view key) const;
   // Throws "<map path>: missing required key '<key>'" at the map's position.
   Field require(std::string_view key) const;
+  // The one of `keys` the map gives: with two given, "give either 'a' or 'b', not both" (three or
+  // more: "give one of 'a', 'b' and 'c', not two"); with none, `none` followed by "'a' or 'b'".
+  Field exactly_one(const std::vector<std::string_view>& keys, std::string_view none) const;
   // The sub-map under `key`; an absent optional one reads as an empty map at this map's position.
   MapReader map(std::string_view key, std::vector<std::string_view> keys, bool required = false) const;
 

@@ -47,19 +47,6 @@ double as_number_in(const Field& f, double lo, double hi) {
 
 namespace {
 
-// {preset: ...}, {file: ...} or {hf_config: ...}: exactly one of them, naming the key given.
-Field model_source(const MapReader& m) {
-  std::optional<Field> found;
-  for (const std::string_view key : {"preset", "file", "hf_config"}) {
-    const auto f = m.get(key);
-    if (!f) continue;
-    if (found) fail_at(m.loc(), m.path(), "give one of 'preset', 'file' and 'hf_config', not two");
-    found = f;
-  }
-  if (!found) fail_at(m.loc(), m.path(), "give a preset name, or a map with 'preset', 'file' or 'hf_config'");
-  return *found;
-}
-
 models::ModelSpec preset_model(const Field& f) {
   return *models::find_model_preset(as_choice(f, "model", names_of(models::model_presets())));
 }
@@ -86,7 +73,7 @@ void override_dtypes(const MapReader& m, models::ModelSpec& spec) {
 models::ModelSpec read_model(const Field& f, const PathContext& paths) {
   if (f.node->kind != YamlNode::Kind::kMap) return preset_model(f);
   const MapReader m(*f.node, f.path, {"preset", "file", "hf_config", "dtypes"});
-  const Field source = model_source(m);
+  const Field source = m.exactly_one({"preset", "file", "hf_config"}, "give a preset name, or a map with ");
   models::ModelSpec spec;
   if (source.path.ends_with("preset")) {
     spec = preset_model(source);
@@ -107,17 +94,13 @@ HardwareSection read_hardware(const Field& f, const PathContext& paths) {
   if (f.node->kind != YamlNode::Kind::kMap)
     return {*calibration::find_hardware_preset(as_choice(f, "hardware", names_of(calibration::hardware_presets())))};
   const MapReader m(*f.node, f.path, {"preset", "file", "rank"});
-  const auto preset = m.get("preset"), file = m.get("file");
-  if (preset.has_value() == file.has_value())
-    fail_at(
-        m.loc(), m.path(),
-        preset ? "give either 'preset' or 'file', not both" : "give a preset name, or a map with 'preset' or 'file'");
+  const Field source = m.exactly_one({"preset", "file"}, "give a preset name, or a map with ");
   HardwareSection out;
-  if (preset) {
+  if (source.path.ends_with("preset")) {
     out.device =
-        *calibration::find_hardware_preset(as_choice(*preset, "hardware", names_of(calibration::hardware_presets())));
+        *calibration::find_hardware_preset(as_choice(source, "hardware", names_of(calibration::hardware_presets())));
   } else {
-    const std::string path = paths.existing_file(*file, "hardware profile");
+    const std::string path = paths.existing_file(source, "hardware profile");
     try {
       out.device = calibration::load_hardware_file(path);
     } catch (const calibration::HardwareError& e) {
