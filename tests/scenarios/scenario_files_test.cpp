@@ -162,6 +162,10 @@ TEST(ScenarioFiles, MissingFilesAreReportedAtTheKey) {
             scn + ":1:8: model: give a preset name, or a map with 'preset', 'file' or 'hf_config'");
   EXPECT_EQ(testing::load_error_as("model: tiny-moe\nhardware: {path: hw.yaml}\n", scn),
             scn + ":2:12: hardware.path: unknown key 'path' (valid keys: preset, file, rank)");
+  EXPECT_EQ(testing::load_error_as("model: tiny-moe\nhardware: {preset: h800, file: hw.yaml}\n", scn),
+            scn + ":2:11: hardware: give either 'preset' or 'file', not both");
+  EXPECT_EQ(testing::load_error_as("model: tiny-moe\nhardware: {rank: die}\n", scn),
+            scn + ":2:11: hardware: give a preset name, or a map with 'preset' or 'file'");
 }
 
 TEST(ScenarioFiles, TraceAndLengthPathsResolveAgainstTheScenarioFolder) {
