@@ -9,6 +9,7 @@
 #include "scenarios/read_sections.h"
 #include "scenarios/set_override.h"
 #include "scenarios/yaml_tree.h"
+#include "sim/request_router.h"
 
 namespace moesim::scenarios {
 namespace {
@@ -38,7 +39,7 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
   s.cluster = cluster.config;
   s.fabric = cluster.fabric;
 
-  const MapReader deployment = top.map("deployment", {"colocated", "prefill", "decode"}, true);
+  const MapReader deployment = top.map("deployment", {"colocated", "prefill", "decode", "router"}, true);
   const bool has_colocated = deployment.get("colocated").has_value();
   const bool has_prefill = deployment.get("prefill").has_value();
   const bool has_decode = deployment.get("decode").has_value();
@@ -56,6 +57,15 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
       fail_at(deployment.loc(), "deployment",
               "the prefill and decode pools need " + std::to_string(need) + " devices; the cluster has " +
                   cluster.shape.text);
+  }
+
+  const MapReader router = deployment.map("router", {"policy", "overlap_weight"});
+  if (auto f = router.get("policy"))
+    s.deployment.router.policy =
+        sim::router_policy(std::string(as_choice(*f, "request router policy", names_of(sim::router_policies()))));
+  if (auto f = router.get("overlap_weight")) {
+    s.deployment.router.overlap_weight = as_number(*f);
+    if (!(s.deployment.router.overlap_weight >= 0)) f->fail("expected a weight >= 0, got '" + f->node->scalar + "'");
   }
 
   s.routing = read_routing(top.map("routing", kRoutingKeys), s.model, paths);

@@ -11,8 +11,8 @@
 
 namespace moesim::scenarios {
 
-const std::vector<std::string_view> kWorkloadKeys = {"requests", "arrivals", "input_tokens", "output_tokens",
-                                                     "prefix_hit"};
+const std::vector<std::string_view> kWorkloadKeys = {"requests",      "arrivals",   "input_tokens",
+                                                     "output_tokens", "prefix_hit", "sessions"};
 
 namespace {
 
@@ -103,7 +103,26 @@ workloads::WorkloadConfig read_workload(const MapReader& m, const PathContext& p
   read_lengths(m.map("input_tokens", length_keys), paths, w.input_tokens);
   read_lengths(m.map("output_tokens", length_keys), paths, w.output_tokens);
 
+  const auto sessions = m.get("sessions");
+  if (sessions) {
+    const MapReader sm = m.map("sessions", {"turns", "think_time", "system_prompt_tokens", "system_prompts"});
+    auto& se = w.sessions;
+    se.enabled = true;
+    read_lengths(sm.map("turns", length_keys), paths, se.turns);
+    if (auto f = sm.get("think_time")) se.think_time_s = as_duration_ns(*f) / 1e9;
+    if (auto f = sm.get("system_prompt_tokens")) se.system_prompt_tokens = as_int64(*f, 0, kMaxRequestTokens);
+    if (auto f = sm.get("system_prompts")) se.system_prompts = as_int(*f, 1);
+    const auto& p = w.arrivals.process;
+    if (p != "poisson" && p != "gamma" && p != "constant")
+      sessions->fail_at_key("sessions start by an open-loop arrival process (poisson, gamma or constant), not '" + p +
+                            "'");
+    w.prefix_hit.dist = "cache";     // the conversation's earlier turns are what the caches hold
+    w.prefix_hit.block_tokens = 16;  // match at vLLM's default KV block size unless told otherwise
+  }
   if (const auto f = m.get("prefix_hit")) {
+    if (sessions && f->node->kind != YamlNode::Kind::kMap)
+      f->fail_at_key(
+          "with sessions, prefix hits come from the prefix caches: give prefix_hit {dist: cache} or leave it out");
     if (f->node->kind == YamlNode::Kind::kScalar) {
       w.prefix_hit.value = as_number_in(*f, 0, 1);  // `prefix_hit: 0.5`: every prompt 50 % cached
     } else {
@@ -111,6 +130,13 @@ workloads::WorkloadConfig read_workload(const MapReader& m, const PathContext& p
                       w.prefix_hit);
       if (w.prefix_hit.dist == "trace" && w.arrivals.process != "trace")
         f->fail_at_key("prefix hit 'trace' needs arrivals process 'trace' (the hits come from the trace's hash_ids)");
+      if (w.prefix_hit.dist == "cache" && w.arrivals.process != "trace" && !sessions)
+        f->fail_at_key(
+            "prefix hit 'cache' needs named blocks: arrivals process 'trace' (its hash_ids) or sessions (their "
+            "conversations)");
+      if (sessions && w.prefix_hit.dist != "cache")
+        f->fail_at_key(
+            "with sessions, prefix hits come from the prefix caches: give prefix_hit {dist: cache} or leave it out");
     }
   }
   return w;

@@ -88,8 +88,18 @@ inline PoolConfig with_role(PoolRole role) {
   return p;
 }
 
+// How requests are routed to the entry pool's instances and ranks (sim/request_router.h).
+enum class RouterPolicy { kLeastLoaded, kRoundRobin, kPrefixAware };
+struct RouterConfig {
+  RouterPolicy policy = RouterPolicy::kLeastLoaded;
+  // prefix-aware: weight of the prompt tokens a rank would prefill against the KV tokens it holds
+  // (Dynamo's kv-overlap-score-weight, default 1.0: a token to prefill costs one token of load).
+  double overlap_weight = 1.0;
+};
+
 struct DeploymentConfig {
   bool disaggregated = false;
+  RouterConfig router;
   PoolConfig colocated;                                // when !disaggregated
   PoolConfig prefill = with_role(PoolRole::kPrefill);  // when disaggregated
   PoolConfig decode = with_role(PoolRole::kDecode);    // when disaggregated

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "sim/deployment_config.h"
 #include "sim/energy.h"
 #include "sim/load_stats.h"
+#include "sim/prefix_cache.h"
 #include "sim/step_model.h"
 #include "sim/time.h"
 
@@ -31,6 +33,7 @@ struct RequestRecord {
   std::int64_t finish_ns = -1;        // -1: did not finish
   std::int64_t prefill_done_ns = -1;  // disaggregated: when the prefill instance finished the prompt
   std::int64_t preemptions = 0;       // times its KV was dropped and recomputed
+  std::int64_t cached_tokens = 0;     // prompt tokens found in the prefix cache (no prefill compute)
   std::string rejected;               // non-empty: why it was never admitted
   bool finished() const { return finish_ns >= 0; }
 };
@@ -92,7 +95,8 @@ struct PoolResult {
   double acceptance_rate() const {
     return drafts_proposed > 0 ? static_cast<double>(drafts_accepted) / static_cast<double>(drafts_proposed) : 0.0;
   }
-  LoadStats load;  // expert, rank-over-time and link loads (sim/load_stats.h)
+  LoadStats load;                               // expert, rank-over-time and link loads (sim/load_stats.h)
+  std::vector<PrefixCacheStats> prefix_caches;  // per instance, with prefix caches (sim/prefix_cache.h)
 };
 
 struct Summary {
@@ -104,8 +108,9 @@ struct Summary {
   double output_tokens_per_gpu_s = 0, input_tokens_per_gpu_s = 0;
   // Requests meeting every SLO target, per second of makespan (goodput), and their share.
   double goodput_requests_per_s = 0, slo_attainment = 0;
-  EnergySummary energy;  // sim/energy.h; not known when the hardware profile gives no power
-  CostSummary cost;      // not priced without a GPU-hour price
+  EnergySummary energy;                          // sim/energy.h; not known when the hardware profile gives no power
+  CostSummary cost;                              // not priced without a GPU-hour price
+  std::optional<PrefixCacheStats> prefix_cache;  // the entry pool's caches, when it has them
 };
 
 Summary summarize(const std::vector<RequestRecord>& requests,

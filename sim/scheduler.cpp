@@ -23,7 +23,57 @@ Scheduler::Scheduler(const PoolConfig& pool, std::int64_t kv_capacity_tokens_per
     ranks_.emplace_back(kv_capacity_tokens_per_rank, pool.batch.kv_block_tokens);
 }
 
-int Scheduler::enqueue(std::size_t index) {
+void Scheduler::enable_prefix_caches(int block_tokens) {
+  caching_ = true;
+  for (auto& r : ranks_) r.cache.emplace(block_tokens);
+}
+
+std::int64_t Scheduler::cache_room(const RankState& rank) const {
+  const std::int64_t free_tokens = (rank.kv.capacity_blocks() - rank.kv.used_blocks()) * rank.kv.block_tokens();
+  return free_tokens / rank.cache->block_tokens();
+}
+
+std::int64_t Scheduler::hit_tokens(std::int64_t blocks, std::int64_t input, int block_tokens) const {
+  // At least the prompt's last token is computed: it samples the first output token.
+  return std::clamp<std::int64_t>(blocks * block_tokens, 0, std::max<std::int64_t>(0, input - 1));
+}
+
+std::int64_t Scheduler::cached_prefix_tokens(std::size_t index, int rank) const {
+  const auto& r = ranks_[static_cast<std::size_t>(rank)];
+  const auto& q = requests_[index];
+  if (!r.cache) return q.cached_tokens();
+  return hit_tokens(r.cache->peek(q.prefix, q.input_tokens), q.input_tokens, r.cache->block_tokens());
+}
+
+std::int64_t Scheduler::load_tokens(int rank) const {
+  const auto& r = ranks_[static_cast<std::size_t>(rank)];
+  return r.kv.used_blocks() * r.kv.block_tokens() + r.waiting_tokens;
+}
+
+std::int64_t Scheduler::queued(int rank) const {
+  const auto& r = ranks_[static_cast<std::size_t>(rank)];
+  return static_cast<std::int64_t>(r.waiting.size() + r.running.size());
+}
+
+PrefixCacheStats Scheduler::prefix_cache_stats() const {
+  PrefixCacheStats total;
+  for (const auto& r : ranks_) {
+    PrefixCacheStats s = r.lookups;
+    if (r.cache) {
+      s.inserted_blocks = r.cache->inserted();
+      s.evicted_blocks = r.cache->evicted();
+      s.resident_blocks = r.cache->size();
+    }
+    total += s;
+  }
+  return total;
+}
+
+void Scheduler::cache_leaving(RankState& rank, std::size_t idx, std::int64_t tokens) {
+  if (rank.cache) rank.cache->insert(requests_[idx].prefix, tokens, cache_room(rank));
+}
+
+int Scheduler::enqueue(std::size_t index, int rank) {
   auto& rec = records_[index];
   // A prefill instance holds only the prompt; the others eventually hold prompt and output.
   const std::int64_t need =
@@ -37,13 +87,18 @@ int Scheduler::enqueue(std::size_t index) {
     return -1;
   }
   std::size_t best = 0, best_load = SIZE_MAX;
-  for (std::size_t r = 0; r < ranks_.size(); ++r) {
-    const std::size_t load = ranks_[r].waiting.size() + ranks_[r].running.size();
-    if (load < best_load) {
-      best = r;
-      best_load = load;
+  if (rank >= 0) {
+    best = static_cast<std::size_t>(rank);
+  } else {
+    for (std::size_t r = 0; r < ranks_.size(); ++r) {
+      const std::size_t load = ranks_[r].waiting.size() + ranks_[r].running.size();
+      if (load < best_load) {
+        best = r;
+        best_load = load;
+      }
     }
   }
+  RankState& chosen = ranks_[best];
   Live l;
   l.target = rec.input_tokens;
   l.input_tokens = rec.input_tokens;
@@ -51,11 +106,20 @@ int Scheduler::enqueue(std::size_t index) {
   if (pool_.role == PoolRole::kDecode) {
     l.generated = 1;  // the prefill instance sampled the first token
     l.last_token_ns = rec.first_token_ns;
+  } else if (chosen.cache) {
+    const auto& q = requests_[index];
+    const int block = chosen.cache->block_tokens();
+    l.cached = hit_tokens(chosen.cache->match(q.prefix, q.input_tokens), q.input_tokens, block);
+    chosen.lookups.lookups += 1;
+    chosen.lookups.prompt_tokens += q.input_tokens;
+    chosen.lookups.hit_tokens += l.cached;
   } else {
     l.cached = requests_[index].cached_tokens();  // prefix-cache hit: no compute for these
   }
+  if (pool_.role != PoolRole::kDecode) rec.cached_tokens = l.cached;
   live_[index] = l;
-  ranks_[best].waiting.push_back(index);
+  chosen.waiting.push_back(index);
+  chosen.waiting_tokens += rec.input_tokens;
   ++outstanding_;
   return static_cast<int>(best);
 }
@@ -71,6 +135,7 @@ bool Scheduler::preempt_one(RankState& rank, std::size_t position) {
   l.chunk = 0;
   l.decoding = false;
   rank.waiting.push_front(victim);
+  rank.waiting_tokens += l.input_tokens;
   ++records_[victim].preemptions;
   ++preemptions_;
   return true;
@@ -132,6 +197,7 @@ void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record)
     if (!rank.kv.grow(l.blocks, held_tokens(first))) break;
     if (transferred) l.cached = l.target;
     rank.waiting.pop_front();
+    rank.waiting_tokens -= l.input_tokens;
     rank.running.push_back(idx);
     if (l.cached >= l.target) {
       if (decodes() && budget >= queries_) decode(idx, rank.running.size() - 1);
@@ -146,6 +212,7 @@ std::int64_t Scheduler::form_batches(std::vector<RankBatch>& batches, StepRecord
   for (std::size_t r = 0; r < ranks_.size(); ++r) {
     batches[r].clear();
     fill_rank(ranks_[r], batches[r], record);
+    if (ranks_[r].cache) ranks_[r].cache->fit(cache_room(ranks_[r]));  // running requests grew
     record.running += static_cast<std::int64_t>(ranks_[r].running.size());
   }
   return record.decode_tokens + record.prefill_tokens;
@@ -216,6 +283,10 @@ void Scheduler::complete_step(Time end, ItlSamples& itl, std::vector<std::size_t
       }
       if (leaves) {
         retire(rank, idx);
+        // Its blocks return to the pool with their content cached: the prompt a prefill instance
+        // handed over, or the whole sequence but the last token (whose K/V was never computed).
+        cache_leaving(rank, idx,
+                      pool_.role == PoolRole::kPrefill ? l.input_tokens : l.input_tokens + l.output_tokens - 1);
       } else {
         rank.running[kept++] = idx;
       }

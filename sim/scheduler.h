@@ -2,15 +2,16 @@
 // attention-DP rank is one rank, or one attention TP group whose ranks share its requests; with
 // pipeline stages it spans every stage.
 //
-// A request queued on the instance goes to the rank with the fewest outstanding requests (lowest
-// index on a tie). Each step a rank fills its token budget with one decode token per running
-// request, then the next chunks of prompts being prefilled (chunked prefill), then admits
-// waiting requests first-come-first-served while it runs fewer than max_running requests and
-// its paged KV cache has blocks for the first chunk. KV grows a block at a time; when a decode
-// token finds no free block, the most recently admitted request is preempted (recompute: its
-// blocks are freed and it goes back to the head of the queue to prefill its prompt and the
-// tokens it generated again). A request whose prompt and output can never fit one rank's cache
-// is rejected with the reason.
+// A request queued on the instance goes to the rank the request router chose (sim/request_router.h)
+// or else to the rank with the fewest outstanding requests (lowest index on a tie). With prefix
+// caches (enable_prefix_caches), each rank keeps one (sim/prefix_cache.h): a queued request's
+// leading cached tokens need no prefill, and a request's blocks are cached when it leaves. Each step a rank fills its
+// token budget with one decode token per running request, then the next chunks of prompts being prefilled (chunked
+// prefill), then admits waiting requests first-come-first-served while it runs fewer than max_running requests and its
+// paged KV cache has blocks for the first chunk. KV grows a block at a time; when a decode token finds no free block,
+// the most recently admitted request is preempted (recompute: its blocks are freed and it goes back to the head of the
+// queue to prefill its prompt and the tokens it generated again). A request whose prompt and output can never fit one
+// rank's cache is rejected with the reason.
 //
 // Speculative decoding (sim/speculative.h): a decoding request feeds 1 + k positions (its newest
 // token and k drafts), which its KV reserves and the token budget pays for; when the step ends
@@ -26,12 +27,14 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "sim/deployment_config.h"
 #include "sim/kv_blocks.h"
 #include "sim/metrics.h"
+#include "sim/prefix_cache.h"
 #include "sim/step_batch.h"
 #include "workloads/arrivals.h"
 #include "workloads/rng.h"
@@ -51,9 +54,23 @@ class Scheduler {
   // a model's linear-attention layers (models::MemoryPlan::state_tokens_per_request). Default 0.
   void reserve_state_tokens(std::int64_t tokens) { state_tokens_ = tokens; }
 
-  // Queues request `index` (whose record is already filled in) and returns the chosen rank, or
-  // -1 if the request can never fit (its record then says why).
-  int enqueue(std::size_t index);
+  // One prefix cache per rank, matching blocks of `block_tokens` (entry pools only: a decode
+  // instance receives its prompts' KV and prefills nothing).
+  void enable_prefix_caches(int block_tokens);
+  bool has_prefix_caches() const { return caching_; }
+
+  // Queues request `index` (whose record is already filled in) on `rank` (-1: the least-loaded
+  // one) and returns the rank, or -1 if the request can never fit (its record then says why).
+  int enqueue(std::size_t index, int rank = -1);
+  int attention_ranks() const { return static_cast<int>(ranks_.size()); }
+  // What a request router weighs (sim/request_router.h), for request `index` on `rank`: the prompt
+  // tokens its prefix cache holds, and the KV tokens the rank's requests hold or will need (in use,
+  // plus the prompts still waiting).
+  std::int64_t cached_prefix_tokens(std::size_t index, int rank) const;
+  std::int64_t load_tokens(int rank) const;
+  std::int64_t queued(int rank) const;  // requests waiting or running on the rank
+  std::int64_t input_tokens(std::size_t index) const { return requests_[index].input_tokens; }
+  PrefixCacheStats prefix_cache_stats() const;  // summed over the ranks
   bool has_work() const { return outstanding_ > 0; }
   std::int64_t outstanding() const { return outstanding_; }
   // Fills one RankBatch per rank for the next step; returns the tokens scheduled.
@@ -92,7 +109,15 @@ class Scheduler {
     std::deque<std::size_t> waiting;
     std::vector<std::size_t> running;  // admission order
     KvBlocks kv;
+    std::optional<PrefixCache> cache;
+    PrefixCacheStats lookups;         // lookups, prompt and hit tokens
+    std::int64_t waiting_tokens = 0;  // prompt tokens of the waiting requests
   };
+  // Cache blocks the rank's free KV memory holds.
+  std::int64_t cache_room(const RankState& rank) const;
+  // The prefix-cache hit, in tokens, of a prompt of `input` tokens with `blocks` leading blocks cached.
+  std::int64_t hit_tokens(std::int64_t blocks, std::int64_t input, int block_tokens) const;
+  void cache_leaving(RankState& rank, std::size_t idx, std::int64_t tokens);
   bool decodes() const { return pool_.role != PoolRole::kPrefill; }
   void fill_rank(RankState& rank, RankBatch& batch, StepRecord& record);
   bool preempt_one(RankState& rank, std::size_t keep);
@@ -110,6 +135,7 @@ class Scheduler {
   ItlSamples gaps_;  // complete_step scratch: this step's (gap, tokens), sorted by gap
   std::int64_t outstanding_ = 0;
   std::int64_t preemptions_ = 0;
+  bool caching_ = false;
   int queries_ = 1;  // positions a decoding request feeds per step (1 + draft tokens)
   workloads::Rng acceptance_;
   std::int64_t drafts_proposed_ = 0, drafts_accepted_ = 0;

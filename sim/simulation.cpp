@@ -13,9 +13,11 @@
 #include "sim/event_queue.h"
 #include "sim/invariants.h"
 #include "sim/pipeline_step.h"
+#include "sim/request_router.h"
 #include "sim/scheduler.h"
 #include "topology/collectives.h"
 #include "workloads/arrivals.h"
+#include "workloads/prefix_hit.h"
 #include "workloads/routing_model.h"
 
 namespace moesim::sim {
@@ -68,8 +70,11 @@ class ServingRun {
         routing_(workloads::make_routing_model(c.routing, workloads::routing_shape(c.model),
                                                workloads::make_stream(c.seed, "routing-model")())),
         arrival_rng_(workloads::make_stream(c.seed, "arrivals")),
-        requests_(workloads::generate_requests(c.workload, arrival_rng_)) {
+        requests_(workloads::generate_requests(c.workload, arrival_rng_)),
+        router_(c.deployment.router) {
     records_.resize(requests_.size());
+    for (std::size_t i = 0; i < requests_.size(); ++i)
+      if (requests_[i].arrival_ns != workloads::kArrivesOnRelease) timed_.push_back(i);
     power_ = PowerModel(c.hardware, c.model, *cost_);
     kv_send_free_.assign(static_cast<std::size_t>(cluster_.num_devices()) * kKvLinkClasses, Time{});
     kv_recv_free_ = kv_send_free_;
@@ -98,6 +103,11 @@ class ServingRun {
       }
     }
     pool_first_.push_back(instances_.size());
+    const bool caches = workloads::PrefixHitSampler(c.workload.prefix_hit).from_caches();
+    for (std::size_t i = pool_first_[0]; i < pool_first_[1]; ++i) {
+      if (caches) instances_[i]->scheduler.enable_prefix_caches(c.workload.prefix_hit.block_tokens);
+      entry_.push_back(&instances_[i]->scheduler);
+    }
     if (c.trace) {
       recorder_.emplace(*c.trace);
       for (auto& inst : instances_) inst->step_model.set_trace(&*recorder_, inst->pool_index, inst->layout.instance());
@@ -108,8 +118,8 @@ class ServingRun {
     if (config_.workload.arrivals.process == "closed-loop") {
       closed_loop_.emplace(requests_, config_.workload.arrivals);
       for (std::size_t index : closed_loop_->initial()) release(index);
-    } else if (!requests_.empty()) {
-      schedule_arrival(0);
+    } else if (!timed_.empty()) {
+      schedule_arrival(timed_[next_timed_++]);
     }
     SimulationResult r;
     run_events(r);
@@ -126,10 +136,21 @@ class ServingRun {
         pr.preemptions += instances_[i]->scheduler.preemptions();
         pr.drafts_proposed += instances_[i]->scheduler.drafts_proposed();
         pr.drafts_accepted += instances_[i]->scheduler.drafts_accepted();
+        if (scheduler.has_prefix_caches()) {
+          const PrefixCacheStats st = scheduler.prefix_cache_stats();
+          MOESIM_CHECK(st.inserted_blocks == st.resident_blocks + st.evicted_blocks,
+                       "prefix cache: blocks inserted != resident + evicted");
+          pr.prefix_caches.push_back(st);
+        }
       }
       summarize_pool(steps_, static_cast<int>(p), pr);
     }
     r.summary = summarize(records_, itl_samples_, deployment_.total_ranks(), config_.slo);
+    if (!pool_results_.empty() && !pool_results_.front().prefix_caches.empty()) {
+      PrefixCacheStats total;
+      for (const auto& st : pool_results_.front().prefix_caches) total += st;
+      r.summary.prefix_cache = total;
+    }
     r.summary.energy = energy_summary(power_, busy_joules_, busy_gpu_s_, r.summary.gpus, r.summary.makespan_s,
                                       r.summary.output_tokens, r.summary.completed);
     r.summary.cost =
@@ -185,16 +206,23 @@ class ServingRun {
                      index);
   }
 
-  // Closed loop: a released request arrives at the arrival time the release gave it.
+  // Closed loop, or a session's next turn: a released request arrives at the arrival time the
+  // release gave it.
   void release(std::size_t index) {
     records_[index].arrival_ns = requests_[index].arrival_ns;
     events_.schedule(Time::from_ns(requests_[index].arrival_ns), kArrivalPriority, &ServingRun::on_arrival, this,
                      index);
   }
 
-  // A request is done (finished or rejected): in a closed loop its user sends the next one.
-  void on_done() {
+  // Request `index` is done (finished or rejected): in a closed loop its user sends the next
+  // request; in a session, the user sends the next turn after thinking.
+  void on_done(std::size_t index) {
     ++requests_done_;
+    if (const std::int64_t turn = requests_[index].next_turn; turn >= 0) {
+      auto& next = requests_[static_cast<std::size_t>(turn)];
+      next.arrival_ns = events_.now().count_ns() + next.think_ns;
+      release(static_cast<std::size_t>(turn));
+    }
     if (!closed_loop_) return;
     const std::int64_t next = closed_loop_->on_finish(events_.now().count_ns());
     if (next >= 0) release(static_cast<std::size_t>(next));
@@ -202,12 +230,15 @@ class ServingRun {
 
   static void on_arrival(void* self, std::uint64_t index) {
     auto& s = *static_cast<ServingRun*>(self);
-    Instance& inst = s.pick(0);
-    const int rank = inst.scheduler.enqueue(index);
+    const RouteChoice route = s.router_.route(index, s.entry_);
+    Instance& inst = *s.instances_[s.pool_first_[0] + route.instance];
+    const int rank = inst.scheduler.enqueue(index, route.rank);
     s.records_[index].rank = rank;
     s.records_[index].instance = inst.layout.instance();
-    if (!s.closed_loop_ && index + 1 < s.requests_.size()) s.schedule_arrival(index + 1);
-    if (rank < 0) s.on_done();
+    // The next open-loop arrival, once this one (the earliest not yet arrived) has.
+    if (!s.closed_loop_ && s.next_timed_ < s.timed_.size() && s.timed_[s.next_timed_ - 1] == index)
+      s.schedule_arrival(s.timed_[s.next_timed_++]);
+    if (rank < 0) s.on_done(index);
     if (rank >= 0) s.wake(inst);
   }
 
@@ -238,13 +269,13 @@ class ServingRun {
     rec.first_token_ns = s.events_.now().count_ns();  // the first token streams once decode has the KV
     if (rec.output_tokens == 1) {
       rec.finish_ns = rec.first_token_ns;
-      s.on_done();
+      s.on_done(index);
       return;
     }
     Instance& inst = s.pick(1);
     rec.instance = inst.layout.instance();
     rec.rank = inst.scheduler.enqueue(index);
-    if (rec.rank < 0) s.on_done();
+    if (rec.rank < 0) s.on_done(index);
     if (rec.rank >= 0) s.wake(inst);
   }
 
@@ -256,7 +287,7 @@ class ServingRun {
     s.handed_over_.clear();
     inst.scheduler.complete_step(s.events_.now(), s.itl_samples_, s.finished_, s.handed_over_);
     for (std::size_t index : s.handed_over_) s.send_kv(inst, index);
-    for (std::size_t i = 0; i < s.finished_.size(); ++i) s.on_done();
+    for (std::size_t index : s.finished_) s.on_done(index);
     s.start_step(inst);
   }
 
@@ -339,6 +370,10 @@ class ServingRun {
   std::unique_ptr<workloads::RoutingModel> routing_;
   workloads::Rng arrival_rng_;
   std::vector<workloads::Request> requests_;
+  std::vector<std::size_t> timed_;  // requests with an arrival time of their own, in order
+  std::size_t next_timed_ = 0;      // the next of them to schedule
+  RequestRouter router_;
+  std::vector<const Scheduler*> entry_;  // the entry pool's instances, for the router
   std::vector<RequestRecord> records_;
   std::vector<std::unique_ptr<Instance>> instances_;
   std::vector<std::size_t> pool_first_;  // instances_ index of each pool's first instance, plus the end

@@ -17,10 +17,11 @@ std::ofstream open_for_writing(const std::filesystem::path& path) {
 
 void write_requests_csv(const std::filesystem::path& path, const sim::SimulationResult& result) {
   auto out = open_for_writing(path);
-  out << "id,instance,rank,arrival_s,input_tokens,output_tokens,ttft_s,tpot_s,e2e_s,preemptions,status\n";
+  out << "id,instance,rank,arrival_s,input_tokens,output_tokens,cached_tokens,ttft_s,tpot_s,e2e_s,preemptions,"
+         "status\n";
   for (const auto& r : result.requests) {
     out << r.id << ',' << r.instance << ',' << r.rank << ',' << r.arrival_ns * 1e-9 << ',' << r.input_tokens << ','
-        << r.output_tokens << ',';
+        << r.output_tokens << ',' << r.cached_tokens << ',';
     if (r.finished()) {
       const double tpot = r.output_tokens > 1 ? static_cast<double>(r.finish_ns - r.first_token_ns) * 1e-9 /
                                                     static_cast<double>(r.output_tokens - 1)

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/request_router.h"
 #include "tools/link_load.h"
 #include "tools/report_html.h"
 
@@ -172,6 +173,20 @@ Json power_json(const sim::SimulationResult& result, std::size_t pool) {
   return Json{{"t_s", t}, {"busy_w", w}, {"busy_share", share}};
 }
 
+// Per instance: its prefix caches' hit rate, hit and prompt tokens, evictions (sim/prefix_cache.h);
+// null without prefix caches.
+Json prefix_caches_json(const sim::PoolResult& p) {
+  if (p.prefix_caches.empty()) return nullptr;
+  Json rate = Json::array(), hit = Json::array(), prompt = Json::array(), evicted = Json::array();
+  for (const auto& c : p.prefix_caches) {
+    rate.push_back(chart_value(c.hit_rate()));
+    hit.push_back(c.hit_tokens);
+    prompt.push_back(c.prompt_tokens);
+    evicted.push_back(c.evicted_blocks);
+  }
+  return Json{{"hit_rate", rate}, {"hit_tokens", hit}, {"prompt_tokens", prompt}, {"evicted_blocks", evicted}};
+}
+
 }  // namespace
 
 std::string run_report_html(const scenarios::Scenario& scenario, const sim::SimulationResult& result) {
@@ -197,6 +212,10 @@ std::string run_report_html(const scenarios::Scenario& scenario, const sim::Simu
     data["facts"].push_back(Json::array({"mean power per GPU (W)", chart_value(s.energy.mean_power_w_per_gpu)}));
     data["facts"].push_back(
         Json::array({"energy per output token (J)", chart_value(s.energy.joules_per_output_token)}));
+  }
+  if (s.prefix_cache) {
+    data["facts"].push_back(Json::array({"request routing", sim::to_string(scenario.deployment.router.policy)}));
+    data["facts"].push_back(Json::array({"prefix-cache hit rate", chart_value(s.prefix_cache->hit_rate())}));
   }
   if (s.cost.priced) {
     data["facts"].push_back(Json::array({"cost (USD)", chart_value(s.cost.usd)}));
@@ -232,6 +251,7 @@ std::string run_report_html(const scenarios::Scenario& scenario, const sim::Simu
     j["rank_load"] = rank_load_json(p);
     j["links"] = links_json(cluster, p, s.makespan_s);
     j["power"] = s.energy.known ? power_json(result, pools.size()) : Json(nullptr);
+    j["prefix_caches"] = prefix_caches_json(p);
     pools.push_back(j);
   }
   data["pools"] = pools;

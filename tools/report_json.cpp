@@ -43,6 +43,16 @@ Json load_json(const topology::Cluster& cluster, const sim::PoolResult& p, doubl
   return j;
 }
 
+Json prefix_cache_json(const sim::PrefixCacheStats& c) {
+  return {{"hit_rate", c.hit_rate()},
+          {"lookups", c.lookups},
+          {"prompt_tokens", c.prompt_tokens},
+          {"hit_tokens", c.hit_tokens},
+          {"inserted_blocks", c.inserted_blocks},
+          {"evicted_blocks", c.evicted_blocks},
+          {"resident_blocks", c.resident_blocks}};
+}
+
 Json pool_json(const models::ModelSpec& model, const topology::Cluster& cluster, const sim::PoolResult& p,
                double seconds) {
   Json j;
@@ -98,6 +108,9 @@ Json pool_json(const models::ModelSpec& model, const topology::Cluster& cluster,
                         {"combine_bytes", b.combine_bytes},
                         {"token_expert_pairs", b.tokens_routed}};
   j["load"] = load_json(cluster, p, seconds);
+  Json caches = Json::array();
+  for (const auto& c : p.prefix_caches) caches.push_back(prefix_cache_json(c));
+  j["prefix_caches"] = caches;  // per instance (sim/prefix_cache.h); empty without prefix caches
   return j;
 }
 
@@ -138,6 +151,8 @@ std::string summary_json(const scenarios::Scenario& scenario, const sim::Simulat
                               {"usd", c.usd},
                               {"usd_per_million_output_tokens", c.usd_per_million_output_tokens}}
                        : Json(nullptr);
+  // The entry pool's prefix caches (sim/prefix_cache.h), summed; null without them.
+  j["prefix_cache"] = s.prefix_cache ? prefix_cache_json(*s.prefix_cache) : Json(nullptr);
   Json pools = Json::array();
   const topology::Cluster cluster = scenarios::scenario_cluster(scenario);
   for (const auto& p : result.pools) pools.push_back(pool_json(scenario.model, cluster, p, s.makespan_s));

@@ -3,6 +3,7 @@
 #include <ostream>
 #include <string>
 
+#include "sim/request_router.h"
 #include "sim/speculative.h"
 #include "tools/report.h"
 
@@ -125,6 +126,19 @@ void print_summary(std::ostream& out, const scenarios::Scenario& sc, const sim::
   out << latency_row("E2E", s.e2e, 1.0, "s");
   out << fmt("\n  throughput: %.1f output tokens/s/GPU, %.1f input tokens/s/GPU\n", s.output_tokens_per_gpu_s,
              s.input_tokens_per_gpu_s);
+  if (s.prefix_cache) {
+    const auto& c = *s.prefix_cache;
+    double lo = 1, hi = 0;
+    for (const auto& i : r.pools.front().prefix_caches) {
+      lo = std::min(lo, i.hit_rate());
+      hi = std::max(hi, i.hit_rate());
+    }
+    out << fmt(
+        "  prefix cache (%s routing): %.1f %% of prompt tokens hit (%lld of %lld; instances %.1f-%.1f %%), "
+        "%lld blocks evicted\n",
+        sim::to_string(sc.deployment.router.policy), 100.0 * c.hit_rate(), static_cast<long long>(c.hit_tokens),
+        static_cast<long long>(c.prompt_tokens), 100.0 * lo, 100.0 * hi, static_cast<long long>(c.evicted_blocks));
+  }
   if (s.energy.known)
     out << fmt("  energy: %.3f kWh, %.0f W per GPU on average, %.3f J per output token, %.1f J per request\n",
                s.energy.joules / 3.6e6, s.energy.mean_power_w_per_gpu, s.energy.joules_per_output_token,

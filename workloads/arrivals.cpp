@@ -9,6 +9,7 @@
 #include "workloads/input_limits.h"
 #include "workloads/lengths.h"
 #include "workloads/prefix_hit.h"
+#include "workloads/sessions.h"
 #include "workloads/trace_replay.h"
 #include "workloads/workload_error.h"
 
@@ -17,6 +18,23 @@ namespace moesim::workloads {
 std::int64_t Request::cached_tokens() const {
   const auto t = static_cast<std::int64_t>(std::floor(prefix_hit * static_cast<double>(input_tokens)));
   return std::clamp<std::int64_t>(t, 0, std::max<std::int64_t>(0, input_tokens - 1));
+}
+
+std::int64_t PrefixKey::blocks(std::int64_t tokens, int block_tokens) const {
+  if (!hashes.empty())
+    return std::min<std::int64_t>(static_cast<std::int64_t>(hashes.size()), (tokens + block_tokens - 1) / block_tokens);
+  return session == 0 ? 0 : tokens / block_tokens;
+}
+
+std::uint64_t PrefixKey::block(std::int64_t j, int block_tokens) const {
+  if (!hashes.empty()) return hashes[static_cast<std::size_t>(j)];
+  const bool shared = system != 0 && (j + 1) * block_tokens <= system_tokens;
+  // splitmix64's finaliser over (owner, block): distinct owners' blocks never meet in practice.
+  std::uint64_t z =
+      (shared ? system : session | (std::uint64_t{1} << 63)) * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(j);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
 }
 
 std::vector<RegistryEntry> arrival_processes() {
@@ -41,6 +59,25 @@ std::int64_t horizon(double arrival_ns, std::int64_t i) {
 }
 
 }  // namespace
+
+ArrivalClock::ArrivalClock(const ArrivalConfig& config)
+    : a_(config), exp_gap_(config.rate_per_s > 0 ? config.rate_per_s : 1.0) {
+  // Gamma gaps with mean 1/rate and CV cv: shape k = 1/cv², scale θ = 1/(rate·k).
+  const double k = 1.0 / (config.cv * config.cv);
+  gamma_gap_ = std::gamma_distribution<double>(k, 1.0 / ((config.rate_per_s > 0 ? config.rate_per_s : 1.0) * k));
+}
+
+std::int64_t ArrivalClock::next(Rng& rng) {
+  const std::int64_t i = i_++;
+  if (a_.process == "poisson") {
+    t_s_ += exp_gap_(rng);
+  } else if (a_.process == "gamma") {
+    t_s_ += gamma_gap_(rng);
+  } else {  // constant: computed as i / rate (summing 1/rate drifts by rounding error over long runs)
+    return horizon(static_cast<double>(i) * 1e9 / a_.rate_per_s, i);
+  }
+  return horizon(t_s_ * 1e9, i);
+}
 
 std::vector<Request> generate_requests(const WorkloadConfig& config, Rng& rng) {
   const auto& a = config.arrivals;
@@ -71,34 +108,21 @@ std::vector<Request> generate_requests(const WorkloadConfig& config, Rng& rng) {
       r.input_tokens = t.input_tokens;
       r.output_tokens = t.output_tokens;
       r.prefix_hit = prefix.from_trace() ? t.prefix_hit : prefix(rng);
+      if (prefix.from_caches()) r.prefix.hashes = t.hash_ids;
       out.push_back(r);
     }
     return out;
   }
 
+  if (config.sessions.enabled) return generate_sessions(config, rng);
   LengthSampler input(config.input_tokens), output(config.output_tokens);
   out.reserve(static_cast<std::size_t>(config.requests));
-  std::exponential_distribution<double> exp_gap(a.rate_per_s > 0 ? a.rate_per_s : 1.0);
-  // Gamma gaps with mean 1/rate and CV cv: shape k = 1/cv², scale θ = 1/(rate·k).
-  const double k = 1.0 / (a.cv * a.cv);
-  std::gamma_distribution<double> gamma_gap(k, 1.0 / ((a.rate_per_s > 0 ? a.rate_per_s : 1.0) * k));
-  double t_s = 0;
+  const bool open = a.process != "closed-loop";
+  ArrivalClock clock(a);
   for (std::int64_t i = 0; i < config.requests; ++i) {
-    // Poisson and gamma: the first arrival also waits a gap; constant: one every 1/rate, computed
-    // as i / rate (summing 1/rate drifts by rounding error over long runs).
     Request r;
     r.id = i;
-    if (a.process == "poisson") {
-      t_s += exp_gap(rng);
-      r.arrival_ns = horizon(t_s * 1e9, i);
-    } else if (a.process == "gamma") {
-      t_s += gamma_gap(rng);
-      r.arrival_ns = horizon(t_s * 1e9, i);
-    } else if (a.process == "constant") {
-      r.arrival_ns = horizon(static_cast<double>(i) * 1e9 / a.rate_per_s, i);
-    } else {
-      r.arrival_ns = kArrivesOnRelease;
-    }
+    r.arrival_ns = open ? clock.next(rng) : kArrivesOnRelease;
     r.input_tokens = input(rng);
     r.output_tokens = output(rng);
     r.prefix_hit = prefix(rng);

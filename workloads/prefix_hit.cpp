@@ -11,7 +11,8 @@ std::vector<RegistryEntry> prefix_hit_distributions() {
       {"fixed", "every prompt has the fraction `value` cached"},
       {"uniform", "fraction uniform in [min, max]"},
       {"beta", "fraction ~ Beta with the given mean and concentration (alpha + beta)"},
-      {"trace", "from the trace's block hashes (Mooncake hash_ids): leading blocks seen before"},
+      {"trace", "from the trace's block hashes (Mooncake hash_ids): leading blocks seen before, one unbounded cache"},
+      {"cache", "from the prefix cache (LRU, in the KV memory left free) of the rank the request is routed to"},
   };
 }
 
@@ -26,7 +27,7 @@ PrefixHitSampler::PrefixHitSampler(const PrefixHitConfig& config) : c_(config) {
     if (!(c_.mean > 0 && c_.mean < 1) || !(c_.concentration > 0)) bad("needs 0 < mean < 1 and concentration > 0");
     ga_ = std::gamma_distribution<double>(c_.mean * c_.concentration, 1.0);
     gb_ = std::gamma_distribution<double>((1 - c_.mean) * c_.concentration, 1.0);
-  } else if (c_.dist == "trace") {
+  } else if (c_.dist == "trace" || c_.dist == "cache") {
     if (c_.block_tokens < 1) bad("block_tokens must be >= 1");
   } else {
     throw std::invalid_argument("unknown prefix hit distribution '" + c_.dist +

@@ -2,7 +2,9 @@
 // already cached (a shared system prompt, an earlier turn of the conversation) and need no
 // prefill compute. fixed (value), uniform (min, max), beta (mean, concentration = alpha + beta),
 // trace (from a Mooncake trace's hash_ids: the leading blocks already seen by earlier requests,
-// with an unbounded cache; requests without hash_ids get 0).
+// with one unbounded cache for the whole deployment; requests without hash_ids get 0), cache (the
+// simulator's own prefix cache of the rank a request is routed to: sim/prefix_cache.h, matched on
+// the request's block names, a trace's hash_ids or a session's conversation).
 #pragma once
 
 #include <random>
@@ -21,7 +23,8 @@ class PrefixHitSampler {
   // Throws std::invalid_argument for an unknown name or parameters outside [0, 1].
   explicit PrefixHitSampler(const PrefixHitConfig& config);
   bool from_trace() const { return c_.dist == "trace"; }
-  double operator()(Rng& rng);  // in [0, 1]; 0 for "trace" (the trace supplies it)
+  bool from_caches() const { return c_.dist == "cache"; }
+  double operator()(Rng& rng);  // in [0, 1]; 0 for "trace" and "cache" (they supply it)
 
  private:
   PrefixHitConfig c_;

@@ -250,6 +250,7 @@ std::vector<TraceRequest> parse_request_trace_jsonl(std::istream& in, const std:
       bool prefix = true;
       for (const auto& id : *h) {
         if (!id.is_number_integer()) fail_at_line(name, no, "\"hash_ids\" must be an array of integers");
+        r.hash_ids.push_back(static_cast<std::uint64_t>(id.get<std::int64_t>()));
         const bool hit = !seen.insert(id.get<std::int64_t>()).second;
         prefix = prefix && hit;
         leading += prefix;

@@ -26,7 +26,8 @@ struct TraceRequest {
   std::int64_t arrival_ns = 0;
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
-  double prefix_hit = 0.0;  // from hash_ids (JSONL with hash_ids only), else 0
+  double prefix_hit = 0.0;              // from hash_ids (JSONL with hash_ids only), else 0
+  std::vector<std::uint64_t> hash_ids;  // the row's hash_ids (JSONL), for the simulator's prefix caches
 };
 
 struct RequestTraceOptions {

@@ -37,7 +37,21 @@ struct PrefixHitConfig {
   double max = 0.0;
   double mean = 0.0;            // beta: mean fraction ...
   double concentration = 10.0;  // ... and alpha + beta (larger = tighter around the mean)
-  int block_tokens = 512;       // trace: tokens per hash block of Mooncake traces
+  // trace, cache: tokens per hash block: 512 for the Mooncake traces' hash_ids; with sessions the
+  // granularity at which a prefix cache matches (vLLM's default KV block is 16 tokens).
+  int block_tokens = 512;
+};
+
+// Multi-turn sessions (workloads/sessions.h): sessions start by the arrival process; each turn's
+// prompt is the whole conversation so far (an optional shared system prompt, every earlier
+// prompt and reply) plus a new user message of `input_tokens` tokens, and the next turn is sent
+// when the reply has finished plus a think time. `requests` counts turns.
+struct SessionConfig {
+  bool enabled = false;
+  LengthConfig turns{"fixed", 1};         // turns per session (any length distribution)
+  double think_time_s = 0.0;              // mean of the exponential wait between a reply and the next turn
+  std::int64_t system_prompt_tokens = 0;  // a system prompt shared by every session that uses it
+  int system_prompts = 1;                 // distinct system prompts; each session picks one uniformly
 };
 
 struct WorkloadConfig {
@@ -46,6 +60,7 @@ struct WorkloadConfig {
   LengthConfig input_tokens{"fixed", 1000};
   LengthConfig output_tokens{"fixed", 100};
   PrefixHitConfig prefix_hit{};
+  SessionConfig sessions{};
 };
 
 // DeepSeek-style group-limited routing: each token's experts come from at most `top_groups` of

@@ -42,6 +42,7 @@ Figures library_figures(const LockItem& item) {
       {"itl_p99_ms", s.itl.p99_s * 1e3},
       {"joules_per_output_token", s.energy.known ? s.energy.joules_per_output_token : 0.0},
   };
+  if (s.prefix_cache) f.emplace_back("prefix_cache_hit_rate", s.prefix_cache->hit_rate());
   for (const sim::PoolResult& p : r.pools) {
     const std::string prefix = std::string(sim::to_string(p.role)) + ".";
     f.emplace_back(prefix + "steps", static_cast<double>(p.steps));

@@ -50,6 +50,7 @@ py::dict requests_of(const sim::SimulationResult& r) {
   d["finish_ns"] = column<std::int64_t>(q, [](const R& x) { return x.finish_ns; });
   d["prefill_done_ns"] = column<std::int64_t>(q, [](const R& x) { return x.prefill_done_ns; });
   d["preemptions"] = column<std::int64_t>(q, [](const R& x) { return x.preemptions; });
+  d["cached_tokens"] = column<std::int64_t>(q, [](const R& x) { return x.cached_tokens; });
   py::list rejected;
   for (const R& x : q) rejected.append(x.rejected);
   d["rejected"] = rejected;

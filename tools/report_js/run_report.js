@@ -96,6 +96,22 @@
       });
     }
 
+    if (pool.prefix_caches) {
+      const C = pool.prefix_caches;
+      const inst = C.hit_rate.map((_, i) => i);
+      moesim.chart(sec, 'chart-prefix-cache-' + role, [
+        { x: inst, y: C.hit_rate.map((v) => 100 * v), type: 'bar', name: 'hit rate',
+          customdata: inst.map((i) => [C.hit_tokens[i], C.prompt_tokens[i]]),
+          hovertemplate: 'instance %{x}: %{y:.1f} % of prompt tokens hit<br>%{customdata[0]} of %{customdata[1]}<extra></extra>' },
+        { x: inst, y: C.evicted_blocks, type: 'scatter', mode: 'markers', name: 'blocks evicted', yaxis: 'y2',
+          hovertemplate: 'instance %{x}: %{y} blocks evicted<extra></extra>' },
+      ], {
+        title: 'Prefix cache per instance (docs/serving.md, "Prefix caching")',
+        xaxis: { title: 'instance' }, yaxis: { title: 'prompt tokens hit (%)', range: [0, 100] },
+        yaxis2: { title: 'blocks evicted', overlaying: 'y', side: 'right', rangemode: 'tozero' },
+      });
+    }
+
     if (pool.links) {
       const K = pool.links;
       const linkRow = moesim.row(sec);
