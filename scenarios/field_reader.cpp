@@ -188,5 +188,6 @@ bool as_bool(const Field& f) {
 double as_duration_ns(const Field& f) { return with_unit(f, "a duration", parse_duration_ns); }
 double as_bandwidth_bytes_per_s(const Field& f) { return with_unit(f, "a bandwidth", parse_bandwidth_bytes_per_s); }
 double as_rate_per_s(const Field& f) { return with_unit(f, "a rate", parse_rate_per_s); }
+double as_bytes(const Field& f) { return with_unit(f, "a size", parse_bytes); }
 
 }  // namespace moesim::scenarios

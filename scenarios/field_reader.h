@@ -65,5 +65,6 @@ bool as_bool(const Field& f);        // true/false (also yes/no, on/off)
 double as_duration_ns(const Field& f);
 double as_bandwidth_bytes_per_s(const Field& f);
 double as_rate_per_s(const Field& f);
+double as_bytes(const Field& f);  // a size: 256GB, 2TiB, ...
 
 }  // namespace moesim::scenarios

@@ -70,6 +70,11 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
 
   s.routing = read_routing(top.map("routing", kRoutingKeys), s.model, paths);
   s.workload = read_workload(top.map("workload", kWorkloadKeys), paths);
+  const sim::PoolConfig& entry = s.deployment.disaggregated ? s.deployment.prefill : s.deployment.colocated;
+  if (entry.kv_tiers.enabled() && s.workload.prefix_hit.dist != "cache")
+    fail_at(deployment.loc(), std::string("deployment.") + sim::to_string(entry.role) + ".kv_tiers",
+            "KV tiers hold prefix-cache blocks: give workload prefix_hit {dist: cache} (sessions, or a trace with "
+            "hash_ids)");
 
   const MapReader slo = top.map("slo", {"ttft_p90", "tpot_p90"});
   if (auto f = slo.get("ttft_p90")) s.slo.ttft_p90_s = as_duration_ns(*f) / 1e9;

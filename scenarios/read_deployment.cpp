@@ -16,7 +16,7 @@
 namespace moesim::scenarios {
 
 const std::vector<std::string_view> kPoolKeys = {"instances", "ranks", "pp",          "attention", "moe",
-                                                 "overlap",   "batch", "speculative", "runtime"};
+                                                 "overlap",   "batch", "speculative", "runtime",   "kv_tiers"};
 
 namespace {
 
@@ -170,6 +170,23 @@ void read_pool(const MapReader& m, const ClusterShape& cluster, const models::Mo
   read_moe(moe, ranks, cluster, model, p);
   if (auto f = m.get("speculative")) read_speculative(m.map("speculative", kSpeculativeKeys), *f, model, paths, p);
   p.runtime = read_runtime(m.map("runtime", kRuntimeKeys));
+
+  const MapReader tiers = m.map("kv_tiers", {"host", "host_bandwidth", "remote", "remote_bandwidth"});
+  const auto positive = [](const Field& f, double v) {
+    if (!(v > 0)) f.fail("expected a value above 0, got '" + f.node->scalar + "'");
+    return v;
+  };
+  const auto host = tiers.get("host");
+  if (host) p.kv_tiers.host_bytes = positive(*host, as_bytes(*host));
+  if (auto f = tiers.get("host_bandwidth")) p.kv_tiers.host_bytes_per_s = positive(*f, as_bandwidth_bytes_per_s(*f));
+  if (auto f = tiers.get("remote")) p.kv_tiers.remote_bytes = positive(*f, as_bytes(*f));
+  if (auto f = tiers.get("remote_bandwidth"))
+    p.kv_tiers.remote_bytes_per_s = positive(*f, as_bandwidth_bytes_per_s(*f));
+  if (host && p.kv_tiers.host_bytes_per_s <= 0)
+    fail_at(tiers.loc(), tiers.path(), "a host tier needs host_bandwidth (the host-to-GPU rate per rank, PCIe)");
+  if (p.kv_tiers.enabled() && p.role == sim::PoolRole::kDecode)
+    fail_at(tiers.loc(), tiers.path(),
+            "a decode pool has no prefix cache to offload (give kv_tiers to the prefill pool)");
 }
 
 }  // namespace moesim::scenarios

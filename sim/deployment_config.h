@@ -49,6 +49,18 @@ struct MoeCommConfig {
   bool network_only() const { return ll_network_only && algorithm == "low-latency"; }
 };
 
+// KV cache tiers below HBM (docs/serving.md "KV cache tiers"): prefix-cache blocks evicted from a
+// rank's HBM move to its host memory, and from there to a remote store shared by the pool; a hit
+// in a lower tier is loaded back (host over PCIe, remote over the NIC) before the request starts.
+// Sizes and rates are per rank; 0 capacity: no such tier.
+struct KvTierConfig {
+  double host_bytes = 0;          // host DRAM per rank for offloaded KV
+  double host_bytes_per_s = 0;    // host-to-GPU rate per rank (PCIe); required with host_bytes
+  double remote_bytes = 0;        // the pool's remote store, per rank of the pool (pooled)
+  double remote_bytes_per_s = 0;  // store-to-GPU rate per rank; 0: the hardware's NIC rate
+  bool enabled() const { return host_bytes > 0 || remote_bytes > 0; }
+};
+
 // Speculative decoding (sim/speculative.h): each decode step verifies `tokens` draft tokens per
 // request after the newest one and emits 1 + the accepted ones.
 enum class SpeculativeMethod { kNone, kMtp, kDraft };
@@ -79,6 +91,7 @@ struct PoolConfig {
   PlacementConfig placement;  // expert placement, redundant slots, rebalancing
   MoeCommConfig comm;
   RuntimeConfig runtime;  // the serving engine around the kernels (sim/runtime.h)
+  KvTierConfig kv_tiers;  // prefix-cache offload below HBM (entry pools with prefix caches)
   int stage_ranks() const { return ranks / pipeline_stages; }
 };
 

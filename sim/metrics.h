@@ -34,6 +34,7 @@ struct RequestRecord {
   std::int64_t prefill_done_ns = -1;  // disaggregated: when the prefill instance finished the prompt
   std::int64_t preemptions = 0;       // times its KV was dropped and recomputed
   std::int64_t cached_tokens = 0;     // prompt tokens found in the prefix cache (no prefill compute)
+  std::int64_t kv_load_ns = 0;        // waited for its prefix to load from a lower KV tier
   std::string rejected;               // non-empty: why it was never admitted
   bool finished() const { return finish_ns >= 0; }
 };

@@ -9,14 +9,20 @@ PrefixCacheStats& PrefixCacheStats::operator+=(const PrefixCacheStats& o) {
   inserted_blocks += o.inserted_blocks;
   evicted_blocks += o.evicted_blocks;
   resident_blocks += o.resident_blocks;
+  host_hit_tokens += o.host_hit_tokens;
+  remote_hit_tokens += o.remote_hit_tokens;
+  offloaded_blocks += o.offloaded_blocks;
+  host_loaded_bytes += o.host_loaded_bytes;
+  remote_loaded_bytes += o.remote_loaded_bytes;
+  loads += o.loads;
+  load_wait_s += o.load_wait_s;
+  host_resident_blocks += o.host_resident_blocks;
+  remote_resident_blocks += o.remote_resident_blocks;
   return *this;
 }
 
 std::int64_t PrefixCache::peek(const workloads::PrefixKey& key, std::int64_t tokens) const {
-  const std::int64_t n = key.blocks(tokens, block_tokens_);
-  std::int64_t j = 0;
-  while (j < n && index_.count(key.block(j, block_tokens_)) > 0) ++j;
-  return j;
+  return run_from(key, tokens, 0);
 }
 
 std::int64_t PrefixCache::match(const workloads::PrefixKey& key, std::int64_t tokens) {
@@ -33,11 +39,32 @@ void PrefixCache::insert(const workloads::PrefixKey& key, std::int64_t tokens, s
 void PrefixCache::fit(std::int64_t capacity_blocks) {
   while (size() > capacity_blocks && tail_ != kNone) {
     const std::uint32_t n = tail_;
+    const std::uint64_t name = nodes_[n].name;
     unlink(n);
-    index_.erase(nodes_[n].name);
+    index_.erase(name);
     free_.push_back(n);
     ++evicted_;
+    if (lower_) lower_->receive(name);
   }
+}
+
+void PrefixCache::receive(std::uint64_t name) {
+  ++received_;
+  touch(name);
+  fit(capacity_);
+}
+
+std::int64_t PrefixCache::run_from(const workloads::PrefixKey& key, std::int64_t tokens, std::int64_t start) const {
+  const std::int64_t n = key.blocks(tokens, block_tokens_);
+  std::int64_t j = start;
+  while (j < n && index_.count(key.block(j, block_tokens_)) > 0) ++j;
+  return j - start;
+}
+
+void PrefixCache::touch_run(const workloads::PrefixKey& key, std::int64_t start, std::int64_t count,
+                            std::int64_t capacity_blocks) {
+  for (std::int64_t j = start + count - 1; j >= start; --j) touch(key.block(j, block_tokens_));
+  fit(capacity_blocks);
 }
 
 void PrefixCache::unlink(std::uint32_t n) {

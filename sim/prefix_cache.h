@@ -11,7 +11,13 @@
 // running request's prefix becomes matchable only when it leaves, and a request holds its own
 // copy of the blocks it matched (sim/kv_blocks.h), so a block can count twice while it runs.
 //
-// Conservation (checked by tests): inserted = resident + evicted at every moment.
+// Tiers (docs/serving.md "KV cache tiers"): a cache may have a lower tier (host memory, then a
+// remote store), a PrefixCache of fixed capacity; every block it evicts is received there, so
+// blocks move down a tier instead of being lost. A lookup continues the HBM run of leading blocks
+// into the tiers below (run_from); those blocks are loaded back and cached in HBM again.
+//
+// Conservation (checked at the end of every run and by tests): inserted = resident + evicted in
+// every tier, and a tier received exactly what the tier above it evicted.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +33,14 @@ struct PrefixCacheStats {
   std::int64_t prompt_tokens = 0;  // their prompt tokens ...
   std::int64_t hit_tokens = 0;     // ... and those found cached (no prefill compute)
   std::int64_t inserted_blocks = 0, evicted_blocks = 0, resident_blocks = 0;
+  // KV tiers: prompt tokens found in host memory / the remote store (part of hit_tokens), blocks
+  // evicted from HBM to a lower tier, bytes loaded back, loads, the time requests waited for them
+  // (summed over requests), and the blocks resident below HBM.
+  std::int64_t host_hit_tokens = 0, remote_hit_tokens = 0, offloaded_blocks = 0;
+  double host_loaded_bytes = 0, remote_loaded_bytes = 0;
+  std::int64_t loads = 0;
+  double load_wait_s = 0;
+  std::int64_t host_resident_blocks = 0, remote_resident_blocks = 0;
   double hit_rate() const {
     return prompt_tokens > 0 ? static_cast<double>(hit_tokens) / static_cast<double>(prompt_tokens) : 0.0;
   }
@@ -44,8 +58,17 @@ class PrefixCache {
   std::int64_t match(const workloads::PrefixKey& key, std::int64_t tokens);
   // Caches the blocks of `key`'s first `tokens` tokens (most recent first), then fits.
   void insert(const workloads::PrefixKey& key, std::int64_t tokens, std::int64_t capacity_blocks);
-  // Evicts least recently used blocks until at most `capacity_blocks` remain.
+  // Evicts least recently used blocks until at most `capacity_blocks` remain (to the lower tier).
   void fit(std::int64_t capacity_blocks);
+  // How many of `key`'s blocks j = start, start + 1, ... are cached here (no change).
+  std::int64_t run_from(const workloads::PrefixKey& key, std::int64_t tokens, std::int64_t start) const;
+  // Marks blocks [start, start + count) used now, caching them if absent, then fits `capacity_blocks`.
+  void touch_run(const workloads::PrefixKey& key, std::int64_t start, std::int64_t count, std::int64_t capacity_blocks);
+
+  // A lower tier of fixed capacity: receives what this cache evicts.
+  void set_lower(PrefixCache* lower) { lower_ = lower; }
+  void set_capacity(std::int64_t blocks) { capacity_ = blocks; }  // a lower tier's fixed size
+  std::int64_t received() const { return received_; }
 
   std::int64_t size() const { return static_cast<std::int64_t>(index_.size()); }
   std::int64_t inserted() const { return inserted_; }
@@ -59,14 +82,17 @@ class PrefixCache {
   };
   void unlink(std::uint32_t n);
   void push_front(std::uint32_t n);
-  void touch(std::uint64_t name);  // inserts or moves to the front
+  void touch(std::uint64_t name);    // inserts or moves to the front
+  void receive(std::uint64_t name);  // from the tier above
 
   int block_tokens_;
   std::unordered_map<std::uint64_t, std::uint32_t> index_;
   std::vector<Node> nodes_;
   std::vector<std::uint32_t> free_;
   std::uint32_t head_ = kNone, tail_ = kNone;
-  std::int64_t inserted_ = 0, evicted_ = 0;
+  std::int64_t inserted_ = 0, evicted_ = 0, received_ = 0;
+  PrefixCache* lower_ = nullptr;
+  std::int64_t capacity_ = 0;  // as a lower tier
 };
 
 }  // namespace moesim::sim

@@ -42,7 +42,13 @@ std::int64_t Scheduler::cached_prefix_tokens(std::size_t index, int rank) const 
   const auto& r = ranks_[static_cast<std::size_t>(rank)];
   const auto& q = requests_[index];
   if (!r.cache) return q.cached_tokens();
-  return hit_tokens(r.cache->peek(q.prefix, q.input_tokens), q.input_tokens, r.cache->block_tokens());
+  // Every tier's blocks count: a router that sees offloaded blocks (as LMCache's and Dynamo's KV
+  // block manager report them) prefers the rank that can load a conversation over one that
+  // would prefill it.
+  std::int64_t blocks = r.cache->peek(q.prefix, q.input_tokens);
+  if (r.host) blocks += r.host->run_from(q.prefix, q.input_tokens, blocks);
+  if (remote_) blocks += remote_->run_from(q.prefix, q.input_tokens, blocks);
+  return hit_tokens(blocks, q.input_tokens, r.cache->block_tokens());
 }
 
 std::int64_t Scheduler::load_tokens(int rank) const {
@@ -63,17 +69,96 @@ PrefixCacheStats Scheduler::prefix_cache_stats() const {
       s.inserted_blocks = r.cache->inserted();
       s.evicted_blocks = r.cache->evicted();
       s.resident_blocks = r.cache->size();
+      if (r.host || remote_) s.offloaded_blocks = r.cache->evicted();
     }
+    if (r.host) s.host_resident_blocks = r.host->size();
     total += s;
   }
   return total;
+}
+
+void Scheduler::check_kv_tiers() const {
+  for (const auto& r : ranks_) {
+    if (!r.host) continue;
+    MOESIM_CHECK(r.host->received() == r.cache->evicted(), "KV tiers: host memory received != HBM cache evicted");
+    MOESIM_CHECK(r.host->inserted() == r.host->size() + r.host->evicted(),
+                 "KV tiers: host blocks inserted != resident + evicted");
+  }
+}
+
+std::int64_t Scheduler::sent_to_remote() const {
+  std::int64_t n = 0;
+  if (remote_)
+    for (const auto& r : ranks_) n += r.host ? r.host->evicted() : r.cache->evicted();
+  return n;
 }
 
 void Scheduler::cache_leaving(RankState& rank, std::size_t idx, std::int64_t tokens) {
   if (rank.cache) rank.cache->insert(requests_[idx].prefix, tokens, cache_room(rank));
 }
 
-int Scheduler::enqueue(std::size_t index, int rank) {
+void Scheduler::enable_kv_tiers(std::int64_t host_blocks, PrefixCache* remote, double bytes_per_token,
+                                double host_bytes_per_s, double remote_bytes_per_s) {
+  remote_ = remote;
+  bytes_per_token_ = bytes_per_token;
+  host_rate_ = host_bytes_per_s;
+  remote_rate_ = remote_bytes_per_s;
+  for (auto& r : ranks_) {
+    if (host_blocks > 0) {
+      r.host.emplace(r.cache->block_tokens());
+      r.host->set_capacity(host_blocks);
+      r.cache->set_lower(&*r.host);
+      r.host->set_lower(remote);
+    } else {
+      r.cache->set_lower(remote);
+    }
+  }
+}
+
+// The hit of request `index` on `rank`: the leading blocks in its HBM cache, continued into its
+// host memory and then the remote store; blocks from a lower tier are loaded back, one load at a
+// time per rank and tier, and the request waits for them (Live::ready_ns).
+void Scheduler::look_up(RankState& rank, std::size_t index, Live& l, Time now) {
+  const auto& q = requests_[index];
+  PrefixCache& hbm = *rank.cache;
+  const int block = hbm.block_tokens();
+  const std::int64_t in_hbm = hbm.match(q.prefix, q.input_tokens);
+  const std::int64_t in_host = rank.host ? rank.host->run_from(q.prefix, q.input_tokens, in_hbm) : 0;
+  const std::int64_t in_remote = remote_ ? remote_->run_from(q.prefix, q.input_tokens, in_hbm + in_host) : 0;
+  l.cached = hit_tokens(in_hbm + in_host + in_remote, q.input_tokens, block);
+  // The cap (at least one token computed) comes off the deepest tier first.
+  const std::int64_t hbm_tokens = std::min(in_hbm * block, l.cached);
+  const std::int64_t host_tokens = std::min(in_host * block, l.cached - hbm_tokens);
+  const std::int64_t remote_tokens = l.cached - hbm_tokens - host_tokens;
+  auto& st = rank.lookups;
+  st.lookups += 1;
+  st.prompt_tokens += q.input_tokens;
+  st.hit_tokens += l.cached;
+  if (host_tokens + remote_tokens <= 0) return;
+  Time ready = now;
+  const auto load = [&](std::int64_t tokens, double rate, Time& link_free, double& bytes) {
+    if (tokens <= 0) return;
+    const double b = static_cast<double>(tokens) * bytes_per_token_;
+    const Time start = std::max(now, link_free);
+    link_free = start + Duration::from_ns_rounded(b / rate * 1e9);
+    ready = std::max(ready, link_free);
+    bytes += b;
+  };
+  load(host_tokens, host_rate_, rank.host_free, st.host_loaded_bytes);
+  load(remote_tokens, remote_rate_, rank.remote_free, st.remote_loaded_bytes);
+  st.host_hit_tokens += host_tokens;
+  st.remote_hit_tokens += remote_tokens;
+  st.loads += 1;
+  st.load_wait_s += (ready - now).seconds();
+  l.ready_ns = ready.count_ns();
+  records_[index].kv_load_ns = (ready - now).count_ns();
+  // The loaded blocks are used now in the tiers they came from, and cached in HBM again.
+  if (in_host > 0) rank.host->touch_run(q.prefix, in_hbm, in_host, INT64_MAX);
+  if (in_remote > 0) remote_->touch_run(q.prefix, in_hbm + in_host, in_remote, INT64_MAX);
+  hbm.touch_run(q.prefix, in_hbm, in_host + in_remote, cache_room(rank));
+}
+
+int Scheduler::enqueue(std::size_t index, int rank, Time now) {
   auto& rec = records_[index];
   // A prefill instance holds only the prompt; the others eventually hold prompt and output.
   const std::int64_t need =
@@ -107,12 +192,7 @@ int Scheduler::enqueue(std::size_t index, int rank) {
     l.generated = 1;  // the prefill instance sampled the first token
     l.last_token_ns = rec.first_token_ns;
   } else if (chosen.cache) {
-    const auto& q = requests_[index];
-    const int block = chosen.cache->block_tokens();
-    l.cached = hit_tokens(chosen.cache->match(q.prefix, q.input_tokens), q.input_tokens, block);
-    chosen.lookups.lookups += 1;
-    chosen.lookups.prompt_tokens += q.input_tokens;
-    chosen.lookups.hit_tokens += l.cached;
+    look_up(chosen, index, l, now);
   } else {
     l.cached = requests_[index].cached_tokens();  // prefix-cache hit: no compute for these
   }
@@ -186,9 +266,13 @@ void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record)
   for (std::size_t idx : rank.running)
     if (budget > 0 && !live_[idx].decoding && live_[idx].cached < live_[idx].target) prefill(idx);
   // Then admit waiting requests, first come first served.
+  // (A request whose prefix is still loading from a lower KV tier waits; the ones behind it may go.)
   while (!rank.waiting.empty() && budget > 0 &&
          static_cast<int>(rank.running.size()) < pool_.batch.max_running_per_rank) {
-    const std::size_t idx = rank.waiting.front();
+    auto next = rank.waiting.begin();
+    while (next != rank.waiting.end() && live_[*next].ready_ns > record.start_ns) ++next;
+    if (next == rank.waiting.end()) break;
+    const std::size_t idx = *next;
     auto& l = live_[idx];
     const bool transferred = pool_.role == PoolRole::kDecode && l.generated == 1 && l.cached == 0;
     // Room for what the request holds once admitted: a transferred prompt's whole KV, or the
@@ -196,7 +280,7 @@ void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record)
     const std::int64_t first = transferred ? l.target : l.cached + std::min(l.target - l.cached, budget);
     if (!rank.kv.grow(l.blocks, held_tokens(first))) break;
     if (transferred) l.cached = l.target;
-    rank.waiting.pop_front();
+    rank.waiting.erase(next);
     rank.waiting_tokens -= l.input_tokens;
     rank.running.push_back(idx);
     if (l.cached >= l.target) {

@@ -59,9 +59,17 @@ class Scheduler {
   void enable_prefix_caches(int block_tokens);
   bool has_prefix_caches() const { return caching_; }
 
+  // KV tiers below the prefix caches (sim/prefix_cache.h): each rank's host memory of
+  // `host_blocks` blocks (0: none), then the pool's remote store `remote` (shared; null: none).
+  // A hit there is loaded back at the given rates (bytes/s per rank), one load at a time per rank
+  // and tier, and the request is admitted once its load is done.
+  void enable_kv_tiers(std::int64_t host_blocks, PrefixCache* remote, double bytes_per_token, double host_bytes_per_s,
+                       double remote_bytes_per_s);
+
   // Queues request `index` (whose record is already filled in) on `rank` (-1: the least-loaded
-  // one) and returns the rank, or -1 if the request can never fit (its record then says why).
-  int enqueue(std::size_t index, int rank = -1);
+  // one) at `now` and returns the rank, or -1 if the request can never fit (its record then says
+  // why).
+  int enqueue(std::size_t index, int rank = -1, Time now = Time{});
   int attention_ranks() const { return static_cast<int>(ranks_.size()); }
   // What a request router weighs (sim/request_router.h), for request `index` on `rank`: the prompt
   // tokens its prefix cache holds, and the KV tokens the rank's requests hold or will need (in use,
@@ -71,6 +79,11 @@ class Scheduler {
   std::int64_t queued(int rank) const;  // requests waiting or running on the rank
   std::int64_t input_tokens(std::size_t index) const { return requests_[index].input_tokens; }
   PrefixCacheStats prefix_cache_stats() const;  // summed over the ranks
+  // End-of-run conservation of the tiers (sim/invariants.h): each rank's host memory received what
+  // its HBM cache evicted and holds or evicted all of it. Throws InvariantError.
+  void check_kv_tiers() const;
+  // Blocks this instance's ranks evicted into the remote store (their lowest tier above it).
+  std::int64_t sent_to_remote() const;
   bool has_work() const { return outstanding_ > 0; }
   std::int64_t outstanding() const { return outstanding_; }
   // Fills one RankBatch per rank for the next step; returns the tokens scheduled.
@@ -103,6 +116,7 @@ class Scheduler {
     std::int64_t input_tokens = 0, output_tokens = 0;  // the request's (its record's), kept here
                                                        // so a step's passes read one array
     bool decoding = false;                             // decodes in the current step
+    std::int64_t ready_ns = 0;                         // admitted no earlier (a KV-tier load)
   };
   struct RankState {
     explicit RankState(std::int64_t capacity, int block) : kv(capacity, block) {}
@@ -110,6 +124,8 @@ class Scheduler {
     std::vector<std::size_t> running;  // admission order
     KvBlocks kv;
     std::optional<PrefixCache> cache;
+    std::optional<PrefixCache> host;  // KV tier: host memory
+    Time host_free{}, remote_free{};  // when the rank's loads queued so far are done
     PrefixCacheStats lookups;         // lookups, prompt and hit tokens
     std::int64_t waiting_tokens = 0;  // prompt tokens of the waiting requests
   };
@@ -118,6 +134,7 @@ class Scheduler {
   // The prefix-cache hit, in tokens, of a prompt of `input` tokens with `blocks` leading blocks cached.
   std::int64_t hit_tokens(std::int64_t blocks, std::int64_t input, int block_tokens) const;
   void cache_leaving(RankState& rank, std::size_t idx, std::int64_t tokens);
+  void look_up(RankState& rank, std::size_t index, Live& l, Time now);
   bool decodes() const { return pool_.role != PoolRole::kPrefill; }
   void fill_rank(RankState& rank, RankBatch& batch, StepRecord& record);
   bool preempt_one(RankState& rank, std::size_t keep);
@@ -136,6 +153,8 @@ class Scheduler {
   std::int64_t outstanding_ = 0;
   std::int64_t preemptions_ = 0;
   bool caching_ = false;
+  PrefixCache* remote_ = nullptr;  // enable_kv_tiers
+  double bytes_per_token_ = 0, host_rate_ = 0, remote_rate_ = 0;
   int queries_ = 1;  // positions a decoding request feeds per step (1 + draft tokens)
   workloads::Rng acceptance_;
   std::int64_t drafts_proposed_ = 0, drafts_accepted_ = 0;

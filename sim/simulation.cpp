@@ -108,10 +108,31 @@ class ServingRun {
       if (caches) instances_[i]->scheduler.enable_prefix_caches(c.workload.prefix_hit.block_tokens);
       entry_.push_back(&instances_[i]->scheduler);
     }
+    if (caches && pools.front().config.kv_tiers.enabled()) enable_kv_tiers(pools.front());
     if (c.trace) {
       recorder_.emplace(*c.trace);
       for (auto& inst : instances_) inst->step_model.set_trace(&*recorder_, inst->pool_index, inst->layout.instance());
     }
+  }
+
+  // KV tiers below the entry pool's prefix caches (sim/prefix_cache.h), sized in blocks of the
+  // bytes a rank's memory plan gives a token of KV.
+  void enable_kv_tiers(const PoolLayout& pool) {
+    const KvTierConfig& t = pool.config.kv_tiers;
+    const auto& m = pool.memory;
+    const double per_token = m.kv_capacity_tokens > 0 ? m.kv_bytes / static_cast<double>(m.kv_capacity_tokens) : 0;
+    if (!(per_token > 0)) return;
+    const double per_block = per_token * config_.workload.prefix_hit.block_tokens;
+    const auto blocks = [&](double bytes) { return static_cast<std::int64_t>(bytes / per_block); };
+    if (t.remote_bytes > 0) {
+      remote_.emplace(config_.workload.prefix_hit.block_tokens);
+      const double ranks = static_cast<double>(pool.config.instances) * pool.config.attention_dp;
+      remote_->set_capacity(blocks(t.remote_bytes * ranks));
+    }
+    const double remote_rate = t.remote_bytes_per_s > 0 ? t.remote_bytes_per_s : config_.hardware.nic_bytes_per_s;
+    for (std::size_t i = pool_first_[0]; i < pool_first_[1]; ++i)
+      instances_[i]->scheduler.enable_kv_tiers(blocks(t.host_bytes), remote_ ? &*remote_ : nullptr, per_token,
+                                               t.host_bytes_per_s, remote_rate);
   }
 
   SimulationResult run() {
@@ -124,6 +145,7 @@ class ServingRun {
     SimulationResult r;
     run_events(r);
     check_requests_accounted(records_, r.partial);
+    std::int64_t sent_to_remote = 0;
     for (std::size_t p = 0; p < pool_results_.size(); ++p) {
       auto& pr = pool_results_[p];
       MOESIM_CHECK(pr.breakdown.tokens_routed == pr.breakdown.tokens_combined,
@@ -140,6 +162,8 @@ class ServingRun {
           const PrefixCacheStats st = scheduler.prefix_cache_stats();
           MOESIM_CHECK(st.inserted_blocks == st.resident_blocks + st.evicted_blocks,
                        "prefix cache: blocks inserted != resident + evicted");
+          scheduler.check_kv_tiers();
+          sent_to_remote += scheduler.sent_to_remote();
           pr.prefix_caches.push_back(st);
         }
       }
@@ -149,6 +173,12 @@ class ServingRun {
     if (!pool_results_.empty() && !pool_results_.front().prefix_caches.empty()) {
       PrefixCacheStats total;
       for (const auto& st : pool_results_.front().prefix_caches) total += st;
+      if (remote_) {
+        MOESIM_CHECK(remote_->received() == sent_to_remote, "KV tiers: remote store received != blocks sent to it");
+        MOESIM_CHECK(remote_->inserted() == remote_->size() + remote_->evicted(),
+                     "KV tiers: remote blocks inserted != resident + evicted");
+        total.remote_resident_blocks = remote_->size();
+      }
       r.summary.prefix_cache = total;
     }
     r.summary.energy = energy_summary(power_, busy_joules_, busy_gpu_s_, r.summary.gpus, r.summary.makespan_s,
@@ -232,8 +262,11 @@ class ServingRun {
     auto& s = *static_cast<ServingRun*>(self);
     const RouteChoice route = s.router_.route(index, s.entry_);
     Instance& inst = *s.instances_[s.pool_first_[0] + route.instance];
-    const int rank = inst.scheduler.enqueue(index, route.rank);
+    const int rank = inst.scheduler.enqueue(index, route.rank, s.events_.now());
     s.records_[index].rank = rank;
+    if (const std::int64_t wait = s.records_[index].kv_load_ns; wait > 0)  // its prefix loads first
+      s.events_.schedule(s.events_.now() + Duration::ns(wait), kStepEndPriority, &ServingRun::on_wake, &s,
+                         s.instance_index(inst));
     s.records_[index].instance = inst.layout.instance();
     // The next open-loop arrival, once this one (the earliest not yet arrived) has.
     if (!s.closed_loop_ && s.next_timed_ < s.timed_.size() && s.timed_[s.next_timed_ - 1] == index)
@@ -374,6 +407,7 @@ class ServingRun {
   std::size_t next_timed_ = 0;      // the next of them to schedule
   RequestRouter router_;
   std::vector<const Scheduler*> entry_;  // the entry pool's instances, for the router
+  std::optional<PrefixCache> remote_;    // the entry pool's remote KV store (KV tiers), if any
   std::vector<RequestRecord> records_;
   std::vector<std::unique_ptr<Instance>> instances_;
   std::vector<std::size_t> pool_first_;  // instances_ index of each pool's first instance, plus the end

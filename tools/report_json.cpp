@@ -50,7 +50,17 @@ Json prefix_cache_json(const sim::PrefixCacheStats& c) {
           {"hit_tokens", c.hit_tokens},
           {"inserted_blocks", c.inserted_blocks},
           {"evicted_blocks", c.evicted_blocks},
-          {"resident_blocks", c.resident_blocks}};
+          {"resident_blocks", c.resident_blocks},
+          {"tiers",
+           {{"host_hit_tokens", c.host_hit_tokens},
+            {"remote_hit_tokens", c.remote_hit_tokens},
+            {"offloaded_blocks", c.offloaded_blocks},
+            {"host_loaded_bytes", c.host_loaded_bytes},
+            {"remote_loaded_bytes", c.remote_loaded_bytes},
+            {"loads", c.loads},
+            {"load_wait_s", c.load_wait_s},
+            {"host_resident_blocks", c.host_resident_blocks},
+            {"remote_resident_blocks", c.remote_resident_blocks}}}};
 }
 
 Json pool_json(const models::ModelSpec& model, const topology::Cluster& cluster, const sim::PoolResult& p,

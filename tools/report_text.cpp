@@ -130,6 +130,7 @@ void print_summary(std::ostream& out, const scenarios::Scenario& sc, const sim::
     const auto& c = *s.prefix_cache;
     double lo = 1, hi = 0;
     for (const auto& i : r.pools.front().prefix_caches) {
+      if (i.prompt_tokens == 0) continue;  // an instance that was routed nothing
       lo = std::min(lo, i.hit_rate());
       hi = std::max(hi, i.hit_rate());
     }
@@ -138,6 +139,14 @@ void print_summary(std::ostream& out, const scenarios::Scenario& sc, const sim::
         "%lld blocks evicted\n",
         sim::to_string(sc.deployment.router.policy), 100.0 * c.hit_rate(), static_cast<long long>(c.hit_tokens),
         static_cast<long long>(c.prompt_tokens), 100.0 * lo, 100.0 * hi, static_cast<long long>(c.evicted_blocks));
+    if (c.offloaded_blocks > 0 || c.loads > 0)
+      out << fmt(
+          "  KV tiers: %lld prompt tokens hit in host memory, %lld in the remote store; %.2f GB loaded back by %lld "
+          "requests, which waited %.1f ms each on average; %lld blocks offloaded from HBM\n",
+          static_cast<long long>(c.host_hit_tokens), static_cast<long long>(c.remote_hit_tokens),
+          (c.host_loaded_bytes + c.remote_loaded_bytes) / 1e9, static_cast<long long>(c.loads),
+          c.loads > 0 ? 1e3 * c.load_wait_s / static_cast<double>(c.loads) : 0.0,
+          static_cast<long long>(c.offloaded_blocks));
   }
   if (s.energy.known)
     out << fmt("  energy: %.3f kWh, %.0f W per GPU on average, %.3f J per output token, %.1f J per request\n",

@@ -56,5 +56,27 @@ TEST(ScenarioSessions, ErrorsNameTheKey) {
             "scn.yaml:8:14: workload.sessions.turn: unknown key 'turn'; did you mean 'turns'?");
 }
 
+TEST(ScenarioSessions, KvTiersAreSizedAndNeedPrefixCaches) {
+  std::string yaml(kChat);
+  const std::string pool = "colocated: {instances: 8, ranks: 1}";
+  yaml.replace(yaml.find(pool), pool.size(),
+               "colocated: {instances: 8, ranks: 1, kv_tiers: {host: 200GB, host_bandwidth: 64GB/s, remote: 1TB}}");
+  const Scenario s = load_scenario_string(yaml, "scn.yaml");
+  const auto& t = s.deployment.colocated.kv_tiers;
+  EXPECT_EQ(t.host_bytes, 200e9);
+  EXPECT_EQ(t.host_bytes_per_s, 64e9);
+  EXPECT_EQ(t.remote_bytes, 1e12);
+  EXPECT_EQ(t.remote_bytes_per_s, 0.0);  // the NIC's rate
+  const std::string base(kMinimal);
+  EXPECT_EQ(load_error(base + "    kv_tiers: {host: 200GB}\n"),
+            "scn.yaml:7:15: deployment.colocated.kv_tiers: a host tier needs host_bandwidth (the host-to-GPU rate per "
+            "rank, PCIe)");
+  EXPECT_EQ(load_error(base + "    kv_tiers: {remote: 1TB}\n"),
+            "scn.yaml:5:3: deployment.colocated.kv_tiers: KV tiers hold prefix-cache blocks: give workload "
+            "prefix_hit {dist: cache} (sessions, or a trace with hash_ids)");
+  EXPECT_EQ(load_error(base + "    kv_tiers: {host: 0GB, host_bandwidth: 1GB/s}\n"),
+            "scn.yaml:7:22: deployment.colocated.kv_tiers.host: expected a value above 0, got '0GB'");
+}
+
 }  // namespace
 }  // namespace moesim::scenarios

@@ -69,3 +69,36 @@ TEST(PrefixCache, InsertFitsTheRoomGivenAndReusesFreedSlots) {
 
 }  // namespace
 }  // namespace moesim::sim
+
+namespace moesim::sim {
+namespace {
+
+TEST(PrefixCacheTiers, EvictedBlocksMoveDownATierAndAreFoundThere) {
+  PrefixCache hbm(16), host(16), remote(16);
+  host.set_capacity(15);
+  remote.set_capacity(100);
+  hbm.set_lower(&host);
+  host.set_lower(&remote);
+  const auto a = conversation(1), b = conversation(2);
+  hbm.insert(a, 320, 100);  // 20 blocks
+  hbm.insert(b, 320, 100);
+  hbm.fit(10);  // 30 blocks leave HBM: a's 20 and b's last 10
+  EXPECT_EQ(hbm.peek(b, 320), 10);
+  EXPECT_EQ(host.received(), 30);
+  EXPECT_EQ(host.size(), 15);  // the 15 most recent of them; the rest went on to the store
+  EXPECT_EQ(remote.received(), 15);
+  // b's lookup goes on below HBM where its run stopped.
+  EXPECT_EQ(host.run_from(b, 320, 10), 10);
+  // a's tail left HBM first and went on to the store; its head, the newest in host memory, stays.
+  EXPECT_EQ(host.run_from(a, 320, 0), 5);
+  EXPECT_EQ(remote.run_from(a, 320, 5), 15);
+  for (const PrefixCache* c : {&hbm, &host, &remote}) EXPECT_EQ(c->inserted(), c->size() + c->evicted());
+  EXPECT_EQ(host.received(), hbm.evicted());
+  EXPECT_EQ(remote.received(), host.evicted());
+  // Loading a run back caches it in HBM again.
+  hbm.touch_run(b, 10, 10, 100);
+  EXPECT_EQ(hbm.peek(b, 320), 20);
+}
+
+}  // namespace
+}  // namespace moesim::sim

@@ -122,5 +122,32 @@ TEST(RequestRouter, AnEntryPrefillPoolCachesThePromptsItHandsOver) {
   EXPECT_GT(past_prompt, 100);
 }
 
+// KV tiers: with HBM too small for the conversations, blocks evicted to host memory are found
+// there, loaded back over PCIe (the request waits for its load) and spare the prefill.
+TEST(KvTiers, HostMemoryKeepsWhatHbmEvictsAndLoadsItBack) {
+  auto c = chat(RouterPolicy::kPrefixAware);
+  c.deployment.router.overlap_weight = 20;  // conversations go back to their rank
+  // Room for the weights and a few tens of thousands of KV tokens per GPU.
+  c.hardware.hbm_bytes = 2.23e9;
+  const auto no_tier = simulate(c);
+  c.deployment.colocated.kv_tiers.host_bytes = 100e9;
+  c.deployment.colocated.kv_tiers.host_bytes_per_s = 50e9;
+  const auto tier = simulate(c);
+  ASSERT_GT(no_tier.summary.prefix_cache->evicted_blocks, 1000);
+  const auto& t = *tier.summary.prefix_cache;
+  EXPECT_GT(t.host_hit_tokens, 0);
+  EXPECT_EQ(t.remote_hit_tokens, 0);
+  EXPECT_GT(t.hit_rate(), no_tier.summary.prefix_cache->hit_rate());
+  EXPECT_EQ(t.offloaded_blocks, t.evicted_blocks);
+  EXPECT_GT(t.host_resident_blocks, 0);
+  // Every load waited for its bytes at the link's rate, and the requests record it.
+  EXPECT_GT(t.loads, 0);
+  double waited = 0;
+  for (const auto& q : tier.requests) waited += static_cast<double>(q.kv_load_ns) * 1e-9;
+  EXPECT_NEAR(waited, t.load_wait_s, 1e-6 * t.loads);
+  EXPECT_GE(t.load_wait_s, t.host_loaded_bytes / 50e9 * 0.999);
+  EXPECT_EQ(tier.summary.completed, 600);
+}
+
 }  // namespace
 }  // namespace moesim::sim

@@ -51,6 +51,7 @@ py::dict requests_of(const sim::SimulationResult& r) {
   d["prefill_done_ns"] = column<std::int64_t>(q, [](const R& x) { return x.prefill_done_ns; });
   d["preemptions"] = column<std::int64_t>(q, [](const R& x) { return x.preemptions; });
   d["cached_tokens"] = column<std::int64_t>(q, [](const R& x) { return x.cached_tokens; });
+  d["kv_load_ns"] = column<std::int64_t>(q, [](const R& x) { return x.kv_load_ns; });
   py::list rejected;
   for (const R& x : q) rejected.append(x.rejected);
   d["rejected"] = rejected;
