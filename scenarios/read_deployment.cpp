@@ -76,7 +76,7 @@ void read_moe(const MapReader& m, const Field& ranks, const ClusterShape& cluste
   const auto window = m.get("eplb_window_steps");
   if (window) p.placement.window_steps = as_int64(*window, 1, 1'000'000);
   if (auto f = m.get("comm"))
-    p.comm.algorithm = as_choice(*f, "all-to-all algorithm", names_of(sim::moe_comm_algorithms()));
+    p.comm.all_to_all = sim::find_moe_comm(as_choice(*f, "all-to-all algorithm", names_of(sim::moe_comm_algorithms())));
   if (auto f = m.get("dispatch_payload"))
     p.comm.dispatch_payload = as_choice(*f, "dispatch payload", names_of(models::payload_formats()));
   if (auto f = m.get("fidelity"))

@@ -20,6 +20,7 @@
 #include "sim/overlap.h"
 #include "sim/placement.h"
 #include "sim/runtime.h"
+#include "topology/all_to_all_algorithm.h"
 
 namespace moesim::sim {
 
@@ -33,9 +34,11 @@ struct BatchConfig {
   int kv_block_tokens = 64;                   // paged KV cache: tokens per block
 };
 
-// How dispatch and combine travel (topology/all_to_all.h registries).
+// How dispatch and combine travel (sim/moe_comm.h and topology/fidelity.h registries).
 struct MoeCommConfig {
-  std::string algorithm = "direct";   // direct, hierarchical (DeepEP normal), low-latency (DeepEP LL)
+  // The all-to-all algorithm (direct, hierarchical: DeepEP normal, low-latency: DeepEP LL), or
+  // none: `allgather-reducescatter` moves the tokens by AllGather + ReduceScatter (sim/moe_comm.h).
+  const topology::AllToAllAlgorithm* all_to_all = &topology::direct_all_to_all();
   std::string fidelity = "analytic";  // analytic or flow
   // YAML `ll_intra_node: scale-up | network`: how DeepEP's low-latency kernels reach the ranks of
   // their own scale-up domain: over its links (default) or over RDMA like every other peer, as
@@ -46,7 +49,9 @@ struct MoeCommConfig {
   bool ll_network_only = false;
   // The dispatch payload's format (models::payload_formats()): "model" takes the model's dtypes.
   std::string dispatch_payload = "model";
-  bool network_only() const { return ll_network_only && algorithm == "low-latency"; }
+  bool gather_scatter() const { return all_to_all == nullptr; }
+  bool low_latency() const { return all_to_all != nullptr && all_to_all->low_latency(); }
+  bool network_only() const { return ll_network_only && low_latency(); }
 };
 
 // KV cache tiers below HBM (docs/serving.md "KV cache tiers"): prefix-cache blocks evicted from a

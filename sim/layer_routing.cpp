@@ -54,7 +54,8 @@ LayerRouting::LayerRouting(const models::ModelSpec& model, const InstanceLayout&
   nodes_ = cluster.num_nodes();
   for (int device : layout.rank_devices()) rank_node_.push_back(cluster.node_of(device));
   aggregated_ = layout.config().comm.fidelity == "analytic" && cluster.regular();
-  per_source_nodes_ = layout.config().comm.algorithm == "hierarchical";  // forwarders see each source's nodes
+  const topology::AllToAllAlgorithm* a2a = layout.config().comm.all_to_all;
+  per_source_nodes_ = a2a != nullptr && a2a->forwards();  // forwarders see each source's nodes
   rank_domain_ = topology::rank_domains(cluster, layout.rank_devices());
   const int layers = model.num_moe_layers();
   // EPLB from history: the routing model's clock starts `window` steps before serving, and the
@@ -172,9 +173,9 @@ void LayerRouting::check_margins() const {
   check_traffic_pairs(moe_layer_, "sent between nodes", -1, between, got_between);
 }
 
-double LayerRouting::traffic(topology::AggregatedTraffic& out, const std::string& algorithm) const {
+double LayerRouting::traffic(topology::AggregatedTraffic& out, const topology::AllToAllAlgorithm& algorithm) const {
   const workloads::RoutingMargins& m = margins_;
-  const bool pairs_view = algorithm == "low-latency", node_view = algorithm == "hierarchical";
+  const bool pairs_view = algorithm.low_latency(), node_view = algorithm.forwards();
   const bool rank_view = !pairs_view;
   const int R = m.ranks, N = m.nodes, k = model_.top_k;
   const auto NN = static_cast<std::size_t>(N);

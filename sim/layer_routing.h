@@ -29,6 +29,7 @@
 #include "models/model_spec.h"
 #include "sim/deployment.h"
 #include "sim/placement.h"
+#include "topology/all_to_all_algorithm.h"
 #include "topology/cluster.h"
 #include "topology/traffic.h"
 #include "workloads/rng.h"
@@ -68,10 +69,11 @@ class LayerRouting {
   // The last draw's traffic in tokens (scale by bytes per token for dispatch or combine).
   // `per_pair_only` fills only the per-pair matrix (all that low-latency kernels need).
   void traffic(topology::AllToAllTraffic& out, bool per_pair_only = false) const;
-  // The last draw's traffic as margins (aggregated() only): the views `algorithm` reads
-  // (low-latency: pairs; direct: rank tokens; hierarchical: node and rank tokens). Returns the
-  // tokens the algorithm puts on the fabric: the pairs sent (low-latency), else the rank tokens.
-  double traffic(topology::AggregatedTraffic& out, const std::string& algorithm) const;
+  // The last draw's traffic as margins (aggregated() only): the views `algorithm` reads (the
+  // low-latency kernels: pairs; the others rank tokens, and node tokens too where it forwards:
+  // hierarchical). Returns the tokens the algorithm puts on the fabric: the pairs sent
+  // (low-latency), else the rank tokens.
+  double traffic(topology::AggregatedTraffic& out, const topology::AllToAllAlgorithm& algorithm) const;
   // Token-expert pairs the last draw sent to other ranks (self pairs stay local).
   std::int64_t sent_pairs() const;
   // The traffic invariant (sim/invariants.h) on the last draw's margins: every rank sends its

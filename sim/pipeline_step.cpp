@@ -18,7 +18,8 @@ InstanceStep::InstanceStep(const models::ModelSpec& model, const PoolLayout& poo
   // to one layer), once per two-batch micro-batch and per pipeline micro-batch, plus the LM head
   // and sampling. DeepEP's low-latency kernels are a send and a receive kernel per all-to-all.
   const InstanceLayout& first = layouts_.front();
-  const int comm = pool.config.comm.algorithm == "low-latency" ? 4 : 2;
+  const topology::AllToAllAlgorithm* a2a = pool.config.comm.all_to_all;
+  const int comm = 2 * (a2a != nullptr ? a2a->launches() : 1);  // dispatch and combine
   double per_pass = 2;
   for (int l = first.first_layer(); l < first.end_layer(); ++l) per_pass += models::layer_kernels(model, l, comm);
   const int micro = pool.config.overlap.scheme == OverlapScheme::kTwoBatch ? 2 : 1;

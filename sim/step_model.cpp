@@ -6,7 +6,6 @@
 #include "models/layer_ops.h"
 #include "sim/check.h"
 #include "sim/invariants.h"
-#include "sim/moe_comm.h"
 #include "sim/tp_collective.h"
 #include "topology/a2a_fixed.h"
 
@@ -42,16 +41,19 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
       combine_bytes_per_token_(models::combine_bytes_per_token(model)),
       routing_(model, deployment.moe_view(), routing, cluster),
       timeline_(deployment.ranks()) {
-  dispatch_options_.algorithm = combine_options_.algorithm = deployment.config().comm.algorithm;
-  dispatch_options_.fidelity = combine_options_.fidelity = deployment.config().comm.fidelity;
-  dispatch_options_.network_only = combine_options_.network_only = deployment.config().comm.network_only();
+  const MoeCommConfig& comm = deployment.config().comm;
+  gather_scatter_ = comm.gather_scatter();
+  // AllGather + ReduceScatter: the options keep their default algorithm, which nothing costs.
+  if (!gather_scatter_) dispatch_options_.algorithm = combine_options_.algorithm = comm.all_to_all;
+  dispatch_options_.fidelity = combine_options_.fidelity = comm.fidelity;
+  dispatch_options_.network_only = combine_options_.network_only = comm.network_only();
   dispatch_options_.direction = topology::Direction::kDispatch;
   dispatch_options_.scale = dispatch_bytes_per_token_;
   combine_options_.direction = topology::Direction::kCombine;
   combine_options_.scale = combine_bytes_per_token_;
   combine_mirrors_dispatch_ = dispatch_options_.fidelity == "analytic" && dispatch_options_.scale > 0;
-  low_latency_ = dispatch_options_.algorithm == "low-latency";
-  gather_scatter_ = dispatch_options_.algorithm == kGatherScatter;
+  low_latency_ = comm.low_latency();
+  hbm_passes_ = dispatch_options_.algorithm->hbm_passes();
   combine_fixed_ns_ = topology::a2a_fixed_ns(cluster.config(), combine_options_, deployment.ep());
   if (routing_.aggregated()) aggregated_.emplace(cluster, deployment.rank_devices());
   MOESIM_CHECK(overlap.comm_sm_share >= 0 && overlap.comm_sm_share < 1, "comm_sm_share must lie in [0, 1)");
@@ -195,7 +197,7 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
   }
   topology::CommResult& dispatch = dispatch_result_;
   if (aggregated_) {
-    fabric_tokens_ = routing_.traffic(margins_traffic_, dispatch_options_.algorithm);
+    fabric_tokens_ = routing_.traffic(margins_traffic_, *dispatch_options_.algorithm);
     // One low-latency message per token-expert pair (DeepEP LL sends each pair on its own).
     margins_traffic_.message_bytes = low_latency_ ? dispatch_options_.scale : 0.0;
     if (combine_mirrors_dispatch_) {
@@ -284,8 +286,7 @@ void StepModel::gather_scatter(MicroBatch& mb, PhaseTimes& phases, LayerBreakdow
 double StepModel::comm_rate_while_compute(double fabric_bytes, double duration_ns) const {
   if (hbm_bytes_per_ns_ <= 0 || duration_ns <= 0 || overlap_.scheme == OverlapScheme::kNone) return 1.0;
   const double per_rank = fabric_bytes / std::max(1, deployment_.ranks());
-  const double passes = dispatch_options_.algorithm == "hierarchical" ? 4.0 : 2.0;
-  const double share = passes * per_rank / duration_ns / hbm_bytes_per_ns_;
+  const double share = hbm_passes_ * per_rank / duration_ns / hbm_bytes_per_ns_;
   return 1.0 / (1.0 + share);
 }
 

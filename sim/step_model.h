@@ -207,6 +207,7 @@ class StepModel {
   topology::AllToAllOptions dispatch_options_, combine_options_;
   bool combine_mirrors_dispatch_ = false;  // analytic: combine = dispatch reversed (see moe_front)
   bool low_latency_ = false;               // DeepEP low-latency kernels: SM phases around the transfer
+  double hbm_passes_ = 2;                  // HBM passes per byte moved (comm_rate_while_compute)
   double combine_fixed_ns_ = 0;            // the combine kernel's fixed cost (topology/a2a_fixed.h)
   bool gather_scatter_ = false;            // AllGather + ReduceScatter instead of an all-to-all (sim/moe_comm.h)
   std::vector<double> busy_before_, dispatch_end_;

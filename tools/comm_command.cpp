@@ -96,7 +96,7 @@ CommEstimate estimate_comm(const CommOptions& o) {
       o.op == "dispatch" ? models::dispatch_bytes_per_token(m) : models::combine_bytes_per_token(m);
 
   topology::AllToAllOptions a;
-  a.algorithm = o.algo;
+  a.algorithm = &topology::find_all_to_all(o.algo);
   a.fidelity = o.fidelity;
   a.direction = o.op == "dispatch" ? topology::Direction::kDispatch : topology::Direction::kCombine;
   a.scale = token_bytes;
@@ -122,7 +122,7 @@ CommEstimate estimate_comm(const CommOptions& o) {
     e.bottleneck_bytes = r.link_bytes[static_cast<std::size_t>(l)];
     e.bottleneck_bytes_per_s = cluster.link_capacity(l);
   }
-  if (o.algo == "low-latency" && hw) {
+  if (a.algorithm->low_latency() && hw) {
     // Rank 0's kernels (uniform traffic: every rank alike): a dispatch packs its tokens and
     // unpacks the pairs it receives, a combine sends back the pairs it received and reduces
     // its tokens' returns.

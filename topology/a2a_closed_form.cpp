@@ -64,9 +64,7 @@ namespace {
   return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
-// Which message counts the low-latency closed form takes: none (bulk or sized messages), each
-// sender's (what dispatch reads) or each receiver's (what combine reads).
-enum class Count { kNone, kSent, kReceived };
+using Count = PairMessages;
 
 // col[d] += row[d] for every d (n a multiple of 8) and sums[j] = the sum of row[8k + j] over k, in
 // one pass; for low-latency combine (kReceived) the row's non-empty entries added to each
@@ -478,32 +476,25 @@ MOESIM_ROW_PASS_CLONES void direct_volumes(const RankLayout& L, const TrafficMat
 
 }  // namespace
 
+void closed_form_pairs(const RankLayout& L, const TrafficMatrix& m, double scale, PairMessages count, A2aVolumes& v) {
+  direct_volumes(L, m, scale, count, v);
+}
+
+void closed_form_hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView& t, double scale,
+                              A2aVolumes& v) {
+  if (L.railed_block() > 0)
+    hierarchical_railed(L, t, scale, v);
+  else
+    hierarchical(cluster, L, t, scale, v);
+}
+
 CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, TrafficView t,
                                   const AllToAllOptions& o) {
   const int leaves = static_cast<int>(cluster.leaves().size());
   if (L.network_only() != o.network_only)
     throw TopologyError("all-to-all closed form: the rank layout and the options disagree on network_only");
   A2aVolumes v(L.ranks, std::max(leaves, 1));
-  if (o.algorithm == "hierarchical") {
-    if (L.railed_block() > 0)
-      hierarchical_railed(L, t, o.scale, v);
-    else
-      hierarchical(cluster, L, t, o.scale, v);
-  } else {
-    const bool ll = o.algorithm == "low-latency";
-    const TrafficMatrix& m = ll ? t.expert_or_pair() : *t.pair;
-    if (ll && !(t.message_bytes > 0)) {
-      // One message per non-empty pair, counted on the side the direction reads.
-      direct_volumes(L, m, o.scale, o.direction == Direction::kCombine ? Count::kReceived : Count::kSent, v);
-    } else {
-      direct_volumes(L, m, o.scale, Count::kNone, v);
-      if (ll)  // messages of message_bytes each: the network bytes over the message size
-        for (std::size_t i = 0; i < v.messages.size(); ++i) {
-          v.messages[i] = v.out_send[i] / t.message_bytes;
-          v.messages_in[i] = v.out_recv[i] / t.message_bytes;
-        }
-    }
-  }
+  o.algorithm->closed_form_volumes(cluster, L, t, o, v);
   return closed_form_result(cluster, L, v, o);
 }
 

@@ -46,6 +46,17 @@ void closed_form_result(const Cluster& cluster, const RankLayout& layout, const 
 void closed_form_timing(const Cluster& cluster, const RankLayout& layout, const A2aVolumes& v,
                         const AllToAllOptions& options, CommResult& out);
 
+// The building blocks of the algorithms' closed forms (AllToAllAlgorithm::closed_form_volumes).
+// Which message counts the pairs' closed form takes: none (bulk or sized messages), each sender's
+// (what low-latency dispatch reads) or each receiver's (what low-latency combine reads).
+enum class PairMessages { kNone, kSent, kReceived };
+// Every entry of `m` on the shortest route (direct, low-latency), into `v` (reset).
+void closed_form_pairs(const RankLayout& layout, const TrafficMatrix& m, double scale, PairMessages count,
+                       A2aVolumes& v);
+// The network hop once per (token, node) to the same-rail forwarder, then the scale-up fan-out.
+void closed_form_hierarchical(const Cluster& cluster, const RankLayout& layout, const TrafficView& traffic,
+                              double scale, A2aVolumes& v);
+
 CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& layout, TrafficView traffic,
                                   const AllToAllOptions& options);
 

@@ -6,7 +6,8 @@
 // NVLinkOneSided kernels, nvl72_alltoall_gb200.csv). The model: fixed(op) + peers x flag(op),
 // with the route latency (ClusterConfig scaleup/nic latency) on top, as the closed forms add it.
 // DeepEP's low-latency kernels are costed as their send and receive kernels on the compute
-// stream (sim/rank_costs.h), whose launches are their fixed part: they pay nothing here.
+// stream (sim/rank_costs.h), whose launches are their fixed part: they pay nothing here (the
+// model is AllToAllAlgorithm::fixed_ns, which the low-latency algorithm overrides).
 #pragma once
 
 #include "topology/all_to_all.h"
@@ -14,6 +15,7 @@
 
 namespace moesim::topology {
 
+// options.algorithm->fixed_ns(config, options, ranks).
 double a2a_fixed_ns(const ClusterConfig& config, const AllToAllOptions& options, int ranks);
 
 }  // namespace moesim::topology

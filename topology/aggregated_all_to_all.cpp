@@ -133,23 +133,11 @@ void AggregatedAllToAll::fill_volumes(const AggregatedTraffic& t, const AllToAll
   }
   v.reset(layout_.ranks, std::max(static_cast<int>(cluster_.leaves().size()), 1));
   check_network_only(o);
-  if (o.algorithm == "hierarchical") {
-    if (t.rank_tokens.factored || t.node_tokens.factored)
-      throw TopologyError("hierarchical all-to-all needs each sender's traffic per node, not factored margins");
-    hierarchical(t, o.scale, v);
-  } else if (o.algorithm == "low-latency") {
-    direct(t.pairs, o.scale, t.message_bytes, o.network_only, v);
-  } else if (o.algorithm == "direct") {
-    direct(t.rank_tokens, o.scale, 0.0, o.network_only, v);
-  } else {
-    std::string names;
-    for (const auto& a : all_to_all_algorithms()) names += (names.empty() ? "" : ", ") + std::string(a.name);
-    throw TopologyError("unknown all-to-all algorithm '" + o.algorithm + "' (valid: " + names + ")");
-  }
+  o.algorithm->aggregated_volumes(*this, t, o, v);
 }
 
-void AggregatedAllToAll::direct(const TrafficMargins& m, double scale, double message_bytes, bool network_only,
-                                A2aVolumes& v) const {
+void AggregatedAllToAll::direct_volumes(const TrafficMargins& m, double scale, double message_bytes, bool network_only,
+                                        A2aVolumes& v) const {
   const int n = layout_.ranks;
   // Factored margins: the share of a sender's remote traffic that leaves its node, per node.
   std::vector<double>& leaving = v.work;
@@ -366,7 +354,7 @@ void AggregatedAllToAll::factored_leaves(const TrafficMargins& m, double scale, 
 
 // DeepEP normal mode: the network hop once per (token, node) to the same-rail forwarder, which
 // fans the token out over the scale-up fabric; traffic inside the sender's node goes direct.
-void AggregatedAllToAll::hierarchical(const AggregatedTraffic& t, double scale, A2aVolumes& v) const {
+void AggregatedAllToAll::hierarchical_volumes(const AggregatedTraffic& t, double scale, A2aVolumes& v) const {
   const int n = layout_.ranks;
   const auto N = static_cast<std::size_t>(nodes_);
   std::vector<double> relay(static_cast<std::size_t>(n), 0.0);  // rank-token units each rank relays

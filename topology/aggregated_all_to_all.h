@@ -52,8 +52,8 @@ class AggregatedAllToAll {
   int nodes() const { return nodes_; }
   const std::vector<int>& rank_node() const { return rank_node_; }
 
-  // Analytic fidelity only (the flow fidelity needs every flow). Throws TopologyError for an
-  // unknown algorithm, a traffic shape that disagrees with the placement, or a negative scale.
+  // Analytic fidelity only (the flow fidelity needs every flow). Throws TopologyError for a
+  // traffic shape that disagrees with the placement or the algorithm, or a negative scale.
   CommResult operator()(const AggregatedTraffic& traffic, const AllToAllOptions& options) const;
   // The same into `out`, with `scratch` for the volumes: a caller that keeps both across calls
   // (one pair per thread) allocates nothing per all-to-all.
@@ -67,10 +67,17 @@ class AggregatedAllToAll {
   // The full result (link loads included) of an all-to-all with these volumes.
   void links(const A2aVolumes& volumes, const AllToAllOptions& options, CommResult& out) const;
 
+  // The building blocks of the algorithms' volumes (AllToAllAlgorithm::aggregated_volumes), into
+  // `v` (reset). Every token of margins `m` on the shortest route, `message_bytes` > 0 counting
+  // its messages (low-latency), with network_only those inside a node over the network too:
+  void direct_volumes(const TrafficMargins& m, double scale, double message_bytes, bool network_only,
+                      A2aVolumes& v) const;
+  // The network hop once per (token, node) to the forwarder, then the scale-up fan-out (per-sender
+  // margins, not factored ones):
+  void hierarchical_volumes(const AggregatedTraffic& t, double scale, A2aVolumes& v) const;
+
  private:
   void fill_volumes(const AggregatedTraffic& traffic, const AllToAllOptions& options, A2aVolumes& v) const;
-  void direct(const TrafficMargins& m, double scale, double message_bytes, bool network_only, A2aVolumes& v) const;
-  void hierarchical(const AggregatedTraffic& t, double scale, A2aVolumes& v) const;
   void leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const;
   void factored_leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const;
   void own_node_leaves(const TrafficMargins& m, double scale, A2aVolumes& v) const;

@@ -1,5 +1,6 @@
-// All-to-all-v on a cluster: algorithms `direct`, `hierarchical`, `low-latency` (registry
-// all_to_all_algorithms()) at fidelity `analytic` or `flow` (topology/fidelity.h).
+// All-to-all-v on a cluster: algorithms `direct`, `hierarchical`, `low-latency` (one
+// implementation each, topology/all_to_all_algorithm.h) at fidelity `analytic` or `flow`
+// (topology/fidelity.h).
 //
 //   direct        every rank sends to every rank over the shortest route (NVLink inside the
 //                 scale-up domain, NIC and fat-tree across), each token once per destination rank.
@@ -21,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "topology/all_to_all_algorithm.h"
 #include "topology/cluster.h"
 #include "topology/comm.h"
 #include "topology/traffic.h"
@@ -30,7 +32,7 @@ namespace moesim::topology {
 enum class Direction { kDispatch, kCombine };
 
 struct AllToAllOptions {
-  std::string algorithm = "direct";
+  const AllToAllAlgorithm* algorithm = &direct_all_to_all();  // find_all_to_all() resolves a name
   std::string fidelity = "analytic";
   Direction direction = Direction::kDispatch;  // kCombine reverses every flow
   double scale = 1.0;                          // multiplies every traffic entry (tokens -> bytes)
@@ -41,14 +43,15 @@ struct AlgorithmInfo {
   std::string_view name;
   std::string_view description;
 };
+// The names and descriptions of all_to_all_registry().
 std::vector<AlgorithmInfo> all_to_all_algorithms();
 
 // Throws TopologyError when `network_only` is asked of an algorithm that forwards over the
-// scale-up fabric (hierarchical); every entry point checks it.
+// scale-up fabric (hierarchical), or no algorithm is given; every entry point checks it.
 void check_network_only(const AllToAllOptions& options);
 
 // `rank_device[r]` is the cluster device of rank r (distinct devices). Traffic from a rank to
-// itself is free. Throws TopologyError for an unknown algorithm or fidelity, a rank count that
+// itself is free. Throws TopologyError for an unknown fidelity, a rank count that
 // disagrees with the traffic, a device out of range, or two ranks on one device.
 CommResult all_to_all(const Cluster& cluster, const std::vector<int>& rank_device, TrafficView traffic,
                       const AllToAllOptions& options = {});

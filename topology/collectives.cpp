@@ -37,17 +37,25 @@ std::vector<AlgorithmInfo> collective_algorithms() {
           {"tree", "all-reduce: NCCL double binary tree, pipelined; all-gather / reduce-scatter: Bruck, log2 n steps"}};
 }
 
+CollectiveAlgorithm find_collective_algorithm(std::string_view name) {
+  const std::vector<AlgorithmInfo> all = collective_algorithms();
+  std::string names;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (all[i].name == name) return static_cast<CollectiveAlgorithm>(i);
+    names += (names.empty() ? "" : ", ") + std::string(all[i].name);
+  }
+  throw TopologyError("unknown collective algorithm '" + std::string(name) + "' (valid: " + names + ")");
+}
+
 Schedule collective_schedule(const Cluster& cluster, const std::vector<int>& devs, CollectiveKind kind, double bytes,
-                             std::string_view algorithm) {
+                             CollectiveAlgorithm algorithm) {
   RankLayout(cluster, devs);  // validates the placement
-  if (algorithm != "ring" && algorithm != "tree")
-    throw TopologyError("unknown collective algorithm '" + std::string(algorithm) + "' (valid: ring, tree)");
   if (!(bytes >= 0)) throw TopologyError("collective size must be non-negative");
   const auto n = devs.size();
   Schedule plan;
   if (n < 2 || bytes == 0) return plan;
   const double block = bytes / static_cast<double>(n);
-  if (algorithm == "ring") {
+  if (algorithm == CollectiveAlgorithm::kRing) {
     Stage s = ring_step(devs, block);
     s.repeat = static_cast<int>(n - 1) * (kind == CollectiveKind::kAllReduce ? 2 : 1);
     plan.push_back(std::move(s));

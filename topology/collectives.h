@@ -22,15 +22,21 @@ namespace moesim::topology {
 
 enum class CollectiveKind { kAllReduce, kAllGather, kReduceScatter };
 
+enum class CollectiveAlgorithm { kRing, kTree };
+
 struct CollectiveOptions {
-  std::string algorithm = "ring";  // ring | tree
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
   std::string fidelity = "analytic";
 };
 
+// The registry: each algorithm's name and description, in CollectiveAlgorithm's order.
 std::vector<AlgorithmInfo> collective_algorithms();
+// The algorithm of that name (resolved where a name is read). Throws TopologyError "unknown
+// collective algorithm '<name>' (valid: ring, tree)".
+CollectiveAlgorithm find_collective_algorithm(std::string_view name);
 
 Schedule collective_schedule(const Cluster& cluster, const std::vector<int>& group_devices, CollectiveKind kind,
-                             double bytes, std::string_view algorithm);
+                             double bytes, CollectiveAlgorithm algorithm);
 CommResult collective(const Cluster& cluster, const std::vector<int>& group_devices, CollectiveKind kind, double bytes,
                       const CollectiveOptions& options = {});
 

@@ -2,11 +2,13 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include <gtest/gtest.h>
 
 #include "scenarios/loader.h"
 #include "tests/scenarios/scenario_test_support.h"
+#include "topology/all_to_all_algorithm.h"
 #include "topology/cluster.h"
 
 namespace moesim::scenarios {
@@ -46,7 +48,7 @@ TEST(ScenarioSections, DeepSeekDecodeGivesTypedValues) {
   EXPECT_EQ(p.placement.redundant, 32);
   EXPECT_EQ(p.placement.replica_split, "local");
   EXPECT_EQ(p.placement.rebalance_interval_s, 600.0);
-  EXPECT_EQ(p.comm.algorithm, "low-latency");
+  EXPECT_EQ(p.comm.all_to_all, &topology::low_latency_all_to_all());
   EXPECT_EQ(p.comm.fidelity, "flow");
 
   EXPECT_EQ(s.routing.model, "group-limited");
@@ -72,6 +74,21 @@ TEST(ScenarioSections, DeepSeekDecodeGivesTypedValues) {
   EXPECT_EQ(w.prefix_hit.concentration, 20.0);
 }
 
+// moe.comm resolves once to the typed value: the all-to-all algorithm of that name, or none for
+// AllGather + ReduceScatter.
+TEST(ScenarioSections, MoeCommNamesResolveToTheirAlgorithm) {
+  for (const char* name : {"direct", "hierarchical", "low-latency"}) {
+    const Scenario s =
+        load_scenario_string(testing::kMinimal, "scn.yaml", {std::string("deployment.colocated.moe.comm=") + name});
+    ASSERT_NE(s.deployment.colocated.comm.all_to_all, nullptr) << name;
+    EXPECT_EQ(s.deployment.colocated.comm.all_to_all->name(), name);
+    EXPECT_EQ(s.deployment.colocated.comm.all_to_all, &topology::find_all_to_all(name));
+  }
+  const Scenario s =
+      load_scenario_string(testing::kMinimal, "scn.yaml", {"deployment.colocated.moe.comm=allgather-reducescatter"});
+  EXPECT_TRUE(s.deployment.colocated.comm.gather_scatter());
+}
+
 TEST(ScenarioSections, DefaultsAreTheConfigStructs) {
   const Scenario s = load_scenario_string(testing::kMinimal, "scn.yaml");
   const sim::PoolConfig& p = s.deployment.colocated;
@@ -79,7 +96,7 @@ TEST(ScenarioSections, DefaultsAreTheConfigStructs) {
   EXPECT_EQ(p.placement.redundant, 0);
   EXPECT_EQ(p.placement.replica_split, "even");
   EXPECT_EQ(p.placement.rebalance_interval_s, 0.0);
-  EXPECT_EQ(p.comm.algorithm, "direct");
+  EXPECT_EQ(p.comm.all_to_all, &topology::direct_all_to_all());
   EXPECT_EQ(p.comm.fidelity, "analytic");
   EXPECT_EQ(s.cluster.rails, 8);  // the hgx preset: rail-optimised
   EXPECT_EQ(s.cluster.spines, 4);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "sim/moe_comm.h"
 #include "sim/simulation.h"
 #include "tests/sim/sim_test_util.h"
 #include "topology/aggregated_all_to_all.h"
@@ -87,7 +88,7 @@ TEST(LoadStats, ListedLinksBookWhatAFullScanBooks) {
     for (int d = 0; d < n; ++d)
       t.node_bytes.at(s, cluster.node_of(devices[static_cast<std::size_t>(d)])) += t.pair_bytes.at(s, d);
   topology::AllToAllOptions o;
-  o.algorithm = "low-latency";
+  o.algorithm = &topology::find_all_to_all("low-latency");
   o.scale = 7456;
   const topology::AggregatedAllToAll agg(cluster, devices);
   const auto r = agg(topology::aggregate_traffic(cluster, devices, t), o);
@@ -125,7 +126,7 @@ TEST(LoadStats, ReverseLinksSwapTheEndPoints) {
 
 TEST(LoadStats, RunLoadsAddUpToTheRoutedPairsAndFabricBytes) {
   auto config = testing::tiny_config(40);  // one HGX node: every all-to-all is on NVLink
-  config.deployment.colocated.comm.algorithm = "direct";
+  config.deployment.colocated.comm.all_to_all = sim::find_moe_comm("direct");
   const auto r = simulate(config);
   const auto& pool = r.pools.at(0);
   const auto& load = pool.load;

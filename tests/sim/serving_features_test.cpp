@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "models/presets.h"
+#include "sim/moe_comm.h"
 #include "sim/simulation.h"
 #include "tests/sim/sim_test_util.h"
 
@@ -37,9 +38,9 @@ TEST(Skew, ZipfRoutingRaisesTpotAndRedundantExpertsLowerIt) {
 TEST(Communication, LowLatencyKernelsSendMoreBytesThanDirect) {
   auto direct = decode_heavy();
   auto ll = decode_heavy();
-  ll.deployment.colocated.comm.algorithm = "low-latency";
+  ll.deployment.colocated.comm.all_to_all = sim::find_moe_comm("low-latency");
   auto hier = decode_heavy();
-  hier.deployment.colocated.comm.algorithm = "hierarchical";
+  hier.deployment.colocated.comm.all_to_all = sim::find_moe_comm("hierarchical");
   const auto d = simulate(direct), l = simulate(ll), h = simulate(hier);
   EXPECT_GT(l.pools[0].breakdown.dispatch_bytes, d.pools[0].breakdown.dispatch_bytes);
   EXPECT_EQ(d.summary.completed, 256);

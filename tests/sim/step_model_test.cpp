@@ -9,6 +9,7 @@
 #include "models/layer_ops.h"
 #include "models/parallel_shard.h"
 #include "models/presets.h"
+#include "sim/moe_comm.h"
 #include "sim/rank_costs.h"
 #include "sim/tp_collective.h"
 #include "sim/trace.h"
@@ -27,7 +28,7 @@ struct Fixture {
     hw = *calibration::find_hardware_preset("h800");
     DeploymentConfig d;
     d.colocated.ranks = d.colocated.attention_dp = d.colocated.moe_ep = nodes * 8;
-    d.colocated.comm.algorithm = algorithm;
+    d.colocated.comm.all_to_all = sim::find_moe_comm(algorithm);
     d.colocated.comm.ll_network_only = network_only;
     deployment = std::make_unique<Deployment>(d, model, hw, cluster);
     layout = std::make_unique<InstanceLayout>(deployment->pools()[0], 0);
@@ -542,7 +543,7 @@ TEST(StepModel, AnalyticCombineIsTheDispatchReversed) {
     }
   for (const char* algorithm : {"direct", "hierarchical", "low-latency"}) {
     topology::AllToAllOptions dispatch, combine;
-    dispatch.algorithm = combine.algorithm = algorithm;
+    dispatch.algorithm = combine.algorithm = &topology::find_all_to_all(algorithm);
     dispatch.scale = models::dispatch_bytes_per_token(model);
     combine.scale = models::combine_bytes_per_token(model);
     combine.direction = topology::Direction::kCombine;

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "models/layer_ops.h"
+#include "sim/moe_comm.h"
 #include "sim/simulation.h"
 #include "tests/sim/sim_test_util.h"
 
@@ -25,7 +26,7 @@ SimulationConfig two_nodes(const std::string& algorithm, const std::string& fide
   auto c = testing::tiny_config(40);
   c.cluster.nodes = 2;
   c.deployment.colocated.ranks = c.deployment.colocated.attention_dp = c.deployment.colocated.moe_ep = 16;
-  c.deployment.colocated.comm.algorithm = algorithm;
+  c.deployment.colocated.comm.all_to_all = sim::find_moe_comm(algorithm);
   c.deployment.colocated.comm.fidelity = fidelity;
   c.workload.input_tokens = {"fixed", 200};
   c.workload.output_tokens = {"fixed", 12};

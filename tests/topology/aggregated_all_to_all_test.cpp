@@ -65,7 +65,7 @@ ClusterConfig oversubscribed_rails() {
 
 AllToAllOptions options(const char* algorithm, double scale, Direction dir = Direction::kDispatch) {
   AllToAllOptions o;
-  o.algorithm = algorithm;
+  o.algorithm = &find_all_to_all(algorithm);
   o.scale = scale;
   o.direction = dir;
   return o;

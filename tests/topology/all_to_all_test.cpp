@@ -189,7 +189,7 @@ TEST(AllToAllAnalytic, KeptLayoutsCostAsAFreshCluster) {
         for (int d = 0; d < n; ++d) t.at(s, d) = ((s * 31 + d * 7) % 13) * kB;
       for (const char* algorithm : {"direct", "hierarchical", "low-latency"}) {
         AllToAllOptions o;
-        o.algorithm = algorithm;
+        o.algorithm = &find_all_to_all(algorithm);
         const CommResult again = all_to_all(kept, devices, t, o);
         const CommResult fresh = all_to_all(Cluster(two_nodes()), devices, t, o);
         EXPECT_EQ(again.duration_ns, fresh.duration_ns) << algorithm << " on " << n << " ranks";
@@ -267,7 +267,7 @@ TEST(AllToAllAnalytic, RailedPlacementsCostAsTheGeneralPath) {
       for (const char* algorithm : {"direct", "hierarchical", "low-latency"})
         for (const Direction dir : {Direction::kDispatch, Direction::kCombine}) {
           AllToAllOptions o;
-          o.algorithm = algorithm;
+          o.algorithm = &find_all_to_all(algorithm);
           o.direction = dir;
           AllToAllTraffic ta = a, tb = b;
           if (!by_node) ta.node_bytes = tb.node_bytes = NodeTrafficMatrix();

@@ -20,7 +20,7 @@ constexpr double kS = 64 << 20;
 TEST(Collectives, RingAllReduceMovesTwiceTheBufferOverNvlink) {
   const Cluster c = hgx(1);
   for (const char* fidelity : {"analytic", "flow"}) {
-    const CommResult r = collective(c, kTp8, CollectiveKind::kAllReduce, kS, {"ring", fidelity});
+    const CommResult r = collective(c, kTp8, CollectiveKind::kAllReduce, kS, {CollectiveAlgorithm::kRing, fidelity});
     const double bw = c.effective_scaleup_bytes_per_s();
     // 2 (n-1) steps of S/n on every NVLink port, each paying the NVLink route latency.
     EXPECT_NEAR(r.transfer_ns, 2.0 * 7 / 8 * kS / bw * 1e9, 1e-6 * r.transfer_ns) << fidelity;
@@ -38,14 +38,16 @@ TEST(Collectives, AllGatherAndReduceScatterMoveHalfAnAllReduce) {
 
 TEST(Collectives, TreeTradesBandwidthForFewerLatencies) {
   const Cluster c = hgx(1);
-  const CommResult ring = collective(c, kTp8, CollectiveKind::kAllGather, 8 * 1024, {"ring", "analytic"});
-  const CommResult tree = collective(c, kTp8, CollectiveKind::kAllGather, 8 * 1024, {"tree", "analytic"});
+  const CommResult ring =
+      collective(c, kTp8, CollectiveKind::kAllGather, 8 * 1024, {CollectiveAlgorithm::kRing, "analytic"});
+  const CommResult tree =
+      collective(c, kTp8, CollectiveKind::kAllGather, 8 * 1024, {CollectiveAlgorithm::kTree, "analytic"});
   EXPECT_LT(tree.duration_ns, ring.duration_ns);  // 3 steps instead of 7: small messages favour the tree
   EXPECT_NEAR(tree.latency_ns, 3 * c.config().scaleup_latency_ns, 1e-6);
   // Same bytes per member overall: (n-1)/n of the buffer.
-  const CommResult big = collective(c, kTp8, CollectiveKind::kAllGather, kS, {"tree", "analytic"});
+  const CommResult big = collective(c, kTp8, CollectiveKind::kAllGather, kS, {CollectiveAlgorithm::kTree, "analytic"});
   EXPECT_NEAR(big.transfer_ns, collective(c, kTp8, CollectiveKind::kAllGather, kS).transfer_ns, 1e-6 * big.transfer_ns);
-  const CommResult ar = collective(c, kTp8, CollectiveKind::kAllReduce, kS, {"tree", "flow"});
+  const CommResult ar = collective(c, kTp8, CollectiveKind::kAllReduce, kS, {CollectiveAlgorithm::kTree, "flow"});
   EXPECT_GT(ar.duration_ns, 0);
 }
 
@@ -58,7 +60,6 @@ TEST(Collectives, RingAcrossNodesIsBoundByTheNic) {
 
 TEST(Collectives, BadInputThrows) {
   const Cluster c = hgx(1);
-  EXPECT_THROW(collective(c, kTp8, CollectiveKind::kAllReduce, kS, {"butterfly", "analytic"}), TopologyError);
   EXPECT_THROW(collective(c, {0, 99}, CollectiveKind::kAllReduce, kS), TopologyError);
   EXPECT_THROW(point_to_point(c, {{0, 42, 1.0}}), TopologyError);
 }
@@ -72,6 +73,22 @@ TEST(PointToPoint, KvTransferAcrossNodesUsesTheNicAndSharesIt) {
     EXPECT_NEAR(point_to_point(c, {{0, 8, kS}, {1, 8, kS}}, f).transfer_ns, 2 * one, 1e-6 * one) << f;
   // Inside a node it is NVLink.
   EXPECT_NEAR(point_to_point(c, {{0, 1, kS}}).transfer_ns, kS / c.effective_scaleup_bytes_per_s() * 1e9, 1);
+}
+
+TEST(CollectiveRegistry, NamesResolveInTheEnumsOrder) {
+  const std::vector<AlgorithmInfo> all = collective_algorithms();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].name, "ring");
+  EXPECT_EQ(all[1].name, "tree");
+  EXPECT_EQ(find_collective_algorithm("ring"), CollectiveAlgorithm::kRing);
+  EXPECT_EQ(find_collective_algorithm("tree"), CollectiveAlgorithm::kTree);
+  EXPECT_EQ(CollectiveOptions{}.algorithm, CollectiveAlgorithm::kRing);
+  try {
+    find_collective_algorithm("butterfly");
+    ADD_FAILURE() << "an unknown algorithm was found";
+  } catch (const TopologyError& e) {
+    EXPECT_STREQ(e.what(), "unknown collective algorithm 'butterfly' (valid: ring, tree)");
+  }
 }
 
 }  // namespace

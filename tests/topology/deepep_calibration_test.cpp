@@ -53,7 +53,7 @@ Modelled model_row(const Row& row) {
     for (int s = 0; s < row.ep; ++s) counted += t.pair_bytes.at(s, 0);
   }
   AllToAllOptions o;
-  o.algorithm = row.internode ? "hierarchical" : "direct";
+  o.algorithm = &find_all_to_all(row.internode ? "hierarchical" : "direct");
   o.scale = kDispatchSent;
   const double dispatch_ns = all_to_all(cluster, devices, t, o).duration_ns;
   o.direction = Direction::kCombine;

@@ -44,7 +44,7 @@ TrafficMatrix hot_receiver(int n, double bytes, int hot, double factor) {
 
 double run(const Cluster& c, const TrafficMatrix& t, const char* algo, const char* fidelity) {
   AllToAllOptions o;
-  o.algorithm = algo;
+  o.algorithm = &find_all_to_all(algo);
   o.fidelity = fidelity;
   return all_to_all(c, identity(t.ranks()), t, o).duration_ns;
 }
@@ -99,7 +99,7 @@ TEST(AllToAllFidelity, ClosedFormEqualsAnalyticOnTheRoutedSchedule) {
     for (const char* algo : {"direct", "hierarchical", "low-latency"})
       for (const Direction dir : {Direction::kDispatch, Direction::kCombine}) {
         AllToAllOptions o;
-        o.algorithm = algo;
+        o.algorithm = &find_all_to_all(algo);
         o.direction = dir;
         const CommResult closed = all_to_all(c, identity(24), t, o);
         const CommResult routed =
@@ -127,7 +127,7 @@ TEST(AllToAllFidelity, FlowReportsTheRoutedLinkLoads) {
       for (int d = 0; d < n; ++d) t.at(s, d) = size(rng);
     for (const char* algo : {"direct", "hierarchical"}) {
       AllToAllOptions o;
-      o.algorithm = algo;
+      o.algorithm = &find_all_to_all(algo);
       const Schedule plan = all_to_all_schedule(c, identity(n), TrafficView(t), o);
       const CommResult routed = run_schedule(c, plan, find_fidelity("analytic"));
       const CommResult flow = run_schedule(c, plan, find_fidelity("flow"));
@@ -154,7 +154,7 @@ TEST(AllToAllFidelity, FlowReductionsLeaveTheSharingUnchanged) {
         for (int d = 0; d < n; ++d) t.at(s, d) = s == d ? 0 : size(rng);
       for (const char* algo : {"direct", "hierarchical"}) {
         AllToAllOptions o;
-        o.algorithm = algo;
+        o.algorithm = &find_all_to_all(algo);
         const Schedule plan = all_to_all_schedule(c, identity(n), TrafficView(t), o);
         FlowProblem full;
         for (int l = 0; l < c.num_links(); ++l) full.capacity.push_back(c.link_capacity(l));
@@ -174,9 +174,9 @@ TEST(AllToAllAlgorithms, HierarchicalSendsEachTokenAcrossTheNetworkOncePerNode) 
   MoeRouting routing{1024, 256, 8, 2, 2};
   const AllToAllTraffic t = expected_moe_traffic(c, identity(16), routing);
   AllToAllOptions o;
-  o.algorithm = "direct";
+  o.algorithm = &find_all_to_all("direct");
   const CommResult direct = all_to_all(c, identity(16), t, o);
-  o.algorithm = "hierarchical";
+  o.algorithm = &find_all_to_all("hierarchical");
   const CommResult hier = all_to_all(c, identity(16), t, o);
   // Direct sends a token to each of ~3.3 remote ranks, hierarchical once to the remote node.
   EXPECT_NEAR(hier.max_scaleout_bytes, t.node_bytes.at(0, 1), 1e-6 * hier.max_scaleout_bytes);
@@ -194,7 +194,7 @@ TEST(AllToAllAlgorithms, LowLatencyPaysPerMessage) {
   t.pair_bytes = uniform(16, 7456 * 16);
   t.message_bytes = 7456;
   AllToAllOptions o;
-  o.algorithm = "low-latency";
+  o.algorithm = &find_all_to_all("low-latency");
   const CommResult r = all_to_all(c, identity(16), t, o);
   EXPECT_NEAR(r.message_ns, 8 * 16 * 1e9 / c.config().nic_messages_per_s, 1e-9);  // 8 remote peers x 16 tokens
   o.fidelity = "flow";
@@ -203,8 +203,14 @@ TEST(AllToAllAlgorithms, LowLatencyPaysPerMessage) {
 
 TEST(AllToAllAlgorithms, UnknownNamesAndBadPlacementsThrow) {
   const Cluster c = make("hgx", 1);
+  try {
+    find_all_to_all("butterfly");
+    ADD_FAILURE() << "an unknown algorithm was found";
+  } catch (const TopologyError& e) {
+    EXPECT_STREQ(e.what(), "unknown all-to-all algorithm 'butterfly' (valid: direct, hierarchical, low-latency)");
+  }
   AllToAllOptions o;
-  o.algorithm = "butterfly";
+  o.algorithm = nullptr;
   EXPECT_THROW(all_to_all(c, identity(8), uniform(8, 1), o), TopologyError);
   o = {};
   o.fidelity = "packet";

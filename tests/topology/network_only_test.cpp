@@ -44,7 +44,7 @@ AllToAllTraffic skewed(int ranks, unsigned seed) {
 
 AllToAllOptions network_only(const char* algorithm, Direction dir = Direction::kDispatch) {
   AllToAllOptions o;
-  o.algorithm = algorithm;
+  o.algorithm = &find_all_to_all(algorithm);
   o.scale = 7456;
   o.direction = dir;
   o.network_only = true;

@@ -62,7 +62,7 @@ Modelled model_kernels(int ep, bool network_only) {
                                          dispatch_bytes, combine_bytes);
 
   topology::AllToAllOptions a;
-  a.algorithm = "low-latency";
+  a.algorithm = &topology::find_all_to_all("low-latency");
   a.network_only = network_only;
   a.direction = topology::Direction::kDispatch;
   a.scale = traffic.message_bytes = dispatch_bytes;  // one message per token-expert pair

@@ -49,7 +49,7 @@ double modelled_us(const topology::Cluster& cluster, int batch, int ep, topology
     for (int d = 0; d < ep; ++d)
       if (s != d) tokens.at(s, d) = share;
   topology::AllToAllOptions o;
-  o.algorithm = "direct";
+  o.algorithm = &topology::find_all_to_all("direct");
   o.direction = direction;
   o.scale = bytes_per_token;  // default: hidden 7168 in BF16
   return topology::all_to_all(cluster, devices, tokens, o).duration_ns / 1e3;

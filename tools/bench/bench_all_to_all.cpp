@@ -46,7 +46,7 @@ Setup make_setup(bool skewed) {
 void BM_AllToAll(benchmark::State& state, const char* algorithm, const char* fidelity, bool skewed) {
   const Setup s = make_setup(skewed);
   AllToAllOptions o;
-  o.algorithm = algorithm;
+  o.algorithm = &find_all_to_all(algorithm);
   o.fidelity = fidelity;
   o.scale = 7456;                                                            // FP8 dispatch bytes per token
   benchmark::DoNotOptimize(all_to_all(s.cluster, s.devices, s.traffic, o));  // warm the routes
