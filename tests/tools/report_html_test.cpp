@@ -146,6 +146,24 @@ TEST_F(ReportHtml, RunReportRendersEveryChartOffline) {
                                              });
 }
 
+// Multi-turn chat on four single-GPU replicas with prefix-aware routing: the prefix-cache chart.
+TEST_F(ReportHtml, RunReportDrawsThePrefixCachePerInstance) {
+  const auto out = dir_ / "chat";
+  std::ofstream(dir_ / "chat.yaml", std::ios::binary)
+      << "model: tiny-moe\nhardware: h800\ncluster: {nodes: 1}\n"
+         "deployment:\n  router: {policy: prefix-aware}\n  colocated: {instances: 4, ranks: 1}\n"
+         "workload:\n  requests: 60\n  arrivals: {process: poisson, rate: 20/s}\n"
+         "  sessions: {turns: {dist: fixed, value: 3}, system_prompt_tokens: 500}\n"
+         "  input_tokens: {dist: fixed, value: 100}\n  output_tokens: {dist: fixed, value: 10}\n";
+  const auto r = run_moesim("run " + (dir_ / "chat.yaml").string() + " -o " + out.string() + " --report -q");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const Rendered page = render(out / "report.html");
+  ASSERT_NE(page.dom.find("id=\"chart-prefix-cache-colocated\""), std::string::npos);
+  const auto at = page.dom.find("id=\"chart-prefix-cache-colocated\"");
+  EXPECT_NE(page.dom.find(kBars, at), std::string::npos);
+  EXPECT_NE(page.dom.find("prefix-cache hit rate"), std::string::npos);
+}
+
 TEST_F(ReportHtml, SweepReportRendersBothFrontiers) {
   const auto out = dir_ / "sweep";
   const auto r = run_moesim("sweep " + (dir_ / "sw.yaml").string() + " -o " + out.string() + " -j 2 -q");
