@@ -138,6 +138,7 @@ void Scheduler::look_up(RankState& rank, std::size_t index, Live& l, Time now) {
   Time ready = now;
   const auto load = [&](std::int64_t tokens, double rate, Time& link_free, double& bytes) {
     if (tokens <= 0) return;
+    MOESIM_CHECK(rate > 0, "KV tiers: a load at no rate (host_bandwidth is required; every profile has a NIC)");
     const double b = static_cast<double>(tokens) * bytes_per_token_;
     const Time start = std::max(now, link_free);
     link_free = start + Duration::from_ns_rounded(b / rate * 1e9);
