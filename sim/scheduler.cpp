@@ -56,11 +56,6 @@ std::int64_t Scheduler::load_tokens(int rank) const {
   return r.kv.used_blocks() * r.kv.block_tokens() + r.waiting_tokens;
 }
 
-std::int64_t Scheduler::queued(int rank) const {
-  const auto& r = ranks_[static_cast<std::size_t>(rank)];
-  return static_cast<std::int64_t>(r.waiting.size() + r.running.size());
-}
-
 PrefixCacheStats Scheduler::prefix_cache_stats() const {
   PrefixCacheStats total;
   for (const auto& r : ranks_) {

@@ -76,7 +76,6 @@ class Scheduler {
   // plus the prompts still waiting).
   std::int64_t cached_prefix_tokens(std::size_t index, int rank) const;
   std::int64_t load_tokens(int rank) const;
-  std::int64_t queued(int rank) const;  // requests waiting or running on the rank
   std::int64_t input_tokens(std::size_t index) const { return requests_[index].input_tokens; }
   PrefixCacheStats prefix_cache_stats() const;  // summed over the ranks
   // End-of-run conservation of the tiers (sim/invariants.h): each rank's host memory received what
