@@ -9,10 +9,77 @@
 #include "scenarios/read_sections.h"
 #include "scenarios/set_override.h"
 #include "scenarios/yaml_tree.h"
+#include "sim/deployment.h"
 #include "sim/request_router.h"
 
 namespace moesim::scenarios {
 namespace {
+
+// A pool's `hardware:` (read_hardware's forms): its own accelerator, ranks counted as the
+// scenario's are (a package, or a die of one).
+void read_pool_hardware(const MapReader& pool, const HardwareSection& scenario, const PathContext& paths,
+                        sim::PoolConfig& p) {
+  const auto f = pool.get("hardware");
+  if (!f) return;
+  const HardwareSection own = read_hardware(*f, paths);
+  if (own.dies_per_package != scenario.dies_per_package)
+    f->fail(std::string("ranks must be counted alike in every pool: this pool's are ") +
+            (own.dies_per_package > 1 ? "dies" : "packages") + ", the scenario's hardware's are " +
+            (scenario.dies_per_package > 1 ? "dies" : "packages"));
+  if (own.device.name != scenario.device.name)
+    p.hardware = std::make_shared<const calibration::HardwareProfile>(own.device);
+}
+
+// Pools on hardware of their own: each on whole nodes (a node holds one kind of device), whose
+// links take that hardware's ports where the preset is built from the device's ports.
+void place_pool_hardware(const MapReader& deployment, Scenario& s, const ClusterSection& cluster) {
+  const auto own = [&](const sim::PoolConfig& p) { return p.hardware != nullptr; };
+  const sim::DeploymentConfig& d = s.deployment;
+  if (!own(d.colocated) && !own(d.prefill) && !own(d.decode)) return;
+  if (const auto why = sim::pool_hardware_problem(d, s.hardware, cluster.shape.devices_per_node); !why.empty()) {
+    const char* pool = d.disaggregated ? (own(d.decode) ? "decode" : "prefill") : "colocated";
+    deployment.map(pool, kPoolKeys, true).require("hardware").fail(why);
+  }
+  if (!s.fabric && preset_takes_device_ports(s.cluster.preset))
+    s.cluster.node_groups = sim::pool_node_groups(d, s.hardware, cluster.shape.devices_per_node);
+}
+
+// Every profile the scenario's pools run on, the scenario's own first.
+std::vector<const calibration::HardwareProfile*> hardware_used(const Scenario& s) {
+  std::vector<const calibration::HardwareProfile*> out{&s.hardware};
+  for (const auto& p : s.deployment.pools())
+    if (p.hardware) {
+      bool seen = false;
+      for (const auto* h : out) seen = seen || h->name == p.hardware->name;
+      if (!seen) out.push_back(p.hardware.get());
+    }
+  return out;
+}
+
+// `pricing.gpu_hour_usd`: one price, or a map of prices by hardware name: every kind the
+// deployment runs on, and any other preset (so `--set deployment.decode.hardware=...` what-ifs
+// keep their prices).
+void read_gpu_hour_prices(const Field& f, Scenario& s) {
+  const auto price = [](const Field& v) {
+    const double usd = as_number(v);
+    if (!(usd > 0)) v.fail("expected a price above 0, got '" + v.node->scalar + "'");
+    return usd;
+  };
+  if (f.node->kind != YamlNode::Kind::kMap) {
+    s.pricing.gpu_hour_usd = price(f);
+    return;
+  }
+  std::vector<std::string_view> names = names_of(calibration::hardware_presets());
+  for (const auto* hw : hardware_used(s)) names.push_back(hw->name);
+  const MapReader m(*f.node, f.path, names);
+  for (const auto& preset : calibration::hardware_presets())
+    if (auto v = m.get(preset.name)) price(*v);
+  for (const auto* hw : hardware_used(s)) {
+    const auto v = m.get(hw->name);
+    if (!v) fail_at(f.node->loc, f.path, "no price for hardware '" + hw->name + "', which the deployment runs on");
+    s.pricing.gpu_hour_usd_by_hardware.emplace_back(hw->name, price(*v));
+  }
+}
 
 Scenario build(const YamlNode& root, std::string_view source_name) {
   const MapReader top(root, "",
@@ -47,10 +114,13 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
     fail_at(deployment.loc(), "deployment", "give either 'colocated', or both 'prefill' and 'decode' (disaggregated)");
   if (has_colocated) {
     read_pool(deployment.map("colocated", kPoolKeys, true), cluster.shape, s.model, paths, s.deployment.colocated);
+    read_pool_hardware(deployment.map("colocated", kPoolKeys, true), hardware, paths, s.deployment.colocated);
   } else {
     s.deployment.disaggregated = true;
     read_pool(deployment.map("prefill", kPoolKeys, true), cluster.shape, s.model, paths, s.deployment.prefill);
     read_pool(deployment.map("decode", kPoolKeys, true), cluster.shape, s.model, paths, s.deployment.decode);
+    read_pool_hardware(deployment.map("prefill", kPoolKeys, true), hardware, paths, s.deployment.prefill);
+    read_pool_hardware(deployment.map("decode", kPoolKeys, true), hardware, paths, s.deployment.decode);
     const std::int64_t need = std::int64_t{s.deployment.prefill.ranks} * s.deployment.prefill.instances +
                               std::int64_t{s.deployment.decode.ranks} * s.deployment.decode.instances;
     if (need > cluster.shape.devices)
@@ -58,6 +128,8 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
               "the prefill and decode pools need " + std::to_string(need) + " devices; the cluster has " +
                   cluster.shape.text);
   }
+
+  place_pool_hardware(deployment, s, cluster);
 
   const MapReader router = deployment.map("router", {"policy", "overlap_weight"});
   if (auto f = router.get("policy"))
@@ -87,12 +159,12 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
       if (!(v > 0)) f.fail("expected a price above 0, got '" + f.node->scalar + "'");
       return v;
     };
-    s.pricing.gpu_hour_usd = positive(pricing.require("gpu_hour_usd"));
+    read_gpu_hour_prices(pricing.require("gpu_hour_usd"), s);
     if (auto f = pricing.get("kwh_usd")) {
       s.pricing.kwh_usd = positive(*f);
-      if (s.hardware.board_power_w <= 0)
-        f->fail("hardware '" + s.hardware.name +
-                "' gives no power (its profile's 'power'), so its energy has no price");
+      for (const auto* hw : hardware_used(s))
+        if (hw->board_power_w <= 0)
+          f->fail("hardware '" + hw->name + "' gives no power (its profile's 'power'), so its energy has no price");
     }
     if (auto f = pricing.get("pue")) {
       s.pricing.pue = as_number(*f);

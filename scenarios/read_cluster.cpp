@@ -60,6 +60,10 @@ ClusterSection read_fabric(const MapReader& m, const Field& file, const PathCont
 
 }  // namespace
 
+bool preset_takes_device_ports(std::string_view preset) {
+  return preset == "hgx" || preset == "xgmi" || preset == "hccs" || preset == "generic";
+}
+
 ClusterSection read_cluster(const MapReader& m, const HardwareSection& hardware, const PathContext& paths) {
   const calibration::HardwareProfile& hw = hardware.device;
   if (auto file = m.get("file")) return read_fabric(m, *file, paths);
@@ -69,7 +73,7 @@ ClusterSection read_cluster(const MapReader& m, const HardwareSection& hardware,
   // HGX servers, xGMI meshes and generic clusters are built from the device's own ports; NVL72 and
   // CloudMatrix384 racks have their own fabric figures.
   // A measured profile (moesim calibrate fit) also brings its all-to-all efficiency and latency.
-  if (preset == "hgx" || preset == "xgmi" || preset == "hccs" || preset == "generic") {
+  if (preset_takes_device_ports(preset)) {
     c.nic_bytes_per_s = hw.nic_bytes_per_s;
     c.scaleup_bytes_per_s = hw.scaleup_bytes_per_s;
     if (hw.scaleup_efficiency) c.scaleup_efficiency = *hw.scaleup_efficiency;

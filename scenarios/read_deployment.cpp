@@ -15,8 +15,9 @@
 
 namespace moesim::scenarios {
 
-const std::vector<std::string_view> kPoolKeys = {"instances", "ranks", "pp",          "attention", "moe",
-                                                 "overlap",   "batch", "speculative", "runtime",   "kv_tiers"};
+const std::vector<std::string_view> kPoolKeys = {"instances", "ranks",    "pp",      "attention",
+                                                 "moe",       "overlap",  "batch",   "speculative",
+                                                 "runtime",   "kv_tiers", "hardware"};
 
 namespace {
 

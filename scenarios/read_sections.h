@@ -79,6 +79,10 @@ struct ClusterSection {
 // (topology/topology_yaml.h), relative to the scenario's folder, whose errors are reported at the file name with their
 // own position.
 ClusterSection read_cluster(const MapReader& m, const HardwareSection& hw, const PathContext& paths);
+// Whether a preset's links are the device's own ports (hgx, xgmi, hccs, generic), rather than
+// the rack's (nvl72, cloudmatrix384): then a pool on hardware of its own brings its ports to its
+// nodes (sim::pool_node_groups).
+bool preset_takes_device_ports(std::string_view preset);
 extern const std::vector<std::string_view> kClusterKeys;
 
 // read_deployment.cpp: one pool, with the checks that tie it to the cluster and the model.

@@ -99,6 +99,7 @@ PoolLayout layout_pool(const PoolConfig& p, const models::ModelSpec& model, cons
   check_degrees(p, model, name);
   PoolLayout pool;
   pool.config = p;
+  pool.hardware = hw;
   pool.stage_layers = split_layers(model.num_layers, p.pipeline_stages);
   if (model.routed_experts > 0) {
     PlacementShape shape;
@@ -149,9 +150,11 @@ PoolLayout layout_pool(const PoolConfig& p, const models::ModelSpec& model, cons
 Deployment::Deployment(const DeploymentConfig& config, const models::ModelSpec& model,
                        const calibration::HardwareProfile& hw, const topology::Cluster& cluster)
     : disaggregated_(config.disaggregated) {
+  if (const auto why = pool_hardware_problem(config, hw, cluster.config().devices_per_node); !why.empty())
+    throw DeploymentError(why);
   int next_device = 0;
   for (const PoolConfig& p : config.pools()) {
-    PoolLayout pool = layout_pool(p, model, hw);
+    PoolLayout pool = layout_pool(p, model, pool_hardware(p, hw));
     const int needed = p.instances * p.ranks;
     if (next_device + needed > cluster.num_devices())
       throw DeploymentError("the pools need " + std::to_string(next_device + needed) + " devices; the cluster has " +
@@ -163,6 +166,65 @@ Deployment::Deployment(const DeploymentConfig& config, const models::ModelSpec& 
     }
     pools_.push_back(std::move(pool));
   }
+}
+
+namespace {
+
+// Each pool's first device and device count, in device order.
+struct PoolSpan {
+  const PoolConfig* pool;
+  std::int64_t first, count;
+};
+std::vector<PoolSpan> pool_spans(const std::vector<PoolConfig>& pools) {
+  std::vector<PoolSpan> out;
+  std::int64_t next = 0;
+  for (const auto& p : pools) {
+    const std::int64_t n = std::int64_t{p.instances} * p.ranks;
+    out.push_back({&p, next, n});
+    next += n;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string pool_hardware_problem(const DeploymentConfig& config, const calibration::HardwareProfile& fallback,
+                                  int devices_per_node) {
+  const std::vector<PoolConfig> pools = config.pools();
+  const auto spans = pool_spans(pools);
+  const std::int64_t per_node = std::max(1, devices_per_node);
+  for (std::size_t a = 0; a + 1 < spans.size(); ++a) {
+    const PoolSpan &x = spans[a], &y = spans[a + 1];
+    const auto& hx = pool_hardware(*x.pool, fallback);
+    const auto& hy = pool_hardware(*y.pool, fallback);
+    if (hx.name == hy.name || x.count == 0 || y.count == 0) continue;
+    const std::int64_t last_node = (x.first + x.count - 1) / per_node, next_node = y.first / per_node;
+    if (last_node == next_node)
+      return std::string("node ") + std::to_string(next_node) + " would hold both " + hx.name + " (" +
+             to_string(x.pool->role) + " pool) and " + hy.name + " (" + to_string(y.pool->role) +
+             " pool) devices: a scale-up domain holds one kind of device, so the " + to_string(x.pool->role) +
+             " pool's " + std::to_string(x.count) + " devices must fill whole nodes of " + std::to_string(per_node);
+  }
+  return "";
+}
+
+std::vector<topology::ClusterConfig::NodeGroup> pool_node_groups(const DeploymentConfig& config,
+                                                                 const calibration::HardwareProfile& fallback,
+                                                                 int devices_per_node) {
+  const std::vector<PoolConfig> pools = config.pools();
+  std::vector<topology::ClusterConfig::NodeGroup> groups;
+  const std::int64_t per_node = std::max(1, devices_per_node);
+  for (const PoolSpan& s : pool_spans(pools)) {
+    const auto& hw = pool_hardware(*s.pool, fallback);
+    if (hw.name == fallback.name || s.count == 0) continue;
+    topology::ClusterConfig::NodeGroup g;
+    g.first_node = static_cast<int>(s.first / per_node);
+    g.nodes = static_cast<int>((s.first + s.count - 1) / per_node) - g.first_node + 1;
+    g.scaleup_bytes_per_s = hw.scaleup_bytes_per_s;
+    g.nic_bytes_per_s = hw.nic_bytes_per_s;
+    groups.push_back(g);
+  }
+  return groups;
 }
 
 int Deployment::total_ranks() const {

@@ -11,7 +11,7 @@
 // policy. Construction checks that the degrees are consistent and divide the model, that the
 // pools fit the cluster and that each rank's memory holds weights, buffers and some KV cache; a
 // violation throws DeploymentError with the reason (and the memory table for an out-of-memory
-// pool).
+// pool). A pool may run on hardware of its own (PoolConfig::hardware), on whole nodes.
 #pragma once
 
 #include <stdexcept>
@@ -34,11 +34,24 @@ class DeploymentError : public std::runtime_error {
 
 struct PoolLayout {
   PoolConfig config;
+  calibration::HardwareProfile hardware;           // what its ranks run on (pool_hardware())
   int slots_per_rank = 0;                          // expert slots (routed + redundant) per EP group of every MoE layer
   models::MemoryPlan memory;                       // per rank, of the stage with the least room for KV cache
   std::vector<std::vector<int>> instance_devices;  // [instance][rank] -> cluster device, stage-major
   std::vector<std::pair<int, int>> stage_layers;   // [stage] -> layers [first, end)
 };
+
+// Pools on hardware of their own (PoolConfig::hardware): a scale-up domain holds one kind of
+// device, so every node the pools use must hold devices of one profile only. Returns why not
+// ("" when they do), e.g. when a decode pool on H20 would start in the middle of an H800 node.
+std::string pool_hardware_problem(const DeploymentConfig& config, const calibration::HardwareProfile& fallback,
+                                  int devices_per_node);
+// The nodes of the pools whose hardware is not `fallback`, with that hardware's ports: what a
+// preset fabric built from the device's ports (hgx, xgmi, hccs, generic) gives those nodes'
+// links. Nodes are whole (pool_hardware_problem() is "").
+std::vector<topology::ClusterConfig::NodeGroup> pool_node_groups(const DeploymentConfig& config,
+                                                                 const calibration::HardwareProfile& fallback,
+                                                                 int devices_per_node);
 
 // The layers of each of `stages` pipeline stages (see the header comment).
 std::vector<std::pair<int, int>> split_layers(int layers, int stages);

@@ -13,9 +13,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "calibration/hardware_profile.h"
 #include "models/model_spec.h"
 #include "sim/overlap.h"
 #include "sim/placement.h"
@@ -97,8 +99,17 @@ struct PoolConfig {
   MoeCommConfig comm;
   RuntimeConfig runtime;  // the serving engine around the kernels (sim/runtime.h)
   KvTierConfig kv_tiers;  // prefix-cache offload below HBM (entry pools with prefix caches)
+  // The pool's own accelerator (`deployment.<pool>.hardware`: prefill on H800 servers, decode on
+  // H20 servers); null: the scenario's. Its memory plan, cost model, power and links are its own.
+  std::shared_ptr<const calibration::HardwareProfile> hardware;
   int stage_ranks() const { return ranks / pipeline_stages; }
 };
+
+// The accelerator a pool runs on: its own, else `fallback` (the scenario's).
+inline const calibration::HardwareProfile& pool_hardware(const PoolConfig& p,
+                                                         const calibration::HardwareProfile& fallback) {
+  return p.hardware ? *p.hardware : fallback;
+}
 
 inline PoolConfig with_role(PoolRole role) {
   PoolConfig p;

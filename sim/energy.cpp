@@ -119,14 +119,47 @@ EnergySummary energy_summary(const PowerModel& power, double busy_joules, double
   return e;
 }
 
-CostSummary cost_summary(const CostConfig& prices, const EnergySummary& energy, int gpus, double makespan_s,
-                         std::int64_t output_tokens) {
+EnergySummary total_energy(std::span<const EnergySummary> parts, int gpus, double makespan_s,
+                           std::int64_t output_tokens, std::int64_t completed) {
+  if (parts.size() == 1) return parts.front();
+  EnergySummary e;
+  e.known = !parts.empty();
+  for (const auto& p : parts) {
+    e.known = e.known && p.known;
+    e.joules += p.joules;
+  }
+  if (!e.known) return EnergySummary{};
+  const double gpu_s = static_cast<double>(gpus) * makespan_s;
+  e.mean_power_w_per_gpu = gpu_s > 0 ? e.joules / gpu_s : 0.0;
+  e.joules_per_output_token = output_tokens > 0 ? e.joules / static_cast<double>(output_tokens) : 0.0;
+  e.joules_per_request = completed > 0 ? e.joules / static_cast<double>(completed) : 0.0;
+  return e;
+}
+
+double CostConfig::gpu_hour_usd_of(std::string_view hardware) const {
+  for (const auto& [name, usd] : gpu_hour_usd_by_hardware)
+    if (name == hardware) return usd;
+  return gpu_hour_usd;
+}
+
+CostSummary cost_summary(const CostConfig& prices, std::span<const DeviceUse> devices, const EnergySummary& energy,
+                         double makespan_s, std::int64_t output_tokens) {
   CostSummary c;
-  if (!(prices.gpu_hour_usd > 0)) return c;
+  if (devices.empty()) return c;
+  int gpus = 0;
+  double gpu_usd = 0;
+  for (const auto& d : devices) {
+    const double price = prices.gpu_hour_usd_of(d.hardware);
+    if (!(price > 0)) return CostSummary{};
+    gpus += d.gpus;
+    gpu_usd += static_cast<double>(d.gpus) * makespan_s / 3600.0 * price;
+  }
   c.priced = true;
   c.gpu_hours = static_cast<double>(gpus) * makespan_s / 3600.0;
   const double kwh = energy.joules / 3.6e6;
-  c.usd = c.gpu_hours * prices.gpu_hour_usd + kwh * prices.pue * prices.kwh_usd;
+  // One kind of device: its GPU-hours times its price, as the figures always were.
+  if (devices.size() == 1) gpu_usd = c.gpu_hours * prices.gpu_hour_usd_of(devices.front().hardware);
+  c.usd = gpu_usd + kwh * prices.pue * prices.kwh_usd;
   c.usd_per_million_output_tokens = output_tokens > 0 ? c.usd / static_cast<double>(output_tokens) * 1e6 : 0.0;
   return c;
 }

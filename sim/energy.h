@@ -22,6 +22,10 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "calibration/cost_model.h"
 #include "calibration/hardware_profile.h"
@@ -81,11 +85,16 @@ struct PowerModel {
   double power_w(const StepWork& work, double seconds) const;
 };
 
-// Prices for the cost of a run (a scenario's `cost`).
+// Prices for the cost of a run (a scenario's `pricing`).
 struct CostConfig {
   double gpu_hour_usd = 0;  // 0: no price (cost not reported)
-  double kwh_usd = 0;       // electricity, when not in the GPU-hour price
-  double pue = 1.0;         // facility energy per unit of GPU energy
+  // A GPU-hour's price by hardware profile name, for deployments mixing kinds of device (prefill on
+  // H800, decode on H20); a device missing here costs gpu_hour_usd.
+  std::vector<std::pair<std::string, double>> gpu_hour_usd_by_hardware;
+  double kwh_usd = 0;  // electricity, when not in the GPU-hour price
+  double pue = 1.0;    // facility energy per unit of GPU energy
+  // A GPU-hour of `hardware`: its own price, else gpu_hour_usd.
+  double gpu_hour_usd_of(std::string_view hardware) const;
 };
 
 struct EnergySummary {
@@ -107,7 +116,20 @@ struct CostSummary {
 // and idle power for the rest of `gpus` x `makespan_s`.
 EnergySummary energy_summary(const PowerModel& power, double busy_joules, double busy_gpu_s, int gpus,
                              double makespan_s, std::int64_t output_tokens, std::int64_t completed);
-CostSummary cost_summary(const CostConfig& prices, const EnergySummary& energy, int gpus, double makespan_s,
-                         std::int64_t output_tokens);
+// The energy of several kinds of device (each one's energy_summary over the same run) as one: the
+// joules summed, per GPU over all `gpus`. Known only when every part is.
+EnergySummary total_energy(std::span<const EnergySummary> parts, int gpus, double makespan_s,
+                           std::int64_t output_tokens, std::int64_t completed);
+
+// The GPUs of one kind of device in a run.
+struct DeviceUse {
+  std::string hardware;  // profile name: its price (CostConfig::gpu_hour_usd_of)
+  int gpus = 0;
+};
+// Cost of a run: the GPU-hours of every kind of device at its price over `makespan_s`, plus the
+// price of `energy` (all of the run's GPUs) where a kWh has one. Not priced when a device has no
+// GPU-hour price.
+CostSummary cost_summary(const CostConfig& prices, std::span<const DeviceUse> devices, const EnergySummary& energy,
+                         double makespan_s, std::int64_t output_tokens);
 
 }  // namespace moesim::sim

@@ -48,7 +48,7 @@ FixedBatchResult run_fixed_batch(const SimulationConfig& c, const FixedBatchSpec
     if (p.config.role == spec.pool) pool = &p;
   if (pool == nullptr)
     throw DeploymentError(std::string("fixed batch: the deployment has no ") + to_string(spec.pool) + " pool");
-  const auto cost = calibration::make_cost_model(c.cost_model, c.hardware);
+  const auto cost = calibration::make_cost_model(c.cost_model, pool->hardware);
   // The same streams a serving run of this scenario and seed uses for the pool's first instance.
   const auto routing = workloads::make_routing_model(c.routing, workloads::routing_shape(c.model),
                                                      workloads::make_stream(c.seed, "routing-model")());

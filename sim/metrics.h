@@ -66,8 +66,14 @@ struct SloTargets {
 // One pool's steps, summed over its instances.
 struct PoolResult {
   PoolRole role = PoolRole::kColocated;
+  std::string hardware;  // the profile its ranks run on
   int instances = 0;
   int ranks = 0;  // per instance
+  // The pool's GPUs' share of the run's energy and cost (sim/energy.h): their steps' energy
+  // (busy_joules over busy_gpu_s GPU-seconds) plus idle power for the rest of the run.
+  double busy_joules = 0, busy_gpu_s = 0;
+  EnergySummary energy;
+  CostSummary cost;
   LayerBreakdown breakdown;
   models::MemoryPlan memory;
   std::int64_t steps = 0;

@@ -66,7 +66,6 @@ class ServingRun {
         wall_start_(std::chrono::steady_clock::now()),
         cluster_(c.fabric ? *c.fabric : topology::Cluster(c.cluster)),
         deployment_(c.deployment, c.model, c.hardware, cluster_),
-        cost_(calibration::make_cost_model(c.cost_model, c.hardware)),
         routing_(workloads::make_routing_model(c.routing, workloads::routing_shape(c.model),
                                                workloads::make_stream(c.seed, "routing-model")())),
         arrival_rng_(workloads::make_stream(c.seed, "arrivals")),
@@ -75,7 +74,6 @@ class ServingRun {
     records_.resize(requests_.size());
     for (std::size_t i = 0; i < requests_.size(); ++i)
       if (requests_[i].arrival_ns != workloads::kArrivesOnRelease) timed_.push_back(i);
-    power_ = PowerModel(c.hardware, c.model, *cost_);
     kv_send_free_.assign(static_cast<std::size_t>(cluster_.num_devices()) * kKvLinkClasses, Time{});
     kv_recv_free_ = kv_send_free_;
     for (std::size_t i = 0; i < requests_.size(); ++i) {
@@ -89,6 +87,15 @@ class ServingRun {
     const auto& pools = deployment_.pools();
     pool_results_.resize(pools.size());
     for (std::size_t p = 0; p < pools.size(); ++p) {
+      // Each pool's own cost model, and a power meter per kind of device (sim/energy.h).
+      costs_.push_back(calibration::make_cost_model(c.cost_model, pools[p].hardware));
+      std::size_t meter = 0;
+      while (meter < meters_.size() && meters_[meter].hardware != pools[p].hardware.name) ++meter;
+      if (meter == meters_.size())
+        meters_.push_back({pools[p].hardware.name, PowerModel(pools[p].hardware, c.model, *costs_.back())});
+      meters_[meter].gpus += pools[p].config.instances * pools[p].config.ranks;
+      pool_meter_.push_back(meter);
+      pool_results_[p].hardware = pools[p].hardware.name;
       pool_results_[p].role = pools[p].config.role;
       pool_results_[p].instances = pools[p].config.instances;
       pool_results_[p].ranks = pools[p].config.ranks;
@@ -97,7 +104,7 @@ class ServingRun {
                                         pools[p].config.moe_ep, cluster_.num_links());
       pool_first_.push_back(instances_.size());
       for (int i = 0; i < pools[p].config.instances; ++i) {
-        instances_.push_back(std::make_unique<Instance>(c, pools[p], static_cast<int>(p), i, cluster_, *cost_,
+        instances_.push_back(std::make_unique<Instance>(c, pools[p], static_cast<int>(p), i, cluster_, *costs_[p],
                                                         *routing_, requests_, records_));
         if (c.model.num_moe_layers() > 0) instances_.back()->step_model.set_load_stats(&pool_results_[p].load, i);
       }
@@ -129,7 +136,7 @@ class ServingRun {
       const double ranks = static_cast<double>(pool.config.instances) * pool.config.attention_dp;
       remote_->set_capacity(blocks(t.remote_bytes * ranks));
     }
-    const double remote_rate = t.remote_bytes_per_s > 0 ? t.remote_bytes_per_s : config_.hardware.nic_bytes_per_s;
+    const double remote_rate = t.remote_bytes_per_s > 0 ? t.remote_bytes_per_s : pool.hardware.nic_bytes_per_s;
     for (std::size_t i = pool_first_[0]; i < pool_first_[1]; ++i)
       instances_[i]->scheduler.enable_kv_tiers(blocks(t.host_bytes), remote_ ? &*remote_ : nullptr, per_token,
                                                t.host_bytes_per_s, remote_rate);
@@ -181,10 +188,7 @@ class ServingRun {
       }
       r.summary.prefix_cache = total;
     }
-    r.summary.energy = energy_summary(power_, busy_joules_, busy_gpu_s_, r.summary.gpus, r.summary.makespan_s,
-                                      r.summary.output_tokens, r.summary.completed);
-    r.summary.cost =
-        cost_summary(config_.cost, r.summary.energy, r.summary.gpus, r.summary.makespan_s, r.summary.output_tokens);
+    summarize_energy(r.summary);
     r.requests = std::move(records_);
     r.steps = std::move(steps_);
     r.pools = std::move(pool_results_);
@@ -373,7 +377,8 @@ class ServingRun {
       inst.next_rebalance_s = events_.now().seconds() + interval;
     }
     rec.duration_ns = d.count_ns();
-    if (power_.known()) meter_step(inst, d.seconds(), rec);
+    if (meters_[pool_meter_[static_cast<std::size_t>(inst.pool_index)]].power.known())
+      meter_step(inst, d.seconds(), rec);
     steps_.push_back(rec);
     if (config_.progress && steps_.size() % SimulationConfig::kProgressSteps == 0)
       config_.progress({events_.now().count_ns(), requests_done_, static_cast<std::int64_t>(requests_.size()),
@@ -390,16 +395,43 @@ class ServingRun {
     w.expert_flops /= gpus;
     w.attention_flops /= gpus;
     w.hbm_bytes /= gpus;
-    rec.power_w = power_.power_w(w, seconds);
-    busy_joules_ += rec.power_w * seconds * gpus;
-    busy_gpu_s_ += seconds * gpus;
+    const auto p = static_cast<std::size_t>(inst.pool_index);
+    PowerMeter& meter = meters_[pool_meter_[p]];
+    rec.power_w = meter.power.power_w(w, seconds);
+    meter.busy_joules += rec.power_w * seconds * gpus;
+    meter.busy_gpu_s += seconds * gpus;
+    pool_results_[p].busy_joules += rec.power_w * seconds * gpus;
+    pool_results_[p].busy_gpu_s += seconds * gpus;
+  }
+
+  // Energy and cost: per kind of device (its idle power, its price), then summed over them; and
+  // each pool's own share for the report.
+  void summarize_energy(Summary& s) {
+    std::vector<EnergySummary> energy;
+    std::vector<DeviceUse> uses;
+    for (const PowerMeter& m : meters_) {
+      energy.push_back(
+          energy_summary(m.power, m.busy_joules, m.busy_gpu_s, m.gpus, s.makespan_s, s.output_tokens, s.completed));
+      uses.push_back({m.hardware, m.gpus});
+    }
+    s.energy = total_energy(energy, s.gpus, s.makespan_s, s.output_tokens, s.completed);
+    s.cost = cost_summary(config_.cost, uses, s.energy, s.makespan_s, s.output_tokens);
+    for (std::size_t p = 0; p < pool_results_.size(); ++p) {
+      PoolResult& pr = pool_results_[p];
+      const PowerMeter& m = meters_[pool_meter_[p]];
+      const int gpus = pr.instances * pr.ranks;
+      pr.energy =
+          energy_summary(m.power, pr.busy_joules, pr.busy_gpu_s, gpus, s.makespan_s, s.output_tokens, s.completed);
+      pr.cost = cost_summary(config_.cost, std::vector<DeviceUse>{{pr.hardware, gpus}}, pr.energy, s.makespan_s,
+                             s.output_tokens);
+    }
   }
 
   const SimulationConfig& config_;
   std::chrono::steady_clock::time_point wall_start_;
   topology::Cluster cluster_;
   Deployment deployment_;
-  std::unique_ptr<calibration::CostModel> cost_;
+  std::vector<std::unique_ptr<calibration::CostModel>> costs_;  // per pool
   std::unique_ptr<workloads::RoutingModel> routing_;
   workloads::Rng arrival_rng_;
   std::vector<workloads::Request> requests_;
@@ -421,8 +453,15 @@ class ServingRun {
   std::optional<TraceRecorder> recorder_;
   std::optional<workloads::ClosedLoop> closed_loop_;
   std::int64_t requests_done_ = 0;
-  PowerModel power_;
-  double busy_joules_ = 0, busy_gpu_s_ = 0;  // drawn by the GPUs of instances in their steps
+  // One meter per kind of device: the energy drawn by its GPUs in their instances' steps.
+  struct PowerMeter {
+    std::string hardware;
+    PowerModel power;
+    int gpus = 0;
+    double busy_joules = 0, busy_gpu_s = 0;
+  };
+  std::vector<PowerMeter> meters_;
+  std::vector<std::size_t> pool_meter_;  // [pool] -> meters_ index
 };
 
 }  // namespace

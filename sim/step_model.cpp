@@ -317,7 +317,8 @@ Duration StepModel::rebalance() {
   // Each rank fetches its new experts' weights from peers over its NIC before the next step.
   const double bytes = static_cast<double>(worst) * static_cast<double>(models::expert_params(model_)) *
                        models::bytes_per_element(model_.expert_dtype());
-  return Duration::from_ns_rounded(bytes / cluster_.effective_nic_bytes_per_s() * 1e9);
+  return Duration::from_ns_rounded(bytes / cluster_.effective_nic_bytes_per_s(deployment_.rank_devices().front()) *
+                                   1e9);
 }
 
 void StepModel::moe_back(MicroBatch& mb, double dispatch_end, PhaseTimes& phases) {

@@ -13,6 +13,9 @@
 
 namespace moesim::tools {
 
+// The hardware a run's GPUs are: the scenario's, or with pools on hardware of their own
+// "h800 (prefill) + h20 (decode)".
+std::string hardware_text(const scenarios::Scenario& scenario);
 void print_summary(std::ostream& out, const scenarios::Scenario& scenario, const sim::SimulationResult& result);
 std::string summary_json(const scenarios::Scenario& scenario, const sim::SimulationResult& result);
 void write_requests_csv(const std::filesystem::path& path, const sim::SimulationResult& result);

@@ -10,6 +10,7 @@
 
 #include "sim/request_router.h"
 #include "tools/link_load.h"
+#include "tools/report.h"
 #include "tools/report_html.h"
 
 namespace moesim::tools {
@@ -196,7 +197,7 @@ std::string run_report_html(const scenarios::Scenario& scenario, const sim::Simu
   data["scenario"] = scenario.name;
   data["facts"] = Json::array({
       Json::array({"model", scenario.model.name}),
-      Json::array({"hardware", scenario.hardware.name}),
+      Json::array({"hardware", hardware_text(scenario)}),
       Json::array({"GPUs", s.gpus}),
       Json::array({"seed", scenario.seed}),
       Json::array({"requests completed / total", std::to_string(s.completed) + " / " + std::to_string(s.requests)}),
@@ -213,6 +214,12 @@ std::string run_report_html(const scenarios::Scenario& scenario, const sim::Simu
     data["facts"].push_back(
         Json::array({"energy per output token (J)", chart_value(s.energy.joules_per_output_token)}));
   }
+  const bool mixed = hardware_text(scenario) != scenario.hardware.name;
+  for (const auto& p : result.pools)
+    if (mixed && p.energy.known)
+      data["facts"].push_back(
+          Json::array({std::string(sim::to_string(p.role)) + " pool energy (kWh, " + p.hardware + ")",
+                       chart_value(p.energy.joules / 3.6e6)}));
   if (s.prefix_cache) {
     data["facts"].push_back(Json::array({"request routing", sim::to_string(scenario.deployment.router.policy)}));
     data["facts"].push_back(Json::array({"prefix-cache hit rate", chart_value(s.prefix_cache->hit_rate())}));
@@ -222,7 +229,12 @@ std::string run_report_html(const scenarios::Scenario& scenario, const sim::Simu
     data["facts"].push_back(
         Json::array({"USD per million output tokens", chart_value(s.cost.usd_per_million_output_tokens)}));
   }
-  data["idle_w"] = s.energy.known ? Json(chart_value(scenario.hardware.idle_power_w)) : Json(nullptr);
+  for (const auto& p : result.pools)
+    if (mixed && p.cost.priced)
+      data["facts"].push_back(Json::array(
+          {std::string(sim::to_string(p.role)) + " pool cost (USD, " + p.hardware + ")", chart_value(p.cost.usd)}));
+  // The idle line of the power chart: one kind of device's (none when the pools differ).
+  data["idle_w"] = s.energy.known && !mixed ? Json(chart_value(scenario.hardware.idle_power_w)) : Json(nullptr);
   data["latency"] = Json::array({latency_facts("TTFT", s.ttft), latency_facts("TPOT", s.tpot),
                                  latency_facts("ITL", s.itl), latency_facts("end-to-end", s.e2e)});
   std::vector<double> ttft_ms, tpot_ms;

@@ -63,10 +63,26 @@ Json prefix_cache_json(const sim::PrefixCacheStats& c) {
             {"remote_resident_blocks", c.remote_resident_blocks}}}};
 }
 
+Json energy_json(const sim::EnergySummary& e) {
+  return e.known ? Json{{"joules", e.joules},
+                        {"mean_power_w_per_gpu", e.mean_power_w_per_gpu},
+                        {"joules_per_output_token", e.joules_per_output_token},
+                        {"joules_per_request", e.joules_per_request}}
+                 : Json(nullptr);
+}
+
+Json cost_json(const sim::CostSummary& c) {
+  return c.priced ? Json{{"gpu_hours", c.gpu_hours},
+                         {"usd", c.usd},
+                         {"usd_per_million_output_tokens", c.usd_per_million_output_tokens}}
+                  : Json(nullptr);
+}
+
 Json pool_json(const models::ModelSpec& model, const topology::Cluster& cluster, const sim::PoolResult& p,
                double seconds) {
   Json j;
   j["role"] = sim::to_string(p.role);
+  j["hardware"] = p.hardware;
   j["instances"] = p.instances;
   j["ranks_per_instance"] = p.ranks;
   j["steps"] = {{"count", p.steps}, {"mean_ms", p.mean_step_ms}, {"mean_tokens", p.mean_tokens_per_step}};
@@ -121,6 +137,9 @@ Json pool_json(const models::ModelSpec& model, const topology::Cluster& cluster,
   Json caches = Json::array();
   for (const auto& c : p.prefix_caches) caches.push_back(prefix_cache_json(c));
   j["prefix_caches"] = caches;  // per instance (sim/prefix_cache.h); empty without prefix caches
+  // The pool's GPUs' share of the run's energy and cost; null as the run's are.
+  j["energy"] = energy_json(p.energy);
+  j["cost"] = cost_json(p.cost);
   return j;
 }
 
@@ -150,17 +169,8 @@ std::string summary_json(const scenarios::Scenario& scenario, const sim::Simulat
               {"attainment", s.slo_attainment},
               {"goodput_requests_per_s", s.goodput_requests_per_s}};
   // Energy and cost (sim/energy.h): null where the hardware gives no power or no price is set.
-  const auto& e = s.energy;
-  j["energy"] = e.known ? Json{{"joules", e.joules},
-                               {"mean_power_w_per_gpu", e.mean_power_w_per_gpu},
-                               {"joules_per_output_token", e.joules_per_output_token},
-                               {"joules_per_request", e.joules_per_request}}
-                        : Json(nullptr);
-  const auto& c = s.cost;
-  j["cost"] = c.priced ? Json{{"gpu_hours", c.gpu_hours},
-                              {"usd", c.usd},
-                              {"usd_per_million_output_tokens", c.usd_per_million_output_tokens}}
-                       : Json(nullptr);
+  j["energy"] = energy_json(s.energy);
+  j["cost"] = cost_json(s.cost);
   // The entry pool's prefix caches (sim/prefix_cache.h), summed; null without them.
   j["prefix_cache"] = s.prefix_cache ? prefix_cache_json(*s.prefix_cache) : Json(nullptr);
   Json pools = Json::array();

@@ -34,8 +34,34 @@ std::string pool_line(const sim::PoolConfig& p) {
   if (p.speculative.enabled())
     line += fmt(", speculative %s x %d (%.2f tokens/step expected)", sim::to_string(p.speculative.method),
                 p.speculative.tokens, sim::expected_emitted_tokens(p.speculative));
+  if (p.hardware) line += ", on " + p.hardware->name;
   return line;
 }
+
+// "48 x h800", or with pools on hardware of their own "16 x h800 (prefill) + 32 x h20 (decode)".
+std::string gpus_text(const scenarios::Scenario& sc, int gpus) {
+  if (hardware_text(sc) == sc.hardware.name) return fmt("%d x %s", gpus, sc.hardware.name.c_str());
+  std::string text;
+  for (const auto& p : sc.deployment.pools())
+    text += (text.empty() ? "" : " + ") + fmt("%d x %s (%s)", p.instances * p.ranks,
+                                              sim::pool_hardware(p, sc.hardware).name.c_str(), sim::to_string(p.role));
+  return text;
+}
+
+}  // namespace
+
+std::string hardware_text(const scenarios::Scenario& sc) {
+  const auto pools = sc.deployment.pools();
+  bool mixed = false;
+  for (const auto& p : pools) mixed = mixed || p.hardware;
+  if (!mixed) return sc.hardware.name;
+  std::string text;
+  for (const auto& p : pools)
+    text += (text.empty() ? "" : " + ") + sim::pool_hardware(p, sc.hardware).name + " (" + sim::to_string(p.role) + ")";
+  return text;
+}
+
+namespace {
 
 // Mean time of one layer per step, by layer kind, each phase its slowest rank's time (us).
 void print_layer_table(std::ostream& out, const models::ModelSpec& model, const sim::PoolResult& pool) {
@@ -108,8 +134,8 @@ void print_pool(std::ostream& out, const models::ModelSpec& model, const sim::Po
 void print_summary(std::ostream& out, const scenarios::Scenario& sc, const sim::SimulationResult& r) {
   const auto& s = r.summary;
   out << fmt("moesim: %s (seed %llu)\n", sc.name.c_str(), static_cast<unsigned long long>(sc.seed));
-  out << fmt("  %s on %d x %s (%d nodes, %s)\n", sc.model.name.c_str(), s.gpus, sc.hardware.name.c_str(),
-             sc.cluster.nodes, sc.cluster.preset.c_str());
+  out << fmt("  %s on %s (%d nodes, %s)\n", sc.model.name.c_str(), gpus_text(sc, s.gpus).c_str(), sc.cluster.nodes,
+             sc.cluster.preset.c_str());
   for (const auto& p : sc.deployment.pools()) out << "  " << pool_line(p) << "\n";
   if (r.partial)
     out << fmt("  PARTIAL RESULTS: the run stopped early (%s); %lld of %lld requests had finished\n",
@@ -155,6 +181,15 @@ void print_summary(std::ostream& out, const scenarios::Scenario& sc, const sim::
   if (s.cost.priced)
     out << fmt("  cost: $%.2f for %.2f GPU-hours, $%.3f per million output tokens\n", s.cost.usd, s.cost.gpu_hours,
                s.cost.usd_per_million_output_tokens);
+  if (hardware_text(sc) != sc.hardware.name && (s.energy.known || s.cost.priced))
+    for (const auto& p : r.pools) {
+      out << fmt("    %s pool (%s):", sim::to_string(p.role), p.hardware.c_str());
+      if (p.energy.known)
+        out << fmt(" %.3f kWh, %.0f W per GPU", p.energy.joules / 3.6e6, p.energy.mean_power_w_per_gpu);
+      if (p.cost.priced)
+        out << fmt("%s $%.2f for %.2f GPU-hours", p.energy.known ? ";" : "", p.cost.usd, p.cost.gpu_hours);
+      out << "\n";
+    }
   for (const auto& p : r.pools) print_pool(out, sc.model, p);
   if (sc.slo.ttft_p90_s > 0 || sc.slo.tpot_p90_s > 0) {
     const bool ttft_ok = sc.slo.ttft_p90_s <= 0 || s.ttft.p90_s <= sc.slo.ttft_p90_s;

@@ -26,6 +26,19 @@ void check_config(const ClusterConfig& c) {
   if (c.devices_per_board < 0 || (c.devices_per_board > 0 && c.devices_per_node % c.devices_per_board != 0))
     throw TopologyError("cluster.devices_per_board must divide devices_per_node");
   if (!(c.nic_messages_per_s > 0)) throw TopologyError("cluster.nic_messages_per_s must be positive");
+  std::vector<char> grouped(static_cast<std::size_t>(c.nodes), 0);
+  for (const auto& g : c.node_groups) {
+    if (g.first_node < 0 || g.nodes < 1 || g.first_node + g.nodes > c.nodes)
+      throw TopologyError("a node group (nodes " + std::to_string(g.first_node) + " to " +
+                          std::to_string(g.first_node + g.nodes - 1) + ") lies outside the cluster's " +
+                          std::to_string(c.nodes) + " nodes");
+    if (!(g.scaleup_bytes_per_s > 0) || !(g.nic_bytes_per_s > 0))
+      throw TopologyError("a node group's link bandwidths must be positive");
+    for (int n = g.first_node; n < g.first_node + g.nodes; ++n) {
+      if (grouped[static_cast<std::size_t>(n)]) throw TopologyError("node groups overlap at node " + std::to_string(n));
+      grouped[static_cast<std::size_t>(n)] = 1;
+    }
+  }
 }
 
 // Zero-bandwidth links and vertices that no path reaches make a fabric unusable.
@@ -207,5 +220,30 @@ double Cluster::effective_scaleup_bytes_per_s() const {
 }
 
 double Cluster::effective_nic_bytes_per_s() const { return config_.nic_bytes_per_s * config_.nic_efficiency; }
+
+double Cluster::effective_nic_bytes_per_s(int device) const {
+  if (regular()) return link_capacity(device_links(device).nic_out);
+  return effective_nic_bytes_per_s();
+}
+
+namespace {
+
+const ClusterConfig::NodeGroup* group_of(const ClusterConfig& c, int node) {
+  for (const auto& g : c.node_groups)
+    if (node >= g.first_node && node < g.first_node + g.nodes) return &g;
+  return nullptr;
+}
+
+}  // namespace
+
+double ClusterConfig::node_scaleup_bytes_per_s(int node) const {
+  const NodeGroup* g = group_of(*this, node);
+  return g ? g->scaleup_bytes_per_s : scaleup_bytes_per_s;
+}
+
+double ClusterConfig::node_nic_bytes_per_s(int node) const {
+  const NodeGroup* g = group_of(*this, node);
+  return g ? g->nic_bytes_per_s : nic_bytes_per_s;
+}
 
 }  // namespace moesim::topology

@@ -67,6 +67,20 @@ struct ClusterConfig {
   double a2a_combine_fixed_ns = 23'900;
   double a2a_dispatch_peer_ns = 190;
   double a2a_combine_peer_ns = 50;
+  // Nodes whose devices have other ports than the figures above (a cluster mixing GPU types, e.g.
+  // H800 servers for prefill and H20 servers for decode): each group's scale-up and NIC rates
+  // replace scaleup_bytes_per_s and nic_bytes_per_s on its nodes' links. Efficiencies, latencies
+  // and the switch layers stay the cluster's. Groups may not overlap; empty: every node alike.
+  struct NodeGroup {
+    int first_node = 0;
+    int nodes = 1;
+    double scaleup_bytes_per_s = 0;
+    double nic_bytes_per_s = 0;
+  };
+  std::vector<NodeGroup> node_groups;
+  // The per-direction port rates of a device on `node` (a node group's, or the figures above).
+  double node_scaleup_bytes_per_s(int node) const;
+  double node_nic_bytes_per_s(int node) const;
 };
 
 struct ClusterPresetInfo {
@@ -157,9 +171,11 @@ class Cluster {
   const DeviceLinks& device_links(int device) const { return device_links_[static_cast<std::size_t>(device)]; }
   const std::vector<LeafLinks>& leaves() const { return leaves_; }
 
-  // Achievable per-direction bandwidths of a device (line rate × efficiency), bytes per second.
+  // Achievable per-direction bandwidths of a device (line rate × efficiency), bytes per second:
+  // the cluster's figures, or those of `device`'s own node (ClusterConfig::node_groups).
   double effective_scaleup_bytes_per_s() const;
   double effective_nic_bytes_per_s() const;
+  double effective_nic_bytes_per_s(int device) const;
 
   // Shortest-path ECMP routes between devices (topology/routing.h), cached.
   const Route& route(int src_device, int dst_device) const;

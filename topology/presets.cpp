@@ -170,13 +170,14 @@ void FabricBuilder::build_preset() {
 // bandwidth split evenly over its devices_per_node - 1 links.
 void FabricBuilder::add_scaleup_mesh() {
   const ClusterConfig& cfg = c_.config_;
-  LinkProps pair{cfg.scaleup_bytes_per_s / std::max(1, cfg.devices_per_node - 1), cfg.scaleup_latency_ns / 2,
-                 cfg.scaleup_efficiency, LinkClass::kScaleUp};
-  for (int n = 0; n < cfg.nodes; ++n)
+  for (int n = 0; n < cfg.nodes; ++n) {
+    const LinkProps pair{cfg.node_scaleup_bytes_per_s(n) / std::max(1, cfg.devices_per_node - 1),
+                         cfg.scaleup_latency_ns / 2, cfg.scaleup_efficiency, LinkClass::kScaleUp};
     for (int i = 0; i < cfg.devices_per_node; ++i)
       for (int j = i + 1; j < cfg.devices_per_node; ++j)
         add_link(c_.graph_, devices_[static_cast<std::size_t>(n * cfg.devices_per_node + i)],
                  devices_[static_cast<std::size_t>(n * cfg.devices_per_node + j)], pair);
+  }
 }
 
 // The dies of each package joined by their own link. The analytic all-to-all keeps bounding a
@@ -211,9 +212,10 @@ void FabricBuilder::add_devices() {
 void FabricBuilder::add_scaleup(bool boards) {
   const ClusterConfig& cfg = c_.config_;
   Graph& g = c_.graph_;
-  const LinkProps up{cfg.scaleup_bytes_per_s, cfg.scaleup_latency_ns / 2, cfg.scaleup_efficiency, LinkClass::kScaleUp};
   const std::string sw = cfg.preset == "cloudmatrix384" ? "ub" : cfg.preset == "nvl72" ? "nvlswitch" : "nvswitch";
   for (int n = 0; n < cfg.nodes; ++n) {
+    const LinkProps up{cfg.node_scaleup_bytes_per_s(n), cfg.scaleup_latency_ns / 2, cfg.scaleup_efficiency,
+                       LinkClass::kScaleUp};
     const Vertex top = add_vertex(g, VertexKind::kScaleUpSwitch, n, n, sw + std::to_string(n) + (boards ? ".l2" : ""));
     const int per_board = boards ? cfg.devices_per_board : cfg.devices_per_node;
     for (int b = 0; b < cfg.devices_per_node / per_board; ++b) {
@@ -246,10 +248,12 @@ void FabricBuilder::add_scaleout(int rails) {
   for (int l = 0; l < num_leaves; ++l)
     leaves.push_back(add_vertex(g, VertexKind::kLeafSwitch, -1, l, (rails > 0 ? "rail" : "tor") + std::to_string(l)));
   std::vector<int> ports(static_cast<std::size_t>(num_leaves), 0);
-  const LinkProps host{cfg.nic_bytes_per_s * 2, 0, 1.0, LinkClass::kHost};
-  const LinkProps wire{cfg.nic_bytes_per_s, cfg.nic_latency_ns / 2, cfg.nic_efficiency, LinkClass::kScaleOut};
+  std::vector<double> nic_capacity(static_cast<std::size_t>(num_leaves), 0.0);  // line rate of the leaf's NICs
   for (int d = 0; d < static_cast<int>(devices_.size()); ++d) {
     const int n = d / cfg.devices_per_node, i = d % cfg.devices_per_node;
+    const double rate = cfg.node_nic_bytes_per_s(n);
+    const LinkProps host{rate * 2, 0, 1.0, LinkClass::kHost};
+    const LinkProps wire{rate, cfg.nic_latency_ns / 2, cfg.nic_efficiency, LinkClass::kScaleOut};
     const int leaf = rails > 0 ? i % num_leaves : n;
     const Vertex nic = add_vertex(g, VertexKind::kNic, n, i, "node" + std::to_string(n) + ".nic" + std::to_string(i));
     auto& dl = c_.device_links_[static_cast<std::size_t>(d)];
@@ -259,6 +263,7 @@ void FabricBuilder::add_scaleout(int rails) {
     dl.nic_in = dl.nic_out + 1;
     dl.leaf = leaf;
     ++ports[static_cast<std::size_t>(leaf)];
+    nic_capacity[static_cast<std::size_t>(leaf)] += rate;
   }
   c_.leaves_.assign(static_cast<std::size_t>(num_leaves), LeafLinks{});
   if (num_leaves < 2) return;
@@ -266,10 +271,10 @@ void FabricBuilder::add_scaleout(int rails) {
   for (int s = 0; s < cfg.spines; ++s)
     spines.push_back(add_vertex(g, VertexKind::kSpineSwitch, -1, s, "spine" + std::to_string(s)));
   for (int l = 0; l < num_leaves; ++l) {
-    LinkProps trunk = wire;
-    trunk.cls = LinkClass::kFabric;
-    trunk.latency_ns = 0;
-    trunk.bytes_per_s = cfg.nic_bytes_per_s * ports[static_cast<std::size_t>(l)] / (cfg.oversubscription * cfg.spines);
+    LinkProps trunk{0, 0, cfg.nic_efficiency, LinkClass::kFabric};
+    const auto leaf = static_cast<std::size_t>(l);
+    trunk.bytes_per_s = (cfg.node_groups.empty() ? cfg.nic_bytes_per_s * ports[leaf] : nic_capacity[leaf]) /
+                        (cfg.oversubscription * cfg.spines);
     for (const Vertex s : spines) {
       const int id = add_link(g, leaves[static_cast<std::size_t>(l)], s, trunk);
       c_.leaves_[static_cast<std::size_t>(l)].up.push_back(id);
