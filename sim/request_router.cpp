@@ -34,8 +34,7 @@ RouteChoice RequestRouter::route(std::size_t request, const std::vector<const Sc
   RouteChoice best;
   switch (c_.policy) {
     case RouterPolicy::kLeastLoaded:
-      for (std::size_t i = 1; i < instances.size(); ++i)
-        if (instances[i]->outstanding() < instances[best.instance]->outstanding()) best.instance = i;
+      best.instance = least_loaded(instances.size(), [&](std::size_t i) -> const Scheduler& { return *instances[i]; });
       return best;
     case RouterPolicy::kRoundRobin:
       best.instance = next_;

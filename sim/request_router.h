@@ -36,6 +36,17 @@ struct RouteChoice {
   int rank = -1;             // -1: the instance's least-loaded rank
 };
 
+// The least-loaded of `n` instances, `scheduler(i)` giving the i-th one's scheduler: the fewest
+// requests outstanding, the lowest index on a tie. The least-loaded policy, and how a prefill
+// instance picks the decode instance it hands a request to.
+template <typename SchedulerAt>
+std::size_t least_loaded(std::size_t n, SchedulerAt scheduler) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < n; ++i)
+    if (scheduler(i).outstanding() < scheduler(best).outstanding()) best = i;
+  return best;
+}
+
 class RequestRouter {
  public:
   explicit RequestRouter(const RouterConfig& config) : c_(config) {}

@@ -227,12 +227,12 @@ class ServingRun {
     return buf;
   }
 
-  // The least-loaded instance of pool `p` (lowest index on a tie).
+  // The least-loaded instance of pool `p` (sim/request_router.h).
   Instance& pick(std::size_t p) {
-    Instance* best = instances_[pool_first_[p]].get();
-    for (std::size_t i = pool_first_[p] + 1; i < pool_first_[p + 1]; ++i)
-      if (instances_[i]->scheduler.outstanding() < best->scheduler.outstanding()) best = instances_[i].get();
-    return *best;
+    const std::size_t first = pool_first_[p];
+    return *instances_[first + least_loaded(pool_first_[p + 1] - first, [&](std::size_t i) -> const Scheduler& {
+                         return instances_[first + i]->scheduler;
+                       })];
   }
 
   void schedule_arrival(std::size_t index) {
