@@ -86,6 +86,25 @@ void reject_qwen_sliding(const HfJson& c) {
     c.fail("use_sliding_window", "true is not supported (sliding window above max_window_layers)");
 }
 
+// The experts as DeepSeek's configs name them (GLM-4.5 kept the names): routed and shared
+// experts, experts per token, each expert's intermediate size.
+void read_deepseek_experts(const HfJson& c, ModelSpec& m) {
+  m.routed_experts = c.require_int("n_routed_experts");
+  m.shared_experts = c.get_int("n_shared_experts", 0);
+  m.top_k = c.require_int("num_experts_per_tok");
+  m.moe_intermediate = c.require_int("moe_intermediate_size");
+}
+
+// Group-limited routing (DeepSeek-V3, GLM-4.5): n_group groups of experts, each token within
+// topk_group of them; the groups must partition the routed experts.
+void read_expert_groups(const HfJson& c, ModelSpec& m) {
+  m.expert_groups = c.get_int("n_group", 1, 1);
+  m.top_groups = c.get_int("topk_group", m.expert_groups, 1);
+  if (m.routed_experts % m.expert_groups != 0 || m.top_groups > m.expert_groups)
+    c.fail("n_group", "n_group " + std::to_string(m.expert_groups) + " / topk_group " + std::to_string(m.top_groups) +
+                          " do not partition " + std::to_string(m.routed_experts) + " experts");
+}
+
 ModelSpec map_deepseek(const HfJson& c) {
   ModelSpec m;
   read_basics(c, m);
@@ -104,10 +123,7 @@ ModelSpec map_deepseek(const HfJson& c) {
   m.dense_intermediate = c.require_int("intermediate_size");
   m.mtp_layers = c.get_int("num_nextn_predict_layers", 0);
   if (!c.has("n_routed_experts")) return m;  // dense
-  m.routed_experts = c.require_int("n_routed_experts");
-  m.shared_experts = c.get_int("n_shared_experts", 0);
-  m.top_k = c.require_int("num_experts_per_tok");
-  m.moe_intermediate = c.require_int("moe_intermediate_size");
+  read_deepseek_experts(c, m);
   // DeepSeek: MoE where i >= first_k_dense_replace and i % moe_layer_freq == 0; the first such
   // layer is first_k rounded up to a multiple of the frequency.
   const int freq = c.get_int("moe_layer_freq", 1, 1);
@@ -120,11 +136,7 @@ ModelSpec map_deepseek(const HfJson& c) {
   m.scoring = scoring == "sigmoid" ? RouterScoring::kSigmoid : RouterScoring::kSoftmax;
   m.norm_top_k = c.get_bool("norm_topk_prob", false);
   m.routed_scaling = positive_number(c, "routed_scaling_factor", 1);
-  m.expert_groups = c.get_int("n_group", 1, 1);
-  m.top_groups = c.get_int("topk_group", m.expert_groups, 1);
-  if (m.routed_experts % m.expert_groups != 0 || m.top_groups > m.expert_groups)
-    c.fail("n_group", "n_group " + std::to_string(m.expert_groups) + " / topk_group " + std::to_string(m.top_groups) +
-                          " do not partition " + std::to_string(m.routed_experts) + " experts");
+  read_expert_groups(c, m);
   return m;
 }
 
@@ -302,17 +314,10 @@ ModelSpec map_glm4_moe(const HfJson& c) {
   if (c.get_bool("use_qk_norm", false)) m.qk_norm = QkNorm::kPerHead;
   m.mtp_layers = c.get_int("num_nextn_predict_layers", 0);
   m.dense_intermediate = c.require_int("intermediate_size");
-  m.routed_experts = c.require_int("n_routed_experts");
-  m.shared_experts = c.get_int("n_shared_experts", 0);
-  m.top_k = c.require_int("num_experts_per_tok");
-  m.moe_intermediate = c.require_int("moe_intermediate_size");
+  read_deepseek_experts(c, m);
   m.first_k_dense = std::min(m.num_layers, c.get_int("first_k_dense_replace", 0));
   read_sigmoid_router(c, m);
-  m.expert_groups = c.get_int("n_group", 1, 1);
-  m.top_groups = c.get_int("topk_group", m.expert_groups, 1);
-  if (m.routed_experts % m.expert_groups != 0 || m.top_groups > m.expert_groups)
-    c.fail("n_group", "n_group " + std::to_string(m.expert_groups) + " / topk_group " + std::to_string(m.top_groups) +
-                          " do not partition " + std::to_string(m.routed_experts) + " experts");
+  read_expert_groups(c, m);
   return m;
 }
 
