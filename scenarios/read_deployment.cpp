@@ -65,15 +65,19 @@ void read_moe(const MapReader& m, const Field& ranks, const ClusterShape& cluste
     tp->fail_at_key("the shared experts' intermediate size " + std::to_string(shared) + " does not divide over " +
                     stage_ranks_text(p) + " (MoE TP splits it over every rank of the stage)");
   const auto policy = m.get("placement");
-  if (policy) p.placement.policy = as_choice(*policy, "placement policy", names_of(sim::placement_policies()));
+  if (policy)
+    p.placement.policy =
+        sim::placement_policy(as_choice(*policy, "placement policy", names_of(sim::placement_policies())));
   const auto redundant = m.get("redundant_experts");
   if (redundant) p.placement.redundant = as_int(*redundant, 0);
   if (auto f = m.get("replica_split"))
-    p.placement.replica_split = as_choice(*f, "replica split", names_of(sim::replica_splits()));
+    p.placement.replica_split = sim::replica_split(as_choice(*f, "replica split", names_of(sim::replica_splits())));
   const auto rebalance = m.get("rebalance_interval");
   if (rebalance) p.placement.rebalance_interval_s = as_duration_ns(*rebalance) / 1e9;
   const auto statistics = m.get("eplb_statistics");
-  if (statistics) p.placement.statistics = as_choice(*statistics, "EPLB statistics", names_of(sim::eplb_statistics()));
+  if (statistics)
+    p.placement.statistics =
+        sim::eplb_statistics(as_choice(*statistics, "EPLB statistics", names_of(sim::eplb_statistics())));
   const auto window = m.get("eplb_window_steps");
   if (window) p.placement.window_steps = as_int64(*window, 1, 1'000'000);
   if (auto f = m.get("comm"))
@@ -97,14 +101,14 @@ void read_moe(const MapReader& m, const Field& ranks, const ClusterShape& cluste
   if ((experts + extra) % p.moe_ep != 0)
     redundant->fail_at_key(std::to_string(experts + extra) + " expert slots (" + std::to_string(experts) + " + " +
                            std::to_string(extra) + " redundant) do not divide over ep " + std::to_string(p.moe_ep));
-  const bool eplb = p.placement.policy.starts_with("eplb");
+  const bool eplb = p.placement.eplb();
   for (const auto* f : {&statistics, &window})
     if (*f && !eplb)
-      (*f)->fail_at_key("EPLB statistics need an eplb placement; placement '" + p.placement.policy +
-                        "' does not depend on load");
+      (*f)->fail_at_key("EPLB statistics need an eplb placement; placement '" +
+                        std::string(sim::to_string(p.placement.policy)) + "' does not depend on load");
   if (rebalance && p.placement.rebalance_interval_s > 0 && !eplb)
-    rebalance->fail_at_key("rebalancing needs an eplb placement; placement '" + p.placement.policy +
-                           "' does not depend on load");
+    rebalance->fail_at_key("rebalancing needs an eplb placement; placement '" +
+                           std::string(sim::to_string(p.placement.policy)) + "' does not depend on load");
   if (rebalance && p.placement.rebalance_interval_s > 0 && p.pipeline_stages > 1)
     rebalance->fail_at_key("EPLB rebalancing is not modelled with pipeline stages (pp " +
                            std::to_string(p.pipeline_stages) + ")");

@@ -63,8 +63,7 @@ LayerRouting::LayerRouting(const models::ModelSpec& model, const InstanceLayout&
   // window holds millions of pairs, so their counting noise is negligible). For a model whose
   // popularity does not change with the step both sources give the same placement; a routing
   // trace spends its first `window` steps as the statistics and is replayed from there.
-  const bool history =
-      config_.policy.starts_with("eplb") && config_.statistics == "history" && !routing.is_step_invariant();
+  const bool history = config_.eplb() && config_.statistics == EplbStatistics::kHistory && !routing.is_step_invariant();
   step_offset_ = history ? config_.window_steps : 0;
   std::vector<std::vector<double>> expected(static_cast<std::size_t>(layers),
                                             std::vector<double>(static_cast<std::size_t>(model.routed_experts)));

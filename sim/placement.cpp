@@ -10,10 +10,6 @@
 namespace moesim::sim {
 namespace {
 
-bool known(const std::vector<workloads::RegistryEntry>& entries, std::string_view name) {
-  return std::any_of(entries.begin(), entries.end(), [&](const auto& e) { return e.name == name; });
-}
-
 int node_count(const PlacementShape& s) { return (s.ep + s.devices_per_node - 1) / s.devices_per_node; }
 
 }  // namespace
@@ -39,6 +35,21 @@ std::vector<workloads::RegistryEntry> replica_splits() {
       {"even", "a pair goes to one of the expert's replicas uniformly at random"},
       {"local", "prefer the replicas on the source rank's node; all replicas if it has none"},
   };
+}
+
+PlacementPolicy placement_policy(std::string_view name) {
+  return workloads::registry_value<PlacementPolicy>(placement_policies(), name, "placement policy");
+}
+ReplicaSplit replica_split(std::string_view name) {
+  return workloads::registry_value<ReplicaSplit>(replica_splits(), name, "replica split");
+}
+EplbStatistics eplb_statistics(std::string_view name) {
+  return workloads::registry_value<EplbStatistics>(eplb_statistics(), name, "EPLB statistics");
+}
+std::string_view to_string(PlacementPolicy policy) { return workloads::registry_name(placement_policies(), policy); }
+std::string_view to_string(ReplicaSplit split) { return workloads::registry_name(replica_splits(), split); }
+std::string_view to_string(EplbStatistics statistics) {
+  return workloads::registry_name(eplb_statistics(), statistics);
 }
 
 ExpertPlacement::ExpertPlacement(const PlacementShape& shape, std::vector<int> slot_expert)
@@ -71,17 +82,14 @@ std::span<const int> ExpertPlacement::replicas(int expert) const {
   return std::span<const int>(replica_slots_).subspan(b, e - b);
 }
 
-workloads::RoutingTargets ExpertPlacement::routing_targets(std::string_view split) const {
-  if (!known(replica_splits(), split))
-    throw std::invalid_argument("unknown replica split '" + std::string(split) +
-                                "' (valid: " + workloads::join_names(replica_splits()) + ")");
+workloads::RoutingTargets ExpertPlacement::routing_targets(ReplicaSplit split) const {
   workloads::RoutingTargets t;
   t.ranks = ranks_;
   t.experts = experts_;
   t.slot_expert = slot_expert_;
   t.slot_rank.resize(slot_expert_.size());
   for (int s = 0; s < slots(); ++s) t.slot_rank[static_cast<std::size_t>(s)] = rank_of_slot(s);
-  const bool local = split == "local";
+  const bool local = split == ReplicaSplit::kLocal;
   t.classes = local ? node_of_rank(ranks_ - 1) + 1 : 1;
   t.source_class.resize(static_cast<std::size_t>(ranks_));
   for (int r = 0; r < ranks_; ++r) t.source_class[static_cast<std::size_t>(r)] = local ? node_of_rank(r) : 0;
@@ -102,22 +110,15 @@ workloads::RoutingTargets ExpertPlacement::routing_targets(std::string_view spli
 
 void validate_placement(const PlacementConfig& config, const PlacementShape& s) {
   const auto bad = [&](const std::string& why) {
-    throw std::invalid_argument("placement '" + config.policy + "': " + why);
+    throw std::invalid_argument("placement '" + std::string(to_string(config.policy)) + "': " + why);
   };
-  if (!known(placement_policies(), config.policy))
-    throw std::invalid_argument("unknown placement policy '" + config.policy +
-                                "' (valid: " + workloads::join_names(placement_policies()) + ")");
-  if (!known(replica_splits(), config.replica_split))
-    throw std::invalid_argument("unknown replica split '" + config.replica_split +
-                                "' (valid: " + workloads::join_names(replica_splits()) + ")");
   if (s.experts < 1 || s.ep < 1 || s.redundant < 0 || s.devices_per_node < 1) bad("needs experts, ep >= 1");
   if ((s.experts + s.redundant) % s.ep != 0)
     bad(std::to_string(s.experts) + " experts + " + std::to_string(s.redundant) +
         " redundant slots do not divide over ep " + std::to_string(s.ep));
-  const bool eplb = config.policy.starts_with("eplb");
-  if (!eplb && s.redundant > 0) bad("has no redundant slots (use eplb)");
+  if (!config.eplb() && s.redundant > 0) bad("has no redundant slots (use eplb)");
   if (!(config.rebalance_interval_s >= 0)) bad("rebalance interval must be >= 0");
-  if (config.policy == "eplb-hierarchical") {
+  if (config.policy == PlacementPolicy::kEplbHierarchical) {
     const int nodes = node_count(s);
     if (s.ep % s.devices_per_node != 0) bad("ep must be a multiple of devices_per_node");
     const int groups = s.expert_groups > 1 ? s.expert_groups : nodes;
@@ -131,16 +132,16 @@ ExpertPlacement place_layer(const PlacementConfig& config, const PlacementShape&
   if (load.size() != static_cast<std::size_t>(s.experts)) throw std::invalid_argument("placement: one load per expert");
   const int spr = s.slots_per_rank();
   std::vector<int> slot_expert(static_cast<std::size_t>(s.ep * spr));
-  if (config.policy == "contiguous") {
+  if (config.policy == PlacementPolicy::kContiguous) {
     std::iota(slot_expert.begin(), slot_expert.end(), 0);
-  } else if (config.policy == "striped") {
+  } else if (config.policy == PlacementPolicy::kStriped) {
     for (int r = 0; r < s.ep; ++r)
       for (int i = 0; i < spr; ++i) slot_expert[static_cast<std::size_t>(r * spr + i)] = i * s.ep + r;
   } else {
     // No information (all zero) → every expert equally loaded.
     std::vector<double> w(load.begin(), load.end());
     if (std::all_of(w.begin(), w.end(), [](double x) { return !(x > 0); })) std::fill(w.begin(), w.end(), 1.0);
-    if (config.policy == "eplb") {
+    if (config.policy == PlacementPolicy::kEplb) {
       slot_expert = eplb::place_global(w, s.ep, spr);
     } else {
       const int nodes = node_count(s);

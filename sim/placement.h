@@ -29,17 +29,25 @@
 
 namespace moesim::sim {
 
+// The registries' values (placement_policies(), replica_splits(), eplb_statistics() list their
+// names in this order).
+enum class PlacementPolicy { kContiguous, kStriped, kEplb, kEplbHierarchical };
+enum class ReplicaSplit { kEven, kLocal };
+enum class EplbStatistics { kHistory, kOracle };
+
 struct PlacementConfig {
-  std::string policy = "contiguous";   // registry name (placement_policies())
-  int redundant = 0;                   // redundant slots per MoE layer over the EP group (eplb only)
-  std::string replica_split = "even";  // registry name (replica_splits())
-  double rebalance_interval_s = 0.0;   // 0: static; else re-place every interval from observed load
-  // What EPLB places from (eplb_statistics()): `history`, the load of the `window_steps` steps
-  // before serving starts, as deployments count it (DeepSeek's EPLB README: "a moving average of
-  // historical statistics"; TensorRT-LLM counts iterations 100-200 of a run); or `oracle`, the
-  // routing model's popularity at the first served step (a what-if: EPLB that knows the future).
-  std::string statistics = "history";
+  PlacementPolicy policy = PlacementPolicy::kContiguous;
+  int redundant = 0;  // redundant slots per MoE layer over the EP group (eplb only)
+  ReplicaSplit replica_split = ReplicaSplit::kEven;
+  double rebalance_interval_s = 0.0;  // 0: static; else re-place every interval from observed load
+  // What EPLB places from: `history`, the load of the `window_steps` steps before serving
+  // starts, as deployments count it (DeepSeek's EPLB README: "a moving average of historical
+  // statistics"; TensorRT-LLM counts iterations 100-200 of a run); or `oracle`, the routing
+  // model's popularity at the first served step (a what-if: EPLB that knows the future).
+  EplbStatistics statistics = EplbStatistics::kHistory;
   std::int64_t window_steps = 100;  // history: TensorRT-LLM's statistics window (100 iterations)
+  // An EPLB policy (eplb or eplb-hierarchical): redundant slots, rebalancing, statistics.
+  bool eplb() const { return policy == PlacementPolicy::kEplb || policy == PlacementPolicy::kEplbHierarchical; }
 };
 
 std::vector<workloads::RegistryEntry> eplb_statistics();
@@ -55,6 +63,13 @@ struct PlacementShape {
 
 std::vector<workloads::RegistryEntry> placement_policies();
 std::vector<workloads::RegistryEntry> replica_splits();
+// Names to values (std::invalid_argument listing the valid names) and back.
+PlacementPolicy placement_policy(std::string_view name);
+ReplicaSplit replica_split(std::string_view name);
+EplbStatistics eplb_statistics(std::string_view name);
+std::string_view to_string(PlacementPolicy policy);
+std::string_view to_string(ReplicaSplit split);
+std::string_view to_string(EplbStatistics statistics);
 
 class ExpertPlacement {
  public:
@@ -72,7 +87,7 @@ class ExpertPlacement {
   std::span<const int> replicas(int expert) const;  // slots holding the expert, ascending
   const std::vector<int>& slot_experts() const { return slot_expert_; }
   // The sampler's view (workloads/routing_sampler.h) under a replica split.
-  workloads::RoutingTargets routing_targets(std::string_view split) const;
+  workloads::RoutingTargets routing_targets(ReplicaSplit split) const;
 
  private:
   int experts_, ranks_, slots_per_rank_, devices_per_node_;
@@ -80,7 +95,7 @@ class ExpertPlacement {
   std::vector<int> replica_first_, replica_slots_;  // CSR: expert → its slots
 };
 
-// Throws std::invalid_argument for an unknown policy or an inconsistent shape (slots that do not
+// Throws std::invalid_argument for an inconsistent shape (slots that do not
 // divide over the ranks, redundant slots with a policy that has none, ...).
 void validate_placement(const PlacementConfig& config, const PlacementShape& shape);
 ExpertPlacement place_layer(const PlacementConfig& config, const PlacementShape& shape,

@@ -18,11 +18,6 @@ std::vector<LayerStudy> study_routing(const workloads::RoutingModel& routing, co
   ps.devices_per_node = o.devices_per_node;
   ps.expert_groups = shape.expert_groups;
   validate_placement(o.placement, ps);
-  bool known = false;
-  for (const auto& e : eplb_statistics()) known = known || e.name == o.placement.statistics;
-  if (!known)
-    throw std::invalid_argument("unknown EPLB statistics '" + o.placement.statistics +
-                                "' (valid: " + workloads::join_names(eplb_statistics()) + ")");
   if (o.steps < 1) throw std::invalid_argument("a routing study needs at least one step");
 
   std::vector<std::int64_t> tokens(static_cast<std::size_t>(o.ep), o.tokens / o.ep);
@@ -35,7 +30,7 @@ std::vector<LayerStudy> study_routing(const workloads::RoutingModel& routing, co
   // As LayerRouting does: with EPLB from history the routing model's clock starts the window
   // before the measured steps.
   const bool history =
-      o.placement.policy.starts_with("eplb") && o.placement.statistics == "history" && !routing.is_step_invariant();
+      o.placement.eplb() && o.placement.statistics == EplbStatistics::kHistory && !routing.is_step_invariant();
   const std::int64_t first = o.first_step + (history ? o.placement.window_steps : 0);
   const double steps = static_cast<double>(o.steps);
 

@@ -27,8 +27,7 @@ int run_routing(const RoutingOptions& o) {
       "%s: %d routed experts, top-%d, %d MoE layers; routing %s; placement %s (%d redundant, %s split, "
       "%s statistics) on EP %d\n",
       model.name.c_str(), shape.experts, shape.top_k, shape.moe_layers, o.routing.model.c_str(),
-      o.placement.policy.c_str(), o.placement.redundant, o.placement.replica_split.c_str(),
-      o.placement.statistics.c_str(), o.ep);
+      o.placement_policy.c_str(), o.placement.redundant, o.replica_split.c_str(), o.eplb_statistics.c_str(), o.ep);
   std::printf("%lld tokens (%lld per rank), steps %lld..%lld, seed %llu%s\n\n", static_cast<long long>(o.tokens),
               static_cast<long long>(o.tokens / o.ep), static_cast<long long>(o.step),
               static_cast<long long>(o.step + o.steps - 1), static_cast<unsigned long long>(o.seed),
@@ -86,6 +85,9 @@ RoutingWhatIf routing_what_if(const RoutingOptions& o) {
   RoutingWhatIf w{*model, shape, {}, {}};
   std::unique_ptr<workloads::RoutingModel> routing;
   try {  // the routing and placement flags are usage errors (exit 2) when they do not fit
+    study.placement.policy = sim::placement_policy(o.placement_policy);
+    study.placement.replica_split = sim::replica_split(o.replica_split);
+    study.placement.statistics = sim::eplb_statistics(o.eplb_statistics);
     routing = workloads::make_routing_model(o.routing, shape, workloads::splitmix64(o.seed));
     w.study = sim::study_routing(*routing, shape, study);
   } catch (const std::invalid_argument& e) {
@@ -112,10 +114,10 @@ void add_routing_flags(CLI::App& cmd, RoutingOptions& o) {
                "Limit each token to top-groups of the model's groups");
   cmd.add_option("--groups", o.routing.group_limit.groups, "Expert groups (default: the model's)");
   cmd.add_option("--top-groups", o.routing.group_limit.top_groups, "Groups per token (default: the model's)");
-  cmd.add_option("--placement", o.placement.policy, "contiguous, striped, eplb, eplb-hierarchical");
+  cmd.add_option("--placement", o.placement_policy, "contiguous, striped, eplb, eplb-hierarchical");
   cmd.add_option("--redundant", o.placement.redundant, "Redundant expert slots per layer (eplb)")
       ->check(CLI::Range(0, 1 << 16));
-  cmd.add_option("--split", o.placement.replica_split, "Replica split: even or local");
+  cmd.add_option("--split", o.replica_split, "Replica split: even or local");
   cmd.add_option("--ep", o.ep, "EP ranks")->required()->check(CLI::Range(1, 1 << 20));
   cmd.add_option("--devices-per-node", o.devices_per_node, "Ranks per node (default 8)")->check(CLI::Range(1, 1 << 16));
   cmd.add_option("--tokens", o.tokens, "Tokens in the step, spread evenly over the ranks (default 8192)")
@@ -125,7 +127,7 @@ void add_routing_flags(CLI::App& cmd, RoutingOptions& o) {
   cmd.add_option("--step", o.step, "First forward step measured (drifting and trace models)");
   cmd.add_option("--steps", o.steps, "Steps measured; each layer's statistics are averaged over them (default 1)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
-  cmd.add_option("--eplb-statistics", o.placement.statistics,
+  cmd.add_option("--eplb-statistics", o.eplb_statistics,
                  "What EPLB places from: history (the steps before, as deployed) or oracle (the measured step)");
   cmd.add_option("--eplb-window", o.placement.window_steps, "history: steps of statistics (default 100)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));

@@ -18,7 +18,10 @@ namespace moesim::tools {
 struct RoutingOptions {
   std::string model = "deepseek-v3";
   workloads::RoutingConfig routing;
-  sim::PlacementConfig placement;
+  sim::PlacementConfig placement;               // its policy, split and statistics from the three names below
+  std::string placement_policy = "contiguous";  // --placement (sim::placement_policies())
+  std::string replica_split = "even";           // --split (sim::replica_splits())
+  std::string eplb_statistics = "history";      // --eplb-statistics (sim::eplb_statistics())
   int ep = 0;
   int devices_per_node = 8;
   std::int64_t tokens = 8192;

@@ -59,7 +59,7 @@ TEST(ScenarioRuntime, EplbStatisticsNeedAnEplbPlacement) {
             "scn.yaml:7:53: deployment.colocated.moe.eplb_statistics: unknown EPLB statistics 'future' (valid: "
             "history, oracle)");
   const auto s = load_scenario_string(pool("    moe: {ep: 32, placement: eplb, eplb_window_steps: 50}\n"), "scn.yaml");
-  EXPECT_EQ(s.deployment.colocated.placement.statistics, "history");
+  EXPECT_EQ(s.deployment.colocated.placement.statistics, sim::EplbStatistics::kHistory);
   EXPECT_EQ(s.deployment.colocated.placement.window_steps, 50);
 }
 

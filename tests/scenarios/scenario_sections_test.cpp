@@ -44,9 +44,9 @@ TEST(ScenarioSections, DeepSeekDecodeGivesTypedValues) {
 
   const sim::PoolConfig& p = s.deployment.colocated;
   EXPECT_EQ(p.moe_ep, 144);
-  EXPECT_EQ(p.placement.policy, "eplb");
+  EXPECT_EQ(p.placement.policy, sim::PlacementPolicy::kEplb);
   EXPECT_EQ(p.placement.redundant, 32);
-  EXPECT_EQ(p.placement.replica_split, "local");
+  EXPECT_EQ(p.placement.replica_split, sim::ReplicaSplit::kLocal);
   EXPECT_EQ(p.placement.rebalance_interval_s, 600.0);
   EXPECT_EQ(p.comm.all_to_all, &topology::low_latency_all_to_all());
   EXPECT_EQ(p.comm.fidelity, "flow");
@@ -92,9 +92,9 @@ TEST(ScenarioSections, MoeCommNamesResolveToTheirAlgorithm) {
 TEST(ScenarioSections, DefaultsAreTheConfigStructs) {
   const Scenario s = load_scenario_string(testing::kMinimal, "scn.yaml");
   const sim::PoolConfig& p = s.deployment.colocated;
-  EXPECT_EQ(p.placement.policy, "contiguous");
+  EXPECT_EQ(p.placement.policy, sim::PlacementPolicy::kContiguous);
   EXPECT_EQ(p.placement.redundant, 0);
-  EXPECT_EQ(p.placement.replica_split, "even");
+  EXPECT_EQ(p.placement.replica_split, sim::ReplicaSplit::kEven);
   EXPECT_EQ(p.placement.rebalance_interval_s, 0.0);
   EXPECT_EQ(p.comm.all_to_all, &topology::direct_all_to_all());
   EXPECT_EQ(p.comm.fidelity, "analytic");

@@ -57,7 +57,7 @@ PlacementShape ep8(int redundant) {
 TEST(EplbMagnitude, PlacementSharesAsDerivedByHand) {
   const auto p = hot_set_load();
   PlacementConfig contiguous, eplb0, eplb8;
-  eplb0.policy = eplb8.policy = "eplb";
+  eplb0.policy = eplb8.policy = PlacementPolicy::kEplb;
   eplb8.redundant = 8;
   const auto c = rank_shares(place_layer(contiguous, ep8(0), p), p);
   EXPECT_NEAR(c[0], 0.25, 1e-12);
@@ -74,7 +74,7 @@ SimulationConfig hot_set(const char* policy, int redundant, double rebalance_s =
   c.routing.model = "hot-set";
   c.routing.hot_experts = 4;
   c.routing.hot_fraction = 0.5;
-  c.deployment.colocated.placement.policy = policy;
+  c.deployment.colocated.placement.policy = placement_policy(policy);
   c.deployment.colocated.placement.redundant = redundant;
   c.deployment.colocated.placement.rebalance_interval_s = rebalance_s;
   c.workload.arrivals.rate_per_s = 800;

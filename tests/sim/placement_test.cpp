@@ -28,7 +28,7 @@ PlacementShape shape(int experts, int ep, int redundant, int per_node = 8, int g
 
 PlacementConfig policy(const char* name, int redundant = 0) {
   PlacementConfig c;
-  c.policy = name;
+  c.policy = placement_policy(name);
   c.redundant = redundant;
   return c;
 }
@@ -69,7 +69,7 @@ TEST(Placement, ContiguousAndStripedLayouts) {
   }
   EXPECT_THROW(place_layer(policy("contiguous", 4), shape(16, 4, 4), load), std::invalid_argument);
   EXPECT_THROW(place_layer(policy("eplb", 3), shape(16, 4, 3), load), std::invalid_argument);  // 19 slots / 4
-  EXPECT_THROW(place_layer(policy("round-robin"), s, load), std::invalid_argument);
+  EXPECT_THROW(placement_policy("round-robin"), std::invalid_argument);
 }
 
 TEST(Eplb, ReplicatesTheHottestExperts) {
@@ -112,9 +112,9 @@ TEST(Eplb, RedundantSlotsLowerRankImbalanceOnZipfRouting) {
   workloads::Rng rng = workloads::make_stream(1, "eplb");
   workloads::LayerCounts counts;
   const std::vector<std::int64_t> tokens(ep, 256);
-  sampler.draw(0, 0, tokens, contiguous.routing_targets("even"), rng, counts);
+  sampler.draw(0, 0, tokens, contiguous.routing_targets(ReplicaSplit::kEven), rng, counts);
   const auto sc = layer_imbalance(contiguous, counts.slot_counts);
-  sampler.draw(0, 0, tokens, eplb.routing_targets("even"), rng, counts);
+  sampler.draw(0, 0, tokens, eplb.routing_targets(ReplicaSplit::kEven), rng, counts);
   const auto se = layer_imbalance(eplb, counts.slot_counts);
   EXPECT_EQ(sc.pairs, 32 * 256 * 8);
   EXPECT_EQ(se.pairs, 32 * 256 * 8);
@@ -142,11 +142,11 @@ TEST(ReplicaSplit, LocalPrefersTheSourcesNode) {
   // 4 experts on 4 ranks (2 nodes of 2) with 4 redundant slots: expert 0 replicated on both nodes.
   const std::vector<int> slots{0, 1, 2, 0, 3, 0, 1, 2};  // ranks: {0,1}, {2,0}, {3,0}, {1,2}
   const ExpertPlacement pl(shape(4, 4, 4, 2), slots);
-  const auto even = pl.routing_targets("even");
+  const auto even = pl.routing_targets(ReplicaSplit::kEven);
   even.validate();
   EXPECT_EQ(even.classes, 1);
   EXPECT_DOUBLE_EQ(even.slot_share[0], 1.0 / 3);
-  const auto local = pl.routing_targets("local");
+  const auto local = pl.routing_targets(ReplicaSplit::kLocal);
   local.validate();
   ASSERT_EQ(local.classes, 2);
   // Node 0 (ranks 0, 1) holds expert 0 in slots 0 and 3; node 1 in slot 5.
@@ -154,7 +154,7 @@ TEST(ReplicaSplit, LocalPrefersTheSourcesNode) {
   EXPECT_DOUBLE_EQ(local.slot_share[3], 0.5);
   EXPECT_DOUBLE_EQ(local.slot_share[5], 0.0);
   EXPECT_DOUBLE_EQ(local.slot_share[8 + 5], 1.0);
-  EXPECT_THROW(pl.routing_targets("nearest"), std::invalid_argument);
+  EXPECT_THROW(replica_split("nearest"), std::invalid_argument);
 }
 
 TEST(Rebalance, CountsExpertsEachRankMustFetch) {

@@ -33,9 +33,9 @@ Averages study(int ep, std::int64_t tokens_per_rank, int redundant, const char* 
   s.steps = steps;
   s.seed = seed;
   if (redundant > 0) {
-    s.placement.policy = "eplb";
+    s.placement.policy = PlacementPolicy::kEplb;
     s.placement.redundant = redundant;
-    s.placement.statistics = statistics;
+    s.placement.statistics = eplb_statistics(statistics);
   }
   Averages a;
   const auto layers = study_routing(*routing, shape, s);

@@ -22,7 +22,7 @@ TEST(Skew, ZipfRoutingRaisesTpotAndRedundantExpertsLowerIt) {
   skewed.routing.model = "zipf";
   skewed.routing.s = 1.2;
   auto balanced = skewed;
-  balanced.deployment.colocated.placement.policy = "eplb";
+  balanced.deployment.colocated.placement.policy = PlacementPolicy::kEplb;
   balanced.deployment.colocated.placement.redundant = 32;
   const auto u = simulate(uniform), z = simulate(skewed), b = simulate(balanced);
   EXPECT_GT(z.summary.tpot.mean_s, 1.05 * u.summary.tpot.mean_s);
@@ -51,7 +51,7 @@ TEST(Communication, LowLatencyKernelsSendMoreBytesThanDirect) {
 TEST(Rebalancing, EplbReplacesFromObservedLoadAndChargesTheMigration) {
   auto c = decode_heavy();
   c.routing.model = "dirichlet-drift";
-  c.deployment.colocated.placement.policy = "eplb";
+  c.deployment.colocated.placement.policy = PlacementPolicy::kEplb;
   c.deployment.colocated.placement.redundant = 32;
   c.deployment.colocated.placement.rebalance_interval_s = 0.2;
   const auto r = simulate(c);

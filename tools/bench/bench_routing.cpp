@@ -22,7 +22,7 @@ void run(benchmark::State& state, const char* model_name, const char* split, boo
   const workloads::RoutingShape rs{experts, layers, top_k, 8, 4};
   const auto model = workloads::make_routing_model(rc, rs, 1);
   sim::PlacementConfig pc;
-  pc.policy = "eplb";
+  pc.policy = sim::PlacementPolicy::kEplb;
   pc.redundant = redundant;
   sim::PlacementShape ps;
   ps.experts = experts;
@@ -32,7 +32,7 @@ void run(benchmark::State& state, const char* model_name, const char* split, boo
   std::vector<double> probs(experts);
   for (int l = 0; l < layers; ++l) {
     model->expert_distribution(l, 0, probs);
-    targets.push_back(sim::place_layer(pc, ps, probs).routing_targets(split));
+    targets.push_back(sim::place_layer(pc, ps, probs).routing_targets(sim::replica_split(split)));
     for (int r = 0; r < ep; ++r) targets.back().rank_node.push_back(r / 8);  // 18 HGX nodes
   }
   workloads::RoutingSampler sampler(*model, experts, top_k);

@@ -166,10 +166,10 @@ py::dict routing(const std::vector<std::string>& args) {
   about["top_k"] = w.shape.top_k;
   about["moe_layers"] = w.shape.moe_layers;
   about["routing"] = o.routing.model;
-  about["placement"] = o.placement.policy;
+  about["placement"] = o.placement_policy;
   about["redundant"] = o.placement.redundant;
-  about["split"] = o.placement.replica_split;
-  about["eplb_statistics"] = o.placement.statistics;
+  about["split"] = o.replica_split;
+  about["eplb_statistics"] = o.eplb_statistics;
   about["ep"] = o.ep;
   about["tokens"] = o.tokens;
   about["first_step"] = o.step;
