@@ -152,12 +152,22 @@ std::int64_t binomial(std::int64_t n, double p, G& rng) {
 // CountMethod::kFast: Binomial(n, p) for n p q >= kNormalMinVariance from one standard normal
 // through the Cornish-Fisher quantile map (workloads/cornish_fisher.h); its bounds are in
 // binomial.h.
-std::int64_t binomial_fast(std::int64_t n, double p, FastBits& bits) {
+// For p > 1/2 it draws Binomial(n, 1 - p) and returns n minus that count (1 - p is exact there),
+// in line rather than by a second call; `zig` is ziggurat_table(), looked up once by a caller
+// that draws many.
+inline std::int64_t binomial_fast(std::int64_t n, double p, FastBits& bits, const ZigguratTable& zig) {
   if (n <= 0 || p <= 0) return 0;
   if (p >= 1) return n;
-  if (p > 0.5) return n - binomial_fast(n, 1.0 - p, bits);
-  if (!normal_path(n, p)) return inversion_path(n, p) ? inversion(n, p, bits) : btrs(n, p, bits);
-  return normal_count(n, cornish_fisher_point(static_cast<double>(n), p, standard_normal(bits)));
+  const bool reflect = p > 0.5;
+  if (reflect) p = 1.0 - p;
+  const std::int64_t x =
+      normal_path(n, p) ? normal_count(n, cornish_fisher_point(static_cast<double>(n), p, standard_normal(bits, zig)))
+      : inversion_path(n, p) ? inversion(n, p, bits)
+                             : btrs(n, p, bits);
+  return reflect ? n - x : x;
+}
+std::int64_t binomial_fast(std::int64_t n, double p, FastBits& bits) {
+  return binomial_fast(n, p, bits, ziggurat_table());
 }
 
 std::int64_t draw(std::int64_t n, double p, FastBits& bits, CountMethod method) {
@@ -224,6 +234,16 @@ void multinomial_conditionals(std::span<const double> probs, std::span<double> c
 
 void sample_conditional(std::int64_t n, std::span<const double> cond, FastBits& bits, std::span<std::int64_t> out,
                         CountMethod method) {
+  if (method == CountMethod::kFast) {  // the same draws, the method's test and the table look-up hoisted
+    const ZigguratTable& zig = ziggurat_table();
+    for (std::size_t i = 0; i < cond.size() && n > 0; ++i) {
+      if (cond[i] <= 0) continue;
+      const std::int64_t c = binomial_fast(n, cond[i], bits, zig);
+      out[i] += c;
+      n -= c;
+    }
+    return;
+  }
   for (std::size_t i = 0; i < cond.size() && n > 0; ++i) {
     if (cond[i] <= 0) continue;
     const std::int64_t c = draw(n, cond[i], bits, method);  // cond 1: all that is left, no bits drawn

@@ -15,7 +15,8 @@ constexpr double kR = 3.6541528853610088;
 
 double density(double x) { return std::exp(-0.5 * x * x); }  // unnormalised
 
-ZigguratTable build() {
+// Out of line, so that ziggurat_table() after the first call is a guard test and a return.
+[[gnu::noinline]] ZigguratTable build() {
   ZigguratTable z;
   const double v = kR * density(kR) + std::sqrt(std::numbers::pi / 2) * std::erfc(kR / std::sqrt(2.0));
   z.x[0] = v / density(kR);  // a uniform over it lands in the tail with the tail's share of the base area
