@@ -1,7 +1,5 @@
 #include "calibration/hardware_yaml.h"
 
-#include <charconv>
-#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -18,28 +16,6 @@ double positive(const YamlField& f, Read read) {
   const double value = read(f);
   if (!(value > 0)) f.fail("expected a positive value, got '" + f.node.Scalar() + "'");
   return value;
-}
-
-// "4.5us" -> 4500 (ns, us, ms, s; a unit is required).
-double as_duration_ns(const YamlField& f) {
-  if (!f.node.IsScalar()) f.fail("expected a duration with a unit (ns, us, ms, s)");
-  const std::string& text = f.node.Scalar();
-  double value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
-  while (unit.starts_with(' ')) unit.remove_prefix(1);
-  double scale = 0;
-  if (unit == "ns")
-    scale = 1;
-  else if (unit == "us")
-    scale = 1e3;
-  else if (unit == "ms")
-    scale = 1e6;
-  else if (unit == "s")
-    scale = 1e9;
-  if (ec != std::errc() || end == text.data() || scale == 0 || !std::isfinite(value) || value < 0)
-    f.fail("expected a duration with a unit (ns, us, ms, s), got '" + text + "'");
-  return value * scale;
 }
 
 double fraction(const YamlField& f) {
@@ -61,9 +37,9 @@ GemmFitParams read_fit(const YamlMap& m) {
   GemmFitParams p;
   p.mma_fraction = fraction(m.require("mma_fraction"));
   p.hbm_fraction = fraction(m.require("hbm_fraction"));
-  p.fixed_overhead_ns = as_duration_ns(m.require("fixed_overhead"));
-  p.per_group_overhead_ns = as_duration_ns(m.require("per_group_overhead"));
-  p.per_tile_overhead_ns = as_duration_ns(m.require("per_tile_overhead"));
+  p.fixed_overhead_ns = models::as_duration_ns(m.require("fixed_overhead"));
+  p.per_group_overhead_ns = models::as_duration_ns(m.require("per_group_overhead"));
+  p.per_tile_overhead_ns = models::as_duration_ns(m.require("per_tile_overhead"));
   if (const auto f = m.get("block_m")) p.block_m = tile_list(*f);
   if (const auto f = m.get("block_n")) p.block_n = tile_list(*f);
   return p;
@@ -112,7 +88,7 @@ HardwareFile read(const YamlField& doc) {
   p.scaleup_bytes_per_s = positive(network.require("scaleup"), models::as_bandwidth_bytes_per_s);
   p.nic_bytes_per_s = positive(network.require("nic"), models::as_bandwidth_bytes_per_s);
   if (const auto f = network.get("scaleup_efficiency")) p.scaleup_efficiency = fraction(*f);
-  if (const auto f = network.get("scaleup_latency")) p.scaleup_latency_ns = as_duration_ns(*f);
+  if (const auto f = network.get("scaleup_latency")) p.scaleup_latency_ns = models::as_duration_ns(*f);
 
   if (top.has("package")) {
     const YamlMap package = top.map("package", {"dies", "die_link"});

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "models/did_you_mean.h"
-#include "models/quantity.h"
+#include "models/units.h"
 
 namespace moesim::models {
 namespace {
@@ -37,7 +37,7 @@ double with_unit(const YamlField& f, std::string_view noun, Parse parse) {
   const std::string& text = scalar_or_fail(f, noun);
   try {
     return parse(text);
-  } catch (const std::invalid_argument& e) {
+  } catch (const UnitError& e) {
     f.fail(e.what());
   }
 }
@@ -164,6 +164,7 @@ bool as_bool(const YamlField& f) {
   f.fail("expected true or false, got '" + text + "'");
 }
 
+double as_duration_ns(const YamlField& f) { return with_unit(f, "a duration", parse_duration_ns); }
 double as_bytes(const YamlField& f) { return with_unit(f, "a size", parse_bytes); }
 double as_bandwidth_bytes_per_s(const YamlField& f) { return with_unit(f, "a bandwidth", parse_bandwidth_bytes_per_s); }
 double as_flops_per_s(const YamlField& f) { return with_unit(f, "a compute rate", parse_flops_per_s); }

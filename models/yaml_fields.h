@@ -66,9 +66,10 @@ std::string as_string(const YamlField& f);  // a non-empty scalar
 std::string as_choice(const YamlField& f, std::string_view what, const std::vector<std::string_view>& valid);
 std::int64_t as_int64(const YamlField& f, std::int64_t min, std::int64_t max = INT64_MAX);
 int as_int(const YamlField& f, int min, int max = INT_MAX);
-double as_number(const YamlField& f);  // finite
-bool as_bool(const YamlField& f);      // true/false
-double as_bytes(const YamlField& f);   // "80GiB" (models/quantity.h)
+double as_number(const YamlField& f);       // finite
+bool as_bool(const YamlField& f);           // true/false
+double as_duration_ns(const YamlField& f);  // "4.5us" (models/units.h)
+double as_bytes(const YamlField& f);        // "80GiB"
 double as_bandwidth_bytes_per_s(const YamlField& f);
 double as_flops_per_s(const YamlField& f);
 double as_power_w(const YamlField& f);  // "700W"

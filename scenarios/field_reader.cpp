@@ -6,12 +6,13 @@
 #include <cmath>
 
 #include "models/did_you_mean.h"
-#include "scenarios/units.h"
+#include "models/units.h"
 
 namespace moesim::scenarios {
 
 using models::closest_match;
 using models::join_names;
+using models::UnitError;
 using models::unknown_name_message;
 namespace {
 
@@ -185,9 +186,11 @@ bool as_bool(const Field& f) {
   f.fail("expected true or false, got '" + text + "'");
 }
 
-double as_duration_ns(const Field& f) { return with_unit(f, "a duration", parse_duration_ns); }
-double as_bandwidth_bytes_per_s(const Field& f) { return with_unit(f, "a bandwidth", parse_bandwidth_bytes_per_s); }
-double as_rate_per_s(const Field& f) { return with_unit(f, "a rate", parse_rate_per_s); }
-double as_bytes(const Field& f) { return with_unit(f, "a size", parse_bytes); }
+double as_duration_ns(const Field& f) { return with_unit(f, "a duration", models::parse_duration_ns); }
+double as_bandwidth_bytes_per_s(const Field& f) {
+  return with_unit(f, "a bandwidth", models::parse_bandwidth_bytes_per_s);
+}
+double as_rate_per_s(const Field& f) { return with_unit(f, "a rate", models::parse_rate_per_s); }
+double as_bytes(const Field& f) { return with_unit(f, "a size", models::parse_bytes); }
 
 }  // namespace moesim::scenarios

@@ -1,7 +1,5 @@
 #include "topology/topology_yaml.h"
 
-#include <cctype>
-#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -10,6 +8,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "models/units.h"
 #include "topology/fabric_builder.h"
 
 namespace moesim::topology {
@@ -41,20 +40,14 @@ class Reader {
     return n;
   }
 
-  // "<number><unit>" with the unit's factor; fails naming the expected units.
-  double quantity(const YAML::Node& n, const std::map<std::string, double>& units, std::string_view what) const {
+  // A value with a unit (models/units.h); fails at the value with the parser's message.
+  double quantity(const YAML::Node& n, double (*parse)(std::string_view)) const {
     const std::string s = n.as<std::string>();
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    std::string unit(end);
-    while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) unit.erase(0, 1);
-    const auto it = units.find(unit);
-    if (end == s.c_str() || it == units.end()) {
-      std::string list;
-      for (const auto& [u, f] : units) list += (list.empty() ? "" : ", ") + u;
-      fail(n, "expected " + std::string(what) + " with a unit (" + list + "), got '" + s + "'");
+    try {
+      return parse(s);
+    } catch (const models::UnitError& e) {
+      fail(n, e.what());
     }
-    return v * it->second;
   }
 
  private:
@@ -149,10 +142,6 @@ void summary_figures(const Graph& g, ClusterConfig& cfg) {
   if (out) cfg.nic_bytes_per_s = out->bytes_per_s, cfg.nic_efficiency = out->efficiency;
 }
 
-const std::map<std::string, double> kBandwidthUnits = {
-    {"Gbps", 1e9 / 8}, {"Tbps", 1e12 / 8}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12}};
-const std::map<std::string, double> kTimeUnits = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}};
-
 }  // namespace
 
 Cluster load_topology_yaml(std::string_view text, const std::string& source) {
@@ -198,11 +187,11 @@ Cluster load_topology_yaml(std::string_view text, const std::string& source) {
         ends[i] = it->second;
       }
       LinkProps p;
-      p.bytes_per_s = r.quantity(r.require(l, "bandwidth", "link"), kBandwidthUnits, "a bandwidth");
+      p.bytes_per_s = r.quantity(r.require(l, "bandwidth", "link"), models::parse_bandwidth_bytes_per_s);
       if (!(p.bytes_per_s > 0))
         r.fail(l["bandwidth"], "link '" + g[ends[0]].name + "' -> '" + g[ends[1]].name +
                                    "': bandwidth must be positive, got '" + l["bandwidth"].as<std::string>() + "'");
-      if (l["latency"]) p.latency_ns = r.quantity(l["latency"], kTimeUnits, "a latency");
+      if (l["latency"]) p.latency_ns = r.quantity(l["latency"], models::parse_duration_ns);
       if (l["efficiency"]) {
         p.efficiency = l["efficiency"].as<double>();
         if (!(p.efficiency > 0 && p.efficiency <= 1)) r.fail(l["efficiency"], "efficiency must lie in (0, 1]");

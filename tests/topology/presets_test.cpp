@@ -115,7 +115,7 @@ TEST(TopologyYaml, ErrorsNameFileLineAndColumn) {
   std::string bad = kTwoBoxes;
   bad.replace(bad.find("latency: 2us}\n"), 14, "latency: 2 parsecs}\n");
   EXPECT_EQ(error_of([&] { load_topology_yaml(bad, "b.yaml"); }),
-            "b.yaml:12:56: expected a latency with a unit (ms, ns, us), got '2 parsecs'");
+            "b.yaml:12:56: expected a duration with a unit (ns, us, ms, s, min, h), got '2 parsecs'");
   EXPECT_NE(error_of([] { load_topology_yaml("nodes: []\nlinks: []\n", "e.yaml"); }).find("e.yaml:1:8"),
             std::string::npos);
   std::string unknown = kTwoBoxes;
