@@ -6,7 +6,7 @@
 // and throws UnitError for anything else: an empty value, a missing or unknown unit (the message
 // lists the accepted ones), a negative number, NaN, infinity, overflow or trailing garbage. Zero is
 // accepted; callers that need a positive value check that themselves. UnitError messages carry no
-// position or key; the YAML readers prefix both.
+// position or key; the YAML reader (models/yaml_reader.h) prefixes both.
 //
 // Values are exact where the decimal text is: the unit's decimal prefix joins the number's
 // exponent before the number is converted, so "3.35TB/s" is the double nearest to 3.35e12; binary
