@@ -1,69 +1,45 @@
 #include "calibration/hardware_yaml.h"
 
-#include <charconv>
-#include <cmath>
 #include <fstream>
 #include <sstream>
 
-#include "models/yaml_fields.h"
+#include "models/yaml_reader.h"
 
 namespace moesim::calibration {
 namespace {
 
-using models::YamlField;
-using models::YamlMap;
+using models::Field;
+using models::MapReader;
 
 template <typename Read>
-double positive(const YamlField& f, Read read) {
+double positive(const Field& f, Read read) {
   const double value = read(f);
-  if (!(value > 0)) f.fail("expected a positive value, got '" + f.node.Scalar() + "'");
+  if (!(value > 0)) f.fail("expected a positive value, got '" + f.node->scalar + "'");
   return value;
 }
 
-// "4.5us" -> 4500 (ns, us, ms, s; a unit is required).
-double as_duration_ns(const YamlField& f) {
-  if (!f.node.IsScalar()) f.fail("expected a duration with a unit (ns, us, ms, s)");
-  const std::string& text = f.node.Scalar();
-  double value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
-  while (unit.starts_with(' ')) unit.remove_prefix(1);
-  double scale = 0;
-  if (unit == "ns")
-    scale = 1;
-  else if (unit == "us")
-    scale = 1e3;
-  else if (unit == "ms")
-    scale = 1e6;
-  else if (unit == "s")
-    scale = 1e9;
-  if (ec != std::errc() || end == text.data() || scale == 0 || !std::isfinite(value) || value < 0)
-    f.fail("expected a duration with a unit (ns, us, ms, s), got '" + text + "'");
-  return value * scale;
-}
-
-double fraction(const YamlField& f) {
+double fraction(const Field& f) {
   const double v = models::as_number(f);
-  if (!(v > 0 && v <= 1)) f.fail("expected a fraction in (0, 1], got '" + f.node.Scalar() + "'");
+  if (!(v > 0 && v <= 1)) f.fail("expected a fraction in (0, 1], got '" + f.node->scalar + "'");
   return v;
 }
 
-std::vector<int> tile_list(const YamlField& f) {
-  if (!f.node.IsSequence() || f.node.size() == 0) f.fail("expected a non-empty list of tile sizes");
+std::vector<int> tile_list(const Field& f) {
+  const std::vector<models::YamlNode>& items = f.node->items;
+  if (f.node->kind != models::YamlNode::Kind::kList || items.empty()) f.fail("expected a non-empty list of tile sizes");
   std::vector<int> out;
-  for (std::size_t i = 0; i < f.node.size(); ++i)
-    out.push_back(models::as_int(
-        YamlField{f.node[i], f.node[i].Mark(), f.path + "[" + std::to_string(i) + "]", f.source}, 1, 4096));
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out.push_back(models::as_int(Field{&items[i], &items[i].loc, f.path + "[" + std::to_string(i) + "]"}, 1, 4096));
   return out;
 }
 
-GemmFitParams read_fit(const YamlMap& m) {
+GemmFitParams read_fit(const MapReader& m) {
   GemmFitParams p;
   p.mma_fraction = fraction(m.require("mma_fraction"));
   p.hbm_fraction = fraction(m.require("hbm_fraction"));
-  p.fixed_overhead_ns = as_duration_ns(m.require("fixed_overhead"));
-  p.per_group_overhead_ns = as_duration_ns(m.require("per_group_overhead"));
-  p.per_tile_overhead_ns = as_duration_ns(m.require("per_tile_overhead"));
+  p.fixed_overhead_ns = models::as_duration_ns(m.require("fixed_overhead"));
+  p.per_group_overhead_ns = models::as_duration_ns(m.require("per_group_overhead"));
+  p.per_tile_overhead_ns = models::as_duration_ns(m.require("per_tile_overhead"));
   if (const auto f = m.get("block_m")) p.block_m = tile_list(*f);
   if (const auto f = m.get("block_n")) p.block_n = tile_list(*f);
   return p;
@@ -71,8 +47,8 @@ GemmFitParams read_fit(const YamlMap& m) {
 
 // compute.runs_as: {fp8: bf16, ...}: the units that run GEMMs of a precision the device has no
 // units for (hardware_profile.h). Only for precisions it lacks, onto units it has.
-void read_runs_as(const YamlMap& compute, HardwareProfile& p) {
-  const YamlMap runs_as = compute.map("runs_as", {"fp4", "fp8", "int8"});
+void read_runs_as(const MapReader& compute, HardwareProfile& p) {
+  const MapReader runs_as = compute.map("runs_as", {"fp4", "fp8", "int8"});
   for (const Units own : {Units::kFp4, Units::kFp8, Units::kInt8}) {
     const std::string key(to_string(own));
     const auto f = runs_as.get(key);
@@ -85,15 +61,16 @@ void read_runs_as(const YamlMap& compute, HardwareProfile& p) {
   }
 }
 
-HardwareFile read(const YamlField& doc) {
-  const YamlMap top(doc, {"name", "description", "source", "package", "compute", "memory", "network", "power", "gemm"});
+HardwareFile read(const models::YamlNode& doc) {
+  const MapReader top(doc, "",
+                      {"name", "description", "source", "package", "compute", "memory", "network", "power", "gemm"});
   HardwareFile out;
   HardwareProfile& p = out.profile;
   p.name = models::as_string(top.require("name"));
   if (const auto f = top.get("description")) out.description = models::as_string(*f);
   p.source = models::as_string(top.require("source"));
 
-  const YamlMap compute = top.map("compute", {"sm_count", "fp4", "fp8", "int8", "bf16", "fp32", "runs_as"}, true);
+  const MapReader compute = top.map("compute", {"sm_count", "fp4", "fp8", "int8", "bf16", "fp32", "runs_as"}, true);
   p.sm_count = models::as_int(compute.require("sm_count"), 1);
   const auto fp8 = compute.get("fp8"), int8 = compute.get("int8");
   if (!fp8 && !int8) compute.fail("missing required key 'fp8' (or 'int8' on devices without FP8)");
@@ -104,19 +81,19 @@ HardwareFile read(const YamlField& doc) {
   if (const auto f = compute.get("fp32")) p.peak_fp32_flops = positive(*f, models::as_flops_per_s);
   read_runs_as(compute, p);
 
-  const YamlMap memory = top.map("memory", {"capacity", "bandwidth"}, true);
+  const MapReader memory = top.map("memory", {"capacity", "bandwidth"}, true);
   p.hbm_bytes = positive(memory.require("capacity"), models::as_bytes);
   p.hbm_bytes_per_s = positive(memory.require("bandwidth"), models::as_bandwidth_bytes_per_s);
 
-  const YamlMap network = top.map("network", {"scaleup", "nic", "scaleup_efficiency", "scaleup_latency"}, true);
+  const MapReader network = top.map("network", {"scaleup", "nic", "scaleup_efficiency", "scaleup_latency"}, true);
   p.scaleup_bytes_per_s = positive(network.require("scaleup"), models::as_bandwidth_bytes_per_s);
   p.nic_bytes_per_s = positive(network.require("nic"), models::as_bandwidth_bytes_per_s);
   if (const auto f = network.get("scaleup_efficiency")) p.scaleup_efficiency = fraction(*f);
-  if (const auto f = network.get("scaleup_latency")) p.scaleup_latency_ns = as_duration_ns(*f);
+  if (const auto f = network.get("scaleup_latency")) p.scaleup_latency_ns = models::as_duration_ns(*f);
 
   if (top.has("package")) {
-    const YamlMap package = top.map("package", {"dies", "die_link"});
-    const YamlField dies = package.require("dies");
+    const MapReader package = top.map("package", {"dies", "die_link"});
+    const Field dies = package.require("dies");
     p.dies = models::as_int(dies, 1, 16);
     if (p.sm_count % p.dies != 0)
       dies.fail(std::to_string(p.dies) + " dies do not split the " + std::to_string(p.sm_count) +
@@ -128,9 +105,9 @@ HardwareFile read(const YamlField& doc) {
   }
 
   if (top.has("power")) {
-    const YamlMap power = top.map("power", {"board", "idle"});
+    const MapReader power = top.map("power", {"board", "idle"});
     p.board_power_w = positive(power.require("board"), models::as_power_w);
-    const YamlField idle = power.require("idle");
+    const Field idle = power.require("idle");
     p.idle_power_w = positive(idle, models::as_power_w);
     if (p.idle_power_w >= p.board_power_w) idle.fail("the idle power must lie below the board power");
   }
@@ -139,12 +116,9 @@ HardwareFile read(const YamlField& doc) {
       "mma_fraction",      "hbm_fraction", "fixed_overhead", "per_group_overhead",
       "per_tile_overhead", "block_m",      "block_n"};
   // In file order: the first fit is the profile's default (HardwareProfile::gemm_fit).
-  const YamlMap gemm = top.map("gemm", {"fp8", "bf16", "fp16", "fp32"});
-  if (gemm.field().node.IsMap())
-    for (const auto& kv : gemm.field().node) {
-      const std::string& key = kv.first.Scalar();
-      p.gemm_fits.push_back({*models::parse_dtype(key), read_fit(gemm.map(key, fit_keys))});
-    }
+  const MapReader gemm = top.map("gemm", {"fp8", "bf16", "fp16", "fp32"});
+  for (const std::string_view key : gemm.given())
+    p.gemm_fits.push_back({*models::parse_dtype(key), read_fit(gemm.map(key, fit_keys))});
   return out;
 }
 
@@ -152,8 +126,8 @@ HardwareFile read(const YamlField& doc) {
 
 HardwareFile read_hardware_yaml(std::string_view text, std::string_view source_name) {
   try {
-    return read(models::parse_yaml_document(text, std::string(source_name)));
-  } catch (const models::YamlFieldError& e) {
+    return read(models::parse_yaml(text, std::string(source_name), true));
+  } catch (const models::YamlError& e) {
     throw HardwareError(e.what());
   }
 }

@@ -4,30 +4,30 @@
 #include <sstream>
 
 #include "models/model_limits.h"
-#include "models/yaml_fields.h"
+#include "models/yaml_reader.h"
 
 namespace moesim::models {
 namespace {
 
-DType read_dtype(const YamlMap& map, std::string_view key, DType fallback) {
+DType read_dtype(const MapReader& map, std::string_view key, DType fallback) {
   const auto f = map.get(key);
   if (!f) return fallback;
   return *parse_dtype(as_choice(*f, "dtype", dtype_names()));
 }
 
-int read_int(const YamlMap& map, std::string_view key, int min, int fallback, int max = INT_MAX) {
+int read_int(const MapReader& map, std::string_view key, int min, int fallback, int max = INT_MAX) {
   const auto f = map.get(key);
   return f ? as_int(*f, min, max) : fallback;
 }
 
-void reject_keys(const YamlMap& map, std::initializer_list<std::string_view> keys, std::string_view why) {
+void reject_keys(const MapReader& map, std::initializer_list<std::string_view> keys, std::string_view why) {
   for (std::string_view key : keys)
     if (const auto f = map.get(key)) f->fail(std::string(why));
 }
 
-void read_window(const YamlMap& attention, ModelSpec& m) {
+void read_window(const MapReader& attention, ModelSpec& m) {
   if (!attention.has("window")) return;
-  const YamlMap w = attention.map("window", {"size", "kind", "full_every"});
+  const MapReader w = attention.map("window", {"size", "kind", "full_every"});
   m.window.size = as_int(w.require("size"), 1);
   if (const auto kind = w.get("kind"))
     m.window.kind = as_choice(*kind, "window kind", {"sliding", "chunked"}) == "chunked" ? WindowKind::kChunked
@@ -36,15 +36,15 @@ void read_window(const YamlMap& attention, ModelSpec& m) {
 }
 
 // Gated DeltaNet layers (ModelSpec::linear): every layer but each full_every-th.
-void read_linear(const YamlMap& attention, ModelSpec& m) {
+void read_linear(const MapReader& attention, ModelSpec& m) {
   if (!attention.has("linear")) return;
   if (const auto f = attention.get("window")) f->fail("a model with linear attention has no local windows");
-  const YamlMap x = attention.map("linear", {"full_every", "key_heads", "value_heads", "key_head_dim", "value_head_dim",
-                                             "conv_kernel", "state_dtype"});
+  const MapReader x = attention.map("linear", {"full_every", "key_heads", "value_heads", "key_head_dim",
+                                               "value_head_dim", "conv_kernel", "state_dtype"});
   auto& l = m.linear;
   l.full_every = as_int(x.require("full_every"), 1);
   l.key_heads = as_int(x.require("key_heads"), 1);
-  const YamlField v = x.require("value_heads");
+  const Field v = x.require("value_heads");
   l.value_heads = as_int(v, 1);
   if (l.value_heads % l.key_heads != 0)
     v.fail("value_heads (" + std::to_string(l.value_heads) + ") must be a multiple of key_heads (" +
@@ -55,26 +55,26 @@ void read_linear(const YamlMap& attention, ModelSpec& m) {
   if (const auto f = x.get("state_dtype")) l.state_dtype = *parse_dtype(as_choice(*f, "dtype", dtype_names()));
 }
 
-double read_number(const YamlMap& map, std::string_view key, double min, double fallback, bool inclusive = true) {
+double read_number(const MapReader& map, std::string_view key, double min, double fallback, bool inclusive = true) {
   const auto f = map.get(key);
   if (!f) return fallback;
   const double v = as_number(*f);
   if (inclusive ? v < min : v <= min)
     f->fail(std::string("expected a number ") + (inclusive ? ">= " : "> ") + std::to_string(static_cast<int>(min)) +
-            ", got " + f->node.Scalar());
+            ", got " + f->node->scalar);
   return v;
 }
 
-void read_rope(const YamlMap& top, ModelSpec& m) {
-  const YamlMap r = top.map("rope", {"theta", "interleaved", "partial", "yarn"});
+void read_rope(const MapReader& top, ModelSpec& m) {
+  const MapReader r = top.map("rope", {"theta", "interleaved", "partial", "yarn"});
   m.rope.theta = read_number(r, "theta", 1, m.rope.theta, false);
   if (const auto f = r.get("partial")) {
     m.rope.partial = as_number(*f);
-    if (!(m.rope.partial > 0 && m.rope.partial <= 1)) f->fail("expected a fraction in (0, 1], got " + f->node.Scalar());
+    if (!(m.rope.partial > 0 && m.rope.partial <= 1)) f->fail("expected a fraction in (0, 1], got " + f->node->scalar);
   }
   if (const auto f = r.get("interleaved")) m.rope.interleaved = as_bool(*f);
   if (!r.has("yarn")) return;
-  const YamlMap y =
+  const MapReader y =
       r.map("yarn", {"factor", "original_context", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "truncate"});
   auto& p = m.rope;
   p.yarn_factor = read_number(y, "factor", 1, 1);
@@ -86,8 +86,8 @@ void read_rope(const YamlMap& top, ModelSpec& m) {
   if (const auto f = y.get("truncate")) p.yarn_truncate = as_bool(*f);
 }
 
-void read_attention(const YamlMap& top, ModelSpec& m) {
-  const YamlMap a = top.map(
+void read_attention(const MapReader& top, ModelSpec& m) {
+  const MapReader a = top.map(
       "attention",
       {"kind", "heads", "kv_heads", "head_dim", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
        "v_head_dim", "sparse", "window", "sinks", "qk_norm", "qkv_bias", "linear", "output_gate"},
@@ -104,7 +104,7 @@ void read_attention(const YamlMap& top, ModelSpec& m) {
     m.mla.qk_rope_head_dim = as_int(a.require("qk_rope_head_dim"), 0);
     m.mla.v_head_dim = as_int(a.require("v_head_dim"), 1);
     if (a.has("sparse")) {  // DSA (DeepSeek-V3.2): a lightning indexer, then top-k attention
-      const YamlMap x = a.map("sparse", {"index_heads", "index_head_dim", "top_k"});
+      const MapReader x = a.map("sparse", {"index_heads", "index_head_dim", "top_k"});
       m.sparse.index_heads = as_int(x.require("index_heads"), 1);
       m.sparse.index_head_dim = as_int(x.require("index_head_dim"), 1);
       m.sparse.top_k = as_int(x.require("top_k"), 1);
@@ -119,7 +119,7 @@ void read_attention(const YamlMap& top, ModelSpec& m) {
       if (const auto f = a.get("kv_heads"); f && as_int(*f, 1) != m.heads)
         f->fail("mha attention has one KV head per head (" + std::to_string(m.heads) + "); use kind: gqa");
     } else {
-      const YamlField f = a.require("kv_heads");
+      const Field f = a.require("kv_heads");
       m.kv_heads = as_int(f, 1, m.heads);
       if (m.heads % m.kv_heads != 0)
         f.fail("heads (" + std::to_string(m.heads) + ") must be a multiple of kv_heads (" + std::to_string(m.kv_heads) +
@@ -141,9 +141,9 @@ void read_attention(const YamlMap& top, ModelSpec& m) {
   }
 }
 
-void read_moe(const YamlMap& top, ModelSpec& m) {
+void read_moe(const MapReader& top, ModelSpec& m) {
   if (!top.has("moe")) return;
-  const YamlMap e =
+  const MapReader e =
       top.map("moe", {"routed_experts", "shared_experts", "top_k", "intermediate", "first_k_dense", "every", "scoring",
                       "groups", "top_groups", "normalize_top_k", "routed_scaling", "shared_expert_gate"});
   m.routed_experts = as_int(e.require("routed_experts"), 1, kMaxRoutedExperts);
@@ -174,8 +174,8 @@ void read_moe(const YamlMap& top, ModelSpec& m) {
                             " experts of the top " + std::to_string(m.top_groups) + " groups");
 }
 
-void read_dtypes(const YamlMap& top, ModelSpec& m) {
-  const YamlMap d = top.map("dtypes", {"weights", "experts", "kv_cache", "dispatch", "combine", "activations"});
+void read_dtypes(const MapReader& top, ModelSpec& m) {
+  const MapReader d = top.map("dtypes", {"weights", "experts", "kv_cache", "dispatch", "combine", "activations"});
   m.weight_dtype = read_dtype(d, "weights", m.weight_dtype);
   if (d.has("experts")) m.expert_weight_dtype = read_dtype(d, "experts", m.weight_dtype);
   m.kv_dtype = read_dtype(d, "kv_cache", m.kv_dtype);
@@ -184,13 +184,14 @@ void read_dtypes(const YamlMap& top, ModelSpec& m) {
   m.activation_dtype = read_dtype(d, "activations", m.activation_dtype);
 }
 
-ModelSpec read_model(const YamlField& doc) {
-  const YamlMap top(doc, {"name", "description", "source", "layers", "hidden", "vocab", "tie_embeddings", "mtp_layers",
-                          "norm_eps", "rope", "attention", "mlp", "moe", "dtypes"});
+ModelSpec read_model(const YamlNode& doc) {
+  const MapReader top(doc, "",
+                      {"name", "description", "source", "layers", "hidden", "vocab", "tie_embeddings", "mtp_layers",
+                       "norm_eps", "rope", "attention", "mlp", "moe", "dtypes"});
   ModelSpec m;
   m.name = as_string(top.require("name"));
   if (const auto f = top.get("description")) m.description = as_string(*f);
-  m.source = top.has("source") ? as_string(*top.get("source")) : doc.source;
+  m.source = top.has("source") ? as_string(*top.get("source")) : doc.loc.origin;
   m.num_layers = as_int(top.require("layers"), 1, kMaxLayers);
   m.hidden = as_int(top.require("hidden"), 1);
   m.vocab = as_int(top.require("vocab"), 1);
@@ -204,7 +205,7 @@ ModelSpec read_model(const YamlField& doc) {
         .get("partial")
         ->fail("mla attention turns its qk_rope_head_dim; partial is for mha/gqa heads");
   read_moe(top, m);
-  const YamlMap mlp = top.map("mlp", {"intermediate"});
+  const MapReader mlp = top.map("mlp", {"intermediate"});
   if (const auto f = mlp.get("intermediate"))
     m.dense_intermediate = as_int(*f, 1);
   else if (m.num_dense_layers() > 0)
@@ -218,8 +219,8 @@ ModelSpec read_model(const YamlField& doc) {
 
 ModelSpec load_model_yaml(std::string_view text, std::string_view source_name) {
   try {
-    return read_model(parse_yaml_document(text, std::string(source_name)));
-  } catch (const YamlFieldError& e) {
+    return read_model(parse_yaml(text, std::string(source_name), true));
+  } catch (const YamlError& e) {
     throw ModelError(e.what());
   }
 }

@@ -1,5 +1,5 @@
-// Reading YAML text as a stream of documents with yaml-cpp, safely (the YAML readers of models/
-// and scenarios/ use it instead of YAML::LoadAll).
+// Reading YAML text as a stream of documents with yaml-cpp, safely (the YAML reader,
+// models/yaml_tree.h, uses it instead of YAML::LoadAll).
 //
 // yaml-cpp 0.7 (Debian 12's) loops forever in YAML::LoadAll, allocating a null document per turn,
 // on input where its parser stops consuming tokens, e.g. a lone "," at the top level (found by

@@ -5,14 +5,16 @@
 #include <sstream>
 
 #include "calibration/cost_model.h"
-#include "scenarios/field_reader.h"
 #include "scenarios/read_sections.h"
+#include "scenarios/reader_errors.h"
 #include "scenarios/set_override.h"
-#include "scenarios/yaml_tree.h"
 #include "sim/deployment.h"
 #include "sim/request_router.h"
 
 namespace moesim::scenarios {
+
+// The YAML reader's types (models/yaml_reader.h); its functions are found by argument lookup.
+using models::parse_yaml;
 namespace {
 
 // A pool's `hardware:` (read_hardware's forms): its own accelerator, ranks counted as the
@@ -192,11 +194,13 @@ Scenario load_scenario_file(const std::string& path, const std::vector<std::stri
 
 Scenario load_scenario_string(std::string_view yaml, std::string_view source_name,
                               const std::vector<std::string>& overrides) {
-  YamlNode root = parse_yaml(yaml, std::string(source_name), true);
-  if (root.kind != YamlNode::Kind::kMap && root.kind != YamlNode::Kind::kNull)
-    fail_at(root.loc, "", "expected a map of scenario keys, got " + describe(root));
-  for (const std::string& flag : overrides) apply_override(root, flag);
-  return build(root, source_name);
+  return scenario_errors([&] {
+    YamlNode root = parse_yaml(yaml, std::string(source_name), true);
+    if (root.kind != YamlNode::Kind::kMap && root.kind != YamlNode::Kind::kNull)
+      fail_at(root.loc, "", "expected a map of scenario keys, got " + describe(root));
+    for (const std::string& flag : overrides) apply_override(root, flag);
+    return build(root, source_name);
+  });
 }
 
 }  // namespace moesim::scenarios

@@ -3,7 +3,7 @@
 //
 // Each reader checks its map's keys, converts units, range-checks every value and the
 // combinations the library code would reject, and throws ScenarioError at the offending key or
-// value (field_reader.h). Defaults are the config structs' own (or, for the cluster, the preset's
+// value (models/yaml_reader.h). Defaults are the config structs' own (or, for the cluster, the preset's
 // and the hardware's).
 #pragma once
 
@@ -16,13 +16,18 @@
 
 #include "calibration/hardware_profile.h"
 #include "models/model_spec.h"
-#include "scenarios/field_reader.h"
+#include "models/yaml_reader.h"
 #include "sim/deployment_config.h"
 #include "sim/runtime.h"
 #include "topology/cluster.h"
 #include "workloads/workload_config.h"
 
 namespace moesim::scenarios {
+
+// The YAML reader's types (models/yaml_reader.h); its functions are found by argument lookup.
+using models::Field;
+using models::MapReader;
+using models::YamlNode;
 
 // Where relative file paths resolve: values from the scenario file against the file's folder,
 // values from --set flags against the working directory.

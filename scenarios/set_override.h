@@ -9,11 +9,11 @@
 
 #include <string>
 
-#include "scenarios/yaml_tree.h"
+#include "models/yaml_tree.h"
 
 namespace moesim::scenarios {
 
 // `root` must be a map or empty (an empty root becomes a map).
-void apply_override(YamlNode& root, const std::string& flag);
+void apply_override(models::YamlNode& root, const std::string& flag);
 
 }  // namespace moesim::scenarios

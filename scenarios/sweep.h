@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "models/yaml_tree.h"
 #include "scenarios/scenario_error.h"
-#include "scenarios/yaml_tree.h"
 
 namespace moesim::scenarios {
 
@@ -39,7 +39,7 @@ struct SweepPoint {
 struct SweepAxis {
   std::string path;
   std::vector<std::string> values;
-  SourceLoc loc;  // of the key
+  models::SourceLoc loc;  // of the key
 };
 
 // `target` gets the value of `factors[0]` (one factor), or the product of the integer factors,
@@ -47,7 +47,7 @@ struct SweepAxis {
 struct SweepDerived {
   std::string target;
   std::vector<std::string> factors;
-  SourceLoc loc;
+  models::SourceLoc loc;
 };
 
 // A bound on a metric: latencies (in seconds) and other metrics where lower is better are upper
@@ -93,7 +93,7 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec);
 void check_sweep_paths(const SweepSpec& spec);
 
 // One line of flow YAML for a value.
-std::string flow_yaml(const YamlNode& node);
+std::string flow_yaml(const models::YamlNode& node);
 
 // The base scenario with the point's overrides applied, as block YAML (comments of the base are
 // not kept), preceded by `header` (comment lines). Loads with load_scenario_file.

@@ -8,10 +8,18 @@
 #include <yaml-cpp/yaml.h>
 
 #include "scenarios/loader.h"
+#include "scenarios/reader_errors.h"
 #include "scenarios/set_override.h"
 #include "scenarios/sweep.h"
 
 namespace moesim::scenarios {
+
+// The YAML reader's types (models/yaml_reader.h); its functions are found by argument lookup.
+using models::join_path;
+using models::parse_yaml;
+using models::SourceLoc;
+using models::YamlEntry;
+using models::YamlNode;
 namespace {
 
 void emit(YAML::Emitter& out, const YamlNode& node) {
@@ -113,85 +121,91 @@ std::size_t sweep_size(const SweepSpec& spec) {
 }
 
 std::vector<SweepPoint> expand_sweep(const SweepSpec& spec) {
-  // Each dimension is an axis or a zip group; the last one varies fastest.
-  std::vector<std::vector<const SweepAxis*>> dims;
-  for (const SweepAxis& a : spec.axes) dims.push_back({&a});
-  for (const auto& group : spec.zips) {
-    dims.emplace_back();
-    for (const SweepAxis& a : group) dims.back().push_back(&a);
-  }
-  const std::size_t total = sweep_size(spec);
-  const YamlNode base = spec.derived.empty() ? YamlNode{} : parse_base(spec);
+  return scenario_errors([&] {
+    // Each dimension is an axis or a zip group; the last one varies fastest.
+    std::vector<std::vector<const SweepAxis*>> dims;
+    for (const SweepAxis& a : spec.axes) dims.push_back({&a});
+    for (const auto& group : spec.zips) {
+      dims.emplace_back();
+      for (const SweepAxis& a : group) dims.back().push_back(&a);
+    }
+    const std::size_t total = sweep_size(spec);
+    const YamlNode base = spec.derived.empty() ? YamlNode{} : parse_base(spec);
 
-  std::vector<SweepPoint> points(total);
-  for (std::size_t index = 0; index < total; ++index) {
-    SweepPoint& p = points[index];
-    p.index = index;
-    std::vector<std::size_t> choice(dims.size());
-    std::size_t rest = index;
-    for (std::size_t d = dims.size(); d-- > 0;) {
-      const std::size_t n = dims[d].front()->values.size();
-      choice[d] = rest % n;
-      rest /= n;
+    std::vector<SweepPoint> points(total);
+    for (std::size_t index = 0; index < total; ++index) {
+      SweepPoint& p = points[index];
+      p.index = index;
+      std::vector<std::size_t> choice(dims.size());
+      std::size_t rest = index;
+      for (std::size_t d = dims.size(); d-- > 0;) {
+        const std::size_t n = dims[d].front()->values.size();
+        choice[d] = rest % n;
+        rest /= n;
+      }
+      for (std::size_t d = 0; d < dims.size(); ++d)
+        for (const SweepAxis* a : dims[d]) p.params.push_back({a->path, a->values[choice[d]]});
+      if (spec.derived.empty()) continue;
+      YamlNode tree = base;
+      if (tree.kind == YamlNode::Kind::kNull) tree.kind = YamlNode::Kind::kMap;
+      for (const std::string& flag : p.overrides()) apply_override(tree, flag);
+      for (const SweepDerived& d : spec.derived) {
+        SweepParam param{d.target, derived_value(d, tree)};
+        apply_override(tree, param.path + "=" + param.value);
+        p.params.push_back(std::move(param));
+      }
     }
-    for (std::size_t d = 0; d < dims.size(); ++d)
-      for (const SweepAxis* a : dims[d]) p.params.push_back({a->path, a->values[choice[d]]});
-    if (spec.derived.empty()) continue;
-    YamlNode tree = base;
-    if (tree.kind == YamlNode::Kind::kNull) tree.kind = YamlNode::Kind::kMap;
-    for (const std::string& flag : p.overrides()) apply_override(tree, flag);
-    for (const SweepDerived& d : spec.derived) {
-      SweepParam param{d.target, derived_value(d, tree)};
-      apply_override(tree, param.path + "=" + param.value);
-      p.params.push_back(std::move(param));
-    }
-  }
-  return points;
+    return points;
+  });
 }
 
 void check_sweep_paths(const SweepSpec& spec) {
-  std::vector<std::pair<std::string, const SourceLoc*>> probes;
-  for (const SweepAxis& a : spec.axes) probes.emplace_back(a.path + "=" + a.values.front(), &a.loc);
-  for (const auto& group : spec.zips)
-    for (const SweepAxis& a : group) probes.emplace_back(a.path + "=" + a.values.front(), &a.loc);
-  for (const SweepDerived& d : spec.derived) probes.emplace_back(d.target + "=0", &d.loc);
-  const YamlNode base = parse_base(spec);
-  for (const auto& probe : probes) {
-    // Not a structured binding: lambdas may capture those only from clang 16 on.
-    const std::string& flag = probe.first;
-    const SourceLoc* loc = probe.second;
-    const std::string prefix = "--set " + flag + ": ";
-    auto rethrow_at_sweep_key = [&](const std::string& message) {
-      if (message.starts_with(prefix)) fail_at(*loc, "", message.substr(prefix.size()));
-      throw ScenarioError(message);
-    };
-    YamlNode tree = base;
-    try {
-      apply_override(tree, flag);
-    } catch (const ScenarioError& e) {
-      rethrow_at_sweep_key(e.what());
+  return scenario_errors([&] {
+    std::vector<std::pair<std::string, const SourceLoc*>> probes;
+    for (const SweepAxis& a : spec.axes) probes.emplace_back(a.path + "=" + a.values.front(), &a.loc);
+    for (const auto& group : spec.zips)
+      for (const SweepAxis& a : group) probes.emplace_back(a.path + "=" + a.values.front(), &a.loc);
+    for (const SweepDerived& d : spec.derived) probes.emplace_back(d.target + "=0", &d.loc);
+    const YamlNode base = parse_base(spec);
+    for (const auto& probe : probes) {
+      // Not a structured binding: lambdas may capture those only from clang 16 on.
+      const std::string& flag = probe.first;
+      const SourceLoc* loc = probe.second;
+      const std::string prefix = "--set " + flag + ": ";
+      auto rethrow_at_sweep_key = [&](const std::string& message) {
+        if (message.starts_with(prefix)) fail_at(*loc, "", message.substr(prefix.size()));
+        throw ScenarioError(message);
+      };
+      YamlNode tree = base;
+      try {
+        apply_override(tree, flag);
+      } catch (const ScenarioError& e) {
+        rethrow_at_sweep_key(e.what());
+      }
+      try {
+        load_scenario_string(spec.base_text, spec.base_file, {flag});
+      } catch (const ScenarioError& e) {
+        const std::string message = e.what();
+        if (message.starts_with(prefix) && message.find(": unknown key '") != std::string::npos)
+          rethrow_at_sweep_key(message);
+      } catch (const std::exception&) {
+        // Any other problem is the point's, reported when it runs.
+      }
     }
-    try {
-      load_scenario_string(spec.base_text, spec.base_file, {flag});
-    } catch (const ScenarioError& e) {
-      const std::string message = e.what();
-      if (message.starts_with(prefix) && message.find(": unknown key '") != std::string::npos)
-        rethrow_at_sweep_key(message);
-    } catch (const std::exception&) {
-      // Any other problem is the point's, reported when it runs.
-    }
-  }
+  });
 }
 
 std::string point_scenario_yaml(const SweepSpec& spec, const SweepPoint& point, std::string_view header) {
-  YamlNode tree = parse_base(spec);
-  if (tree.kind == YamlNode::Kind::kNull) tree.kind = YamlNode::Kind::kMap;
-  for (const std::string& flag : point.overrides()) apply_override(tree, flag);
-  YAML::Emitter out;
-  emit(out, tree);
-  std::string text(header);
-  if (!text.empty() && text.back() != '\n') text += '\n';
-  return text + out.c_str() + "\n";
+  return scenario_errors([&] {
+    YamlNode tree = parse_base(spec);
+    if (tree.kind == YamlNode::Kind::kNull) tree.kind = YamlNode::Kind::kMap;
+    for (const std::string& flag : point.overrides()) apply_override(tree, flag);
+    YAML::Emitter out;
+    emit(out, tree);
+    std::string text(header);
+    if (!text.empty() && text.back() != '\n') text += '\n';
+    return text + out.c_str() + "\n";
+  });
 }
 
 }  // namespace moesim::scenarios

@@ -7,11 +7,21 @@
 #include <sstream>
 
 #include "models/did_you_mean.h"
-#include "scenarios/field_reader.h"
+#include "models/yaml_reader.h"
+#include "scenarios/reader_errors.h"
 #include "scenarios/sweep.h"
 #include "scenarios/sweep_analysis.h"
 
 namespace moesim::scenarios {
+
+// The YAML reader's types (models/yaml_reader.h); its functions are found by argument lookup.
+using models::Field;
+using models::join_path;
+using models::MapReader;
+using models::parse_yaml;
+using models::SourceLoc;
+using models::YamlEntry;
+using models::YamlNode;
 namespace {
 
 std::string_view trim(std::string_view s) {
@@ -143,42 +153,44 @@ SweepSpec load_sweep_file(const std::string& path) {
 }
 
 SweepSpec load_sweep_string(std::string_view yaml, std::string_view source_name) {
-  const YamlNode root = parse_yaml(yaml, std::string(source_name), true);
-  if (root.kind != YamlNode::Kind::kMap && root.kind != YamlNode::Kind::kNull)
-    fail_at(root.loc, "", "expected a map of sweep keys, got " + describe(root));
-  const MapReader top(root, "", {"base", "sweep", "zip", "derived", "objective"});
-  SweepSpec spec;
-  spec.source_file = std::string(source_name);
+  return scenario_errors([&] {
+    const YamlNode root = parse_yaml(yaml, std::string(source_name), true);
+    if (root.kind != YamlNode::Kind::kMap && root.kind != YamlNode::Kind::kNull)
+      fail_at(root.loc, "", "expected a map of sweep keys, got " + describe(root));
+    const MapReader top(root, "", {"base", "sweep", "zip", "derived", "objective"});
+    SweepSpec spec;
+    spec.source_file = std::string(source_name);
 
-  const Field base = top.require("base");
-  std::filesystem::path base_path(as_string(base));
-  if (base_path.is_relative()) base_path = std::filesystem::path(source_name).parent_path() / base_path;
-  spec.base_file = base_path.string();
-  std::error_code ec;
-  std::ifstream in(spec.base_file, std::ios::binary);
-  if (!in || std::filesystem::is_directory(base_path, ec))
-    base.fail("cannot open base scenario '" + spec.base_file + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  spec.base_text = text.str();
+    const Field base = top.require("base");
+    std::filesystem::path base_path(as_string(base));
+    if (base_path.is_relative()) base_path = std::filesystem::path(source_name).parent_path() / base_path;
+    spec.base_file = base_path.string();
+    std::error_code ec;
+    std::ifstream in(spec.base_file, std::ios::binary);
+    if (!in || std::filesystem::is_directory(base_path, ec))
+      base.fail("cannot open base scenario '" + spec.base_file + "'");
+    std::ostringstream text;
+    text << in.rdbuf();
+    spec.base_text = text.str();
 
-  PathRegistry registry;
-  if (auto f = top.get("sweep"))
-    for (const YamlEntry& e : map_entries(*f, "a map of dotted paths to lists of values"))
-      spec.axes.push_back(read_axis(e, "sweep", registry));
-  if (auto f = top.get("zip")) {
-    if (f->node->kind != YamlNode::Kind::kList)
-      f->fail("expected a list of groups such as [{a.b: [1, 2], c.d: [3, 4]}], got " + describe(*f->node));
-    for (std::size_t i = 0; i < f->node->items.size(); ++i)
-      spec.zips.push_back(read_zip_group(f->node->items[i], "zip[" + std::to_string(i) + "]", registry));
-  }
-  if (spec.axes.empty() && spec.zips.empty())
-    fail_at(top.loc(), "", "nothing to sweep: give 'sweep' (or 'zip') with at least one key and its values");
-  if (auto f = top.get("derived"))
-    for (const YamlEntry& e : map_entries(*f, "a map of dotted paths to key paths or products"))
-      spec.derived.push_back(read_derived(e, registry));
-  spec.objective = read_objective(top.map("objective", {"maximize", "minimize", "subject_to"}));
-  return spec;
+    PathRegistry registry;
+    if (auto f = top.get("sweep"))
+      for (const YamlEntry& e : map_entries(*f, "a map of dotted paths to lists of values"))
+        spec.axes.push_back(read_axis(e, "sweep", registry));
+    if (auto f = top.get("zip")) {
+      if (f->node->kind != YamlNode::Kind::kList)
+        f->fail("expected a list of groups such as [{a.b: [1, 2], c.d: [3, 4]}], got " + describe(*f->node));
+      for (std::size_t i = 0; i < f->node->items.size(); ++i)
+        spec.zips.push_back(read_zip_group(f->node->items[i], "zip[" + std::to_string(i) + "]", registry));
+    }
+    if (spec.axes.empty() && spec.zips.empty())
+      fail_at(top.loc(), "", "nothing to sweep: give 'sweep' (or 'zip') with at least one key and its values");
+    if (auto f = top.get("derived"))
+      for (const YamlEntry& e : map_entries(*f, "a map of dotted paths to key paths or products"))
+        spec.derived.push_back(read_derived(e, registry));
+    spec.objective = read_objective(top.map("objective", {"maximize", "minimize", "subject_to"}));
+    return spec;
+  });
 }
 
 std::vector<std::string> sweep_param_paths(const SweepSpec& spec) {

@@ -6,10 +6,16 @@
 #include <set>
 #include <sstream>
 
-#include "scenarios/field_reader.h"
-#include "scenarios/yaml_tree.h"
+#include "models/yaml_reader.h"
+#include "scenarios/reader_errors.h"
 
 namespace moesim::scenarios {
+
+// The YAML reader's types (models/yaml_reader.h); its functions are found by argument lookup.
+using models::Field;
+using models::MapReader;
+using models::parse_yaml;
+using models::YamlNode;
 namespace {
 
 sim::FixedBatchSpec read_fixed_batch(const MapReader& m) {
@@ -81,34 +87,36 @@ ValidationCase read_case(const YamlNode& node, const std::string& path) {
 }  // namespace
 
 ValidationSuite load_validation_suite(const std::string& dir) {
-  const std::string file = (std::filesystem::path(dir) / "cases.yaml").string();
-  std::ifstream in(file, std::ios::binary);
-  std::error_code ec;
-  if (!in || std::filesystem::is_directory(file, ec))
-    throw ScenarioError("cannot open validation manifest '" + file + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const YamlNode root = parse_yaml(text.str(), file, true);
-  const MapReader top(root, "", {"cases"});
-  const Field cases = top.require("cases");
-  if (cases.node->kind != YamlNode::Kind::kList || cases.node->items.empty())
-    cases.fail("expected a non-empty list of cases, got " + describe(*cases.node));
-  ValidationSuite suite;
-  suite.dir = dir;
-  std::set<std::string> names;
-  for (std::size_t i = 0; i < cases.node->items.size(); ++i) {
-    const YamlNode& item = cases.node->items[i];
-    const std::string path = "cases[" + std::to_string(i) + "]";
-    ValidationCase c = read_case(item, path);
-    if (!names.insert(c.name).second) fail_at(item.loc, path + ".name", "duplicate case name '" + c.name + "'");
-    if (c.kind == MeasureKind::kRatio)
-      for (const auto* ref : {&c.ratio_of, &c.ratio_to})
-        if (!names.count(*ref))
-          fail_at(item.loc, path + ".measure.ratio",
-                  "case '" + *ref + "' is not defined before this one (a ratio names earlier cases)");
-    suite.cases.push_back(std::move(c));
-  }
-  return suite;
+  return scenario_errors([&] {
+    const std::string file = (std::filesystem::path(dir) / "cases.yaml").string();
+    std::ifstream in(file, std::ios::binary);
+    std::error_code ec;
+    if (!in || std::filesystem::is_directory(file, ec))
+      throw ScenarioError("cannot open validation manifest '" + file + "'");
+    std::ostringstream text;
+    text << in.rdbuf();
+    const YamlNode root = parse_yaml(text.str(), file, true);
+    const MapReader top(root, "", {"cases"});
+    const Field cases = top.require("cases");
+    if (cases.node->kind != YamlNode::Kind::kList || cases.node->items.empty())
+      cases.fail("expected a non-empty list of cases, got " + describe(*cases.node));
+    ValidationSuite suite;
+    suite.dir = dir;
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < cases.node->items.size(); ++i) {
+      const YamlNode& item = cases.node->items[i];
+      const std::string path = "cases[" + std::to_string(i) + "]";
+      ValidationCase c = read_case(item, path);
+      if (!names.insert(c.name).second) fail_at(item.loc, path + ".name", "duplicate case name '" + c.name + "'");
+      if (c.kind == MeasureKind::kRatio)
+        for (const auto* ref : {&c.ratio_of, &c.ratio_to})
+          if (!names.count(*ref))
+            fail_at(item.loc, path + ".measure.ratio",
+                    "case '" + *ref + "' is not defined before this one (a ratio names earlier cases)");
+      suite.cases.push_back(std::move(c));
+    }
+    return suite;
+  });
 }
 
 }  // namespace moesim::scenarios

@@ -9,7 +9,7 @@
 
 #include "calibration/calibration_error.h"
 #include "calibration/capture.h"
-#include "models/quantity.h"
+#include "models/units.h"
 #include "tools/calibrate_commands.h"
 
 namespace moesim::tools {
@@ -41,7 +41,7 @@ int capture(CaptureFlags& f) {
   for (const auto& s : f.sizes) {
     try {
       o.sizes.push_back(static_cast<std::int64_t>(models::parse_bytes(s)));
-    } catch (const std::invalid_argument& e) {
+    } catch (const models::UnitError& e) {
       throw UsageError(std::string("--size: ") + e.what());
     }
   }

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "models/units.h"
 #include "scenarios/loader.h"
-#include "scenarios/units.h"
 #include "tools/commands.h"
 #include "tools/progress_bar.h"
 #include "tools/report.h"
@@ -42,8 +42,8 @@ struct RunOptions {
 double duration_flag_ns(const std::string& flag, const std::string& text) {
   double ns = 0;
   try {
-    ns = scenarios::parse_duration_ns(text);
-  } catch (const scenarios::UnitError& e) {
+    ns = models::parse_duration_ns(text);
+  } catch (const models::UnitError& e) {
     throw UsageError(flag + ": " + e.what());
   }
   if (!(ns > 0) || ns > 9.2e18)

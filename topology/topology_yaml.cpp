@@ -1,79 +1,45 @@
 #include "topology/topology_yaml.h"
 
-#include <cctype>
-#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <utility>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
-
+#include "models/yaml_reader.h"
 #include "topology/fabric_builder.h"
 
 namespace moesim::topology {
 namespace {
 
-class Reader {
- public:
-  explicit Reader(std::string source) : source_(std::move(source)) {}
+using models::Field;
+using models::MapReader;
+using models::YamlNode;
 
-  [[noreturn]] void fail(const YAML::Node& n, const std::string& what) const {
-    const YAML::Mark m = n.Mark();
-    throw TopologyError(source_ + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) + ": " + what);
-  }
-
-  void keys(const YAML::Node& map, std::initializer_list<std::string_view> valid, std::string_view where) const {
-    if (!map.IsMap()) fail(map, std::string(where) + ": expected a mapping");
-    for (const auto& kv : map) {
-      const std::string k = kv.first.as<std::string>();
-      bool ok = false;
-      std::string list;
-      for (auto v : valid) ok = ok || v == k, list += (list.empty() ? "" : ", ") + std::string(v);
-      if (!ok) fail(kv.first, std::string(where) + ": unknown key '" + k + "' (valid keys: " + list + ")");
-    }
-  }
-
-  const YAML::Node require(const YAML::Node& map, const char* key, std::string_view where) const {
-    const YAML::Node n = map[key];
-    if (!n) fail(map, std::string(where) + ": missing '" + key + "'");
-    return n;
-  }
-
-  // "<number><unit>" with the unit's factor; fails naming the expected units.
-  double quantity(const YAML::Node& n, const std::map<std::string, double>& units, std::string_view what) const {
-    const std::string s = n.as<std::string>();
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    std::string unit(end);
-    while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) unit.erase(0, 1);
-    const auto it = units.find(unit);
-    if (end == s.c_str() || it == units.end()) {
-      std::string list;
-      for (const auto& [u, f] : units) list += (list.empty() ? "" : ", ") + u;
-      fail(n, "expected " + std::string(what) + " with a unit (" + list + "), got '" + s + "'");
-    }
-    return v * it->second;
-  }
-
- private:
-  std::string source_;
-};
-
-VertexKind parse_kind(const Reader& r, const YAML::Node& n) {
-  const std::string s = n.as<std::string>();
+VertexKind parse_kind(const Field& f) {
+  const std::string s = models::as_choice(f, "node kind", {"device", "scaleup_switch", "nic", "leaf", "spine"});
   for (VertexKind k : {VertexKind::kDevice, VertexKind::kScaleUpSwitch, VertexKind::kNic, VertexKind::kLeafSwitch,
                        VertexKind::kSpineSwitch})
     if (to_string(k) == s) return k;
-  r.fail(n, "unknown node kind '" + s + "' (valid: device, scaleup_switch, nic, leaf, spine)");
+  f.fail("unknown node kind '" + s + "'");  // as_choice lists the same names
 }
 
-LinkClass parse_class(const Reader& r, const YAML::Node& n) {
-  const std::string s = n.as<std::string>();
+LinkClass parse_class(const Field& f) {
+  const std::string s = models::as_choice(f, "link class", {"scale-up", "host", "scale-out", "fabric"});
   for (LinkClass c : {LinkClass::kScaleUp, LinkClass::kHost, LinkClass::kScaleOut, LinkClass::kFabric})
     if (to_string(c) == s) return c;
-  r.fail(n, "unknown link class '" + s + "' (valid: scale-up, host, scale-out, fabric)");
+  f.fail("unknown link class '" + s + "'");  // as_choice lists the same names
+}
+
+// The entries of a list (a non-empty one when `non_empty`), each as a Field named "<list>[i]".
+std::vector<Field> list_items(const Field& f, bool non_empty) {
+  const std::string expected = non_empty ? "a non-empty list" : "a list";
+  if (f.node->kind != YamlNode::Kind::kList) f.fail("expected " + expected + ", got " + models::describe(*f.node));
+  if (non_empty && f.node->items.empty()) f.fail("expected " + expected);
+  std::vector<Field> items;
+  for (std::size_t i = 0; i < f.node->items.size(); ++i)
+    items.push_back(Field{&f.node->items[i], &f.node->items[i].loc, f.path + "[" + std::to_string(i) + "]"});
+  return items;
 }
 
 LinkClass infer_class(VertexKind a, VertexKind b) {
@@ -149,95 +115,94 @@ void summary_figures(const Graph& g, ClusterConfig& cfg) {
   if (out) cfg.nic_bytes_per_s = out->bytes_per_s, cfg.nic_efficiency = out->efficiency;
 }
 
-const std::map<std::string, double> kBandwidthUnits = {
-    {"Gbps", 1e9 / 8}, {"Tbps", 1e12 / 8}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12}};
-const std::map<std::string, double> kTimeUnits = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}};
-
 }  // namespace
 
-Cluster load_topology_yaml(std::string_view text, const std::string& source) {
-  const Reader r(source);
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    throw TopologyError(source + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                        ": " + e.msg);
-  }
-  r.keys(root, {"name", "nodes", "links"}, "topology");
-  const YAML::Node nodes = r.require(root, "nodes", "topology"), links = r.require(root, "links", "topology");
-  if (!nodes.IsSequence() || nodes.size() == 0) r.fail(nodes, "nodes: expected a non-empty list");
-  if (!links.IsSequence()) r.fail(links, "links: expected a list");
+namespace {
+
+Cluster read_topology(const YamlNode& root) {
+  const MapReader top(root, "", {"name", "nodes", "links"});
+  const Field nodes = top.require("nodes");
+  const std::vector<Field> node_items = list_items(nodes, true);
+  const std::vector<Field> link_items = list_items(top.require("links"), false);
   Graph g;
   std::map<std::string, Vertex> by_name;
-  std::vector<YAML::Node> listed;  // each vertex's entry, for errors
+  std::vector<const YamlNode*> listed;  // each vertex's entry, for errors
   ClusterConfig cfg;
   cfg.preset = "custom";
   std::map<int, int> per_domain;
-  try {
-    for (const YAML::Node& n : nodes) {
-      r.keys(n, {"name", "kind", "domain"}, "node");
-      const std::string name = r.require(n, "name", "node").as<std::string>();
-      if (by_name.count(name)) r.fail(n["name"], "duplicate node name '" + name + "'");
-      const VertexKind kind = parse_kind(r, r.require(n, "kind", "node"));
-      int domain = -1;
-      if (n["domain"]) domain = n["domain"].as<int>();
-      if (kind == VertexKind::kDevice && domain < 0) r.fail(n, "device '" + name + "' needs a domain >= 0");
-      if (kind == VertexKind::kDevice) ++per_domain[domain];
-      by_name[name] = add_vertex(g, kind, domain, -1, name);
-      listed.push_back(n);
+  for (const Field& item : node_items) {
+    const MapReader n(*item.node, item.path, {"name", "kind", "domain"});
+    const Field name_field = n.require("name");
+    const std::string name = models::as_string(name_field);
+    if (by_name.count(name)) name_field.fail("duplicate node name '" + name + "'");
+    const VertexKind kind = parse_kind(n.require("kind"));
+    int domain = -1;
+    if (const auto f = n.get("domain")) domain = models::as_int(*f, 0);
+    if (kind == VertexKind::kDevice && domain < 0) n.fail("device '" + name + "' needs a domain >= 0");
+    if (kind == VertexKind::kDevice) ++per_domain[domain];
+    by_name[name] = add_vertex(g, kind, domain, -1, name);
+    listed.push_back(item.node);
+  }
+  for (const Field& item : link_items) {
+    const MapReader l(*item.node, item.path, {"from", "to", "bandwidth", "latency", "efficiency", "class", "duplex"});
+    Vertex ends[2];
+    const char* keys[2] = {"from", "to"};
+    for (int i = 0; i < 2; ++i) {
+      const Field e = l.require(keys[i]);
+      const std::string name = models::as_string(e);
+      const auto it = by_name.find(name);
+      if (it == by_name.end()) e.fail("link end '" + name + "' is not a listed node");
+      ends[i] = it->second;
     }
-    for (const YAML::Node& l : links) {
-      r.keys(l, {"from", "to", "bandwidth", "latency", "efficiency", "class", "duplex"}, "link");
-      Vertex ends[2];
-      const char* keys[2] = {"from", "to"};
-      for (int i = 0; i < 2; ++i) {
-        const YAML::Node e = r.require(l, keys[i], "link");
-        const auto it = by_name.find(e.as<std::string>());
-        if (it == by_name.end()) r.fail(e, "link end '" + e.as<std::string>() + "' is not a listed node");
-        ends[i] = it->second;
-      }
-      LinkProps p;
-      p.bytes_per_s = r.quantity(r.require(l, "bandwidth", "link"), kBandwidthUnits, "a bandwidth");
-      if (!(p.bytes_per_s > 0))
-        r.fail(l["bandwidth"], "link '" + g[ends[0]].name + "' -> '" + g[ends[1]].name +
-                                   "': bandwidth must be positive, got '" + l["bandwidth"].as<std::string>() + "'");
-      if (l["latency"]) p.latency_ns = r.quantity(l["latency"], kTimeUnits, "a latency");
-      if (l["efficiency"]) {
-        p.efficiency = l["efficiency"].as<double>();
-        if (!(p.efficiency > 0 && p.efficiency <= 1)) r.fail(l["efficiency"], "efficiency must lie in (0, 1]");
-      }
-      p.cls = l["class"] ? parse_class(r, l["class"]) : infer_class(g[ends[0]].kind, g[ends[1]].kind);
-      if (!l["duplex"] || l["duplex"].as<bool>()) {
-        add_link(g, ends[0], ends[1], p);
-      } else {
-        p.id = static_cast<int>(boost::num_edges(g));
-        boost::add_edge(ends[0], ends[1], p, g);
-      }
+    LinkProps p;
+    const Field bandwidth = l.require("bandwidth");
+    p.bytes_per_s = models::as_bandwidth_bytes_per_s(bandwidth);
+    if (!(p.bytes_per_s > 0))
+      bandwidth.fail("expected a bandwidth > 0 on link '" + g[ends[0]].name + "' -> '" + g[ends[1]].name + "', got '" +
+                     bandwidth.node->scalar + "'");
+    if (const auto f = l.get("latency")) p.latency_ns = models::as_duration_ns(*f);
+    if (const auto f = l.get("efficiency")) p.efficiency = models::as_fraction(*f);
+    const auto cls = l.get("class");
+    p.cls = cls ? parse_class(*cls) : infer_class(g[ends[0]].kind, g[ends[1]].kind);
+    const auto duplex = l.get("duplex");
+    if (!duplex || models::as_bool(*duplex)) {
+      add_link(g, ends[0], ends[1], p);
+    } else {
+      p.id = static_cast<int>(boost::num_edges(g));
+      boost::add_edge(ends[0], ends[1], p, g);
     }
-  } catch (const YAML::Exception& e) {
-    throw TopologyError(source + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                        ": " + e.msg);
   }
   cfg.nodes = static_cast<int>(per_domain.size());
   cfg.devices_per_node = 0;
   for (const auto& [d, count] : per_domain) cfg.devices_per_node = std::max(cfg.devices_per_node, count);
-  if (cfg.devices_per_node == 0) r.fail(nodes, "nodes: no device listed");
+  if (cfg.devices_per_node == 0) nodes.fail("no device listed");
   // Scale-up domains numbered densely, in the order of the numbers given.
   std::map<int, int> dense;
   for (const auto& [d, count] : per_domain) dense.emplace(d, static_cast<int>(dense.size()));
   for (auto [it, end] = boost::vertices(g); it != end; ++it)
     if (g[*it].kind == VertexKind::kDevice) g[*it].node = dense.at(g[*it].node);
   if (const Vertex v = unreachable_vertex(g); v != boost::graph_traits<Graph>::null_vertex())
-    r.fail(listed[v], "topology is disconnected: '" + g[v].name + "' cannot reach '" + g[0].name + "'");
+    models::fail_at(listed[v]->loc, "",
+                    "topology is disconnected: '" + g[v].name + "' cannot reach '" + g[0].name + "'");
   if (const auto [from, to] = one_way_gap(g); from != to)
-    r.fail(listed[from], "device '" + g[from].name + "' has no path to device '" + g[to].name +
-                             "' (a link with duplex: false runs one way only)");
+    models::fail_at(listed[from]->loc, "",
+                    "device '" + g[from].name + "' has no path to device '" + g[to].name +
+                        "' (a link with duplex: false runs one way only)");
   summary_figures(g, cfg);
   try {
     return Cluster(std::move(g), cfg);
   } catch (const TopologyError& e) {
-    throw TopologyError(source + ": " + e.what());
+    throw TopologyError(root.loc.origin + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+Cluster load_topology_yaml(std::string_view text, const std::string& source) {
+  try {
+    return read_topology(models::parse_yaml(text, source, true));
+  } catch (const models::YamlError& e) {
+    throw TopologyError(e.what());
   }
 }
 

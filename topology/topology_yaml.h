@@ -6,7 +6,7 @@
 //   links:                                        # full duplex unless duplex: false
 //     - {from: gpu0, to: sw0, bandwidth: 200GB/s, latency: 1us, efficiency: 0.7, class: scale-up}
 //
-// bandwidth: per direction, with a unit (Gbps, Tbps, MB/s, GB/s, TB/s); latency: ns, us, ms
+// bandwidth: per direction, with a unit; latency: a duration (units: models/units.h)
 // (default 0); efficiency in (0, 1] (default 1); class: scale-up | host | scale-out | fabric
 // (default: scale-up when an end is a scale-up switch or both are devices, host for device-NIC,
 // fabric for leaf-spine, scale-out otherwise). Devices are numbered in the order listed.

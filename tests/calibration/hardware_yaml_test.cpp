@@ -130,8 +130,9 @@ TEST(HardwareYaml, Errors) {
   EXPECT_EQ(error_of(replace(kProfile, "  sm_count: 10", "  sm_cuont: 10")),
             "dev.yaml:4:3: compute.sm_cuont: unknown key 'sm_cuont'; did you mean 'sm_count'?");
   EXPECT_EQ(error_of(replace(kProfile, "  bandwidth: 1TB/s", "  bandwidth: 1000")),
-            "dev.yaml:9:14: memory.bandwidth: expected a bandwidth with a unit (B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, "
-            "MiB/s, GiB/s, TiB/s, bps, Kbps, Mbps, Gbps, Tbps), got '1000'");
+            "dev.yaml:9:14: memory.bandwidth: expected a bandwidth with a unit (bps, Kbps, Mbps, Gbps, Tbps, b/s, "
+            "Kb/s, Mb/s, Gb/s, Tb/s, B/s, KB/s, MB/s, GB/s, TB/s, Bps, KBps, MBps, GBps, TBps, KiB/s, MiB/s, GiB/s, "
+            "TiB/s; b = bits, B = bytes), got '1000'");
   EXPECT_EQ(error_of(replace(kProfile, "  sm_count: 10", "  sm_count: ten")),
             "dev.yaml:4:13: compute.sm_count: expected an integer, got 'ten'");
   EXPECT_EQ(error_of(replace(kProfile, "  nic: 200Gbps\n", "")), "dev.yaml:11:3: network: missing required key 'nic'");

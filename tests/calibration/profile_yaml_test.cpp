@@ -94,7 +94,7 @@ TEST(MeasuredProfile, MalformedMeasuredKeys) {
   EXPECT_EQ(error_of(replace(kMeasured, "mma_fraction: 0.6", "mma_fraction: 1.5")),
             "p.yaml:16:19: gemm.bf16.mma_fraction: expected a fraction in (0, 1], got '1.5'");
   EXPECT_EQ(error_of(replace(kMeasured, "fixed_overhead: 4us", "fixed_overhead: 4")),
-            "p.yaml:18:21: gemm.bf16.fixed_overhead: expected a duration with a unit (ns, us, ms, s), got '4'");
+            "p.yaml:18:21: gemm.bf16.fixed_overhead: expected a duration with a unit (ns, us, ms, s, min, h), got '4'");
   EXPECT_EQ(error_of(replace(kMeasured, "block_m: [64, 128]", "block_m: [64, 0]")),
             "p.yaml:21:19: gemm.bf16.block_m[1]: expected an integer in [1, 4096], got 0");
   EXPECT_EQ(error_of(replace(kMeasured, "block_m: [64, 128]", "block_m: 64")),

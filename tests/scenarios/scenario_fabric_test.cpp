@@ -110,7 +110,7 @@ TEST(ScenarioFabric, ErrorsNameTheScenarioAndTheFabricPositions) {
   dir.write("f.yaml",
             edited(std::string(kFabric), "gpu1, to: sw0, bandwidth: 200GB/s", "gpu1, to: sw0, bandwidth: 0GB/s"));
   EXPECT_EQ(testing::load_error_as(scenario("{file: f.yaml}"), scn),
-            at + fabric + ":14:38: link 'gpu1' -> 'sw0': bandwidth must be positive, got '0GB/s'");
+            at + fabric + ":14:38: links[1].bandwidth: expected a bandwidth > 0 on link 'gpu1' -> 'sw0', got '0GB/s'");
   // A node no link reaches, at the node.
   dir.write("f.yaml", edited(std::string(kFabric), "links:\n", "  - {name: lonely, kind: spine}\nlinks:\n"));
   EXPECT_EQ(testing::load_error_as(scenario("{file: f.yaml}"), scn),

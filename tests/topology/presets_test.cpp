@@ -115,20 +115,20 @@ TEST(TopologyYaml, ErrorsNameFileLineAndColumn) {
   std::string bad = kTwoBoxes;
   bad.replace(bad.find("latency: 2us}\n"), 14, "latency: 2 parsecs}\n");
   EXPECT_EQ(error_of([&] { load_topology_yaml(bad, "b.yaml"); }),
-            "b.yaml:12:56: expected a latency with a unit (ms, ns, us), got '2 parsecs'");
+            "b.yaml:12:56: links[3].latency: expected a duration with a unit (ns, us, ms, s, min, h), got '2 parsecs'");
   EXPECT_NE(error_of([] { load_topology_yaml("nodes: []\nlinks: []\n", "e.yaml"); }).find("e.yaml:1:8"),
             std::string::npos);
   std::string unknown = kTwoBoxes;
   unknown.replace(unknown.find("domain: 1}"), 10, "domian: 1}");
   EXPECT_EQ(error_of([&] { load_topology_yaml(unknown, "u.yaml"); }),
-            "u.yaml:5:32: node: unknown key 'domian' (valid keys: name, kind, domain)");
+            "u.yaml:5:32: nodes[2].domian: unknown key 'domian'; did you mean 'domain'?");
 }
 
 TEST(TopologyYaml, RefusesZeroBandwidthAndDisconnectedFabrics) {
   std::string zero = kTwoBoxes;
   zero.replace(zero.find("bandwidth: 400Gbps, latency: 2us}"), 18, "bandwidth: 0Gbps");
   EXPECT_EQ(error_of([&] { load_topology_yaml(zero, "z.yaml"); }),
-            "z.yaml:12:38: link 'gpu2' -> 'tor': bandwidth must be positive, got '0Gbps'");
+            "z.yaml:12:38: links[3].bandwidth: expected a bandwidth > 0 on link 'gpu2' -> 'tor', got '0Gbps'");
   std::string island = kTwoBoxes;
   island += "  - {from: tor, to: tor, bandwidth: 1GB/s}\n";
   island.replace(island.find("  - {name: tor"), 0, "  - {name: lonely, kind: spine}\n");

@@ -1,9 +1,11 @@
-// Typed, validated reads from a YamlNode tree, each error naming the dotted key path and the
-// position of the offending key or value (docs/design.md §5).
+// The typed YAML reader of every input file: validated reads from a YamlNode tree
+// (models/yaml_tree.h), each error naming the dotted key path and the position of the offending
+// key or value (docs/design.md §3, §5).
 //
 // MapReader checks a map's keys against the schema up front (unknown key -> did-you-mean or the
-// list of valid keys) and hands out Fields; the as_* functions convert a Field or throw
-// ScenarioError, e.g. "scn.yaml:7:12: cluster.nodes: expected an integer >= 1, got 0".
+// list of valid keys) and hands out Fields; the as_* functions convert a Field (units through
+// models/units.h) or throw YamlError, e.g. "scn.yaml:7:12: cluster.nodes: expected an integer >= 1,
+// got 0".
 #pragma once
 
 #include <climits>
@@ -13,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "scenarios/yaml_tree.h"
+#include "models/yaml_tree.h"
 
-namespace moesim::scenarios {
+namespace moesim::models {
 
 // One key of a map with its value.
 struct Field {
@@ -34,6 +36,10 @@ class MapReader {
 
   const std::string& path() const { return path_; }
   const SourceLoc& loc() const { return loc_; }
+  // The keys the map gives, in document order.
+  std::vector<std::string_view> given() const;
+
+  bool has(std::string_view key) const { return get(key).has_value(); }
 
   std::optional<Field> get(std::string_view key) const;
   // Throws "<map path>: missing required key '<key>'" at the map's position.
@@ -43,6 +49,8 @@ class MapReader {
   Field exactly_one(const std::vector<std::string_view>& keys, std::string_view none) const;
   // The sub-map under `key`; an absent optional one reads as an empty map at this map's position.
   MapReader map(std::string_view key, std::vector<std::string_view> keys, bool required = false) const;
+  // Throws "<map path>: <message>" at the map's position.
+  [[noreturn]] void fail(std::string_view message) const;
 
  private:
   MapReader(const SourceLoc& loc, std::string path, std::vector<std::string_view> keys);
@@ -65,6 +73,8 @@ bool as_bool(const Field& f);        // true/false (also yes/no, on/off)
 double as_duration_ns(const Field& f);
 double as_bandwidth_bytes_per_s(const Field& f);
 double as_rate_per_s(const Field& f);
-double as_bytes(const Field& f);  // a size: 256GB, 2TiB, ...
+double as_bytes(const Field& f);        // a size: 256GB, 2TiB, ...
+double as_flops_per_s(const Field& f);  // 989TFLOPS
+double as_power_w(const Field& f);      // 700W
 
-}  // namespace moesim::scenarios
+}  // namespace moesim::models

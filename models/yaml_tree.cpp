@@ -1,14 +1,12 @@
-#include "scenarios/yaml_tree.h"
-
-#include "models/yaml_documents.h"
+#include "models/yaml_tree.h"
 
 #include <algorithm>
 
 #include <yaml-cpp/yaml.h>
 
-#include "scenarios/scenario_error.h"
+#include "models/yaml_documents.h"
 
-namespace moesim::scenarios {
+namespace moesim::models {
 namespace {
 
 struct Context {
@@ -87,7 +85,7 @@ YamlEntry* YamlNode::find(std::string_view key) {
 std::string describe(const YamlNode& node) {
   switch (node.kind) {
     case YamlNode::Kind::kNull: return "an empty value";
-    case YamlNode::Kind::kScalar: return models::quoted_excerpt(node.scalar);
+    case YamlNode::Kind::kScalar: return quoted_excerpt(node.scalar);
     case YamlNode::Kind::kList: return "a list";
     case YamlNode::Kind::kMap: return "a map";
   }
@@ -98,7 +96,7 @@ void fail_at(const SourceLoc& loc, std::string_view path, std::string_view messa
   std::string line = loc.str() + ": ";
   if (!path.empty()) line += std::string(path) + ": ";
   line += message;
-  throw ScenarioError(line);
+  throw YamlError(line);
 }
 
 std::string join_path(std::string_view parent, std::string_view key) {
@@ -108,9 +106,9 @@ std::string join_path(std::string_view parent, std::string_view key) {
 
 YamlNode parse_yaml(std::string_view text, const std::string& origin, bool with_positions, std::string_view base_path) {
   const Context ctx{origin, with_positions};
-  models::YamlDocuments docs;
+  YamlDocuments docs;
   try {
-    docs = models::load_yaml_documents(std::string(text));
+    docs = load_yaml_documents(std::string(text));
   } catch (const YAML::Exception& e) {
     SourceLoc loc{origin, 0, 0};
     if (with_positions && e.mark.line >= 0) loc = ctx.loc(e.mark);
@@ -126,4 +124,4 @@ YamlNode parse_yaml(std::string_view text, const std::string& origin, bool with_
   return convert(docs.first, ctx, std::string(base_path));
 }
 
-}  // namespace moesim::scenarios
+}  // namespace moesim::models

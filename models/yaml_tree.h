@@ -1,16 +1,25 @@
 // YamlNode: a parsed YAML document as a small tree whose every node and key knows where it came
-// from (file:line:column, or the --set flag that produced it).
+// from (file:line:column, or the --set flag that produced it). Every YAML input is read through
+// it: scenarios and sweeps, model files, hardware profiles, fabric files (docs/design.md §3).
 //
-// The loader validates this tree rather than yaml-cpp nodes so that override values can carry the
-// flag as their origin, and so that duplicate keys (which yaml-cpp keeps silently) are reported.
-// Lines and columns are 1-based.
+// Readers validate this tree (models/yaml_reader.h) rather than yaml-cpp nodes so that override
+// values can carry the flag as their origin, and so that duplicate keys (which yaml-cpp keeps
+// silently) are reported. Lines and columns are 1-based. Every error is a YamlError whose what()
+// is one line, "<origin>:<line>:<column>: <dotted.key>: <message>"; each boundary's reader
+// rethrows it as its own error type (ModelError, HardwareError, TopologyError, ScenarioError).
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace moesim::scenarios {
+namespace moesim::models {
+
+class YamlError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct SourceLoc {
   std::string origin;  // file or source name, or "--set a.b=v" for an override
@@ -45,18 +54,18 @@ struct YamlEntry {
 // For "expected X, got <describe>": "'text'", "a map", "a list" or "an empty value".
 std::string describe(const YamlNode& node);
 
-// Throws ScenarioError "<loc>: <path>: <message>" (no "<path>: " when path is empty).
+// Throws YamlError "<loc>: <path>: <message>" (no "<path>: " when path is empty).
 [[noreturn]] void fail_at(const SourceLoc& loc, std::string_view path, std::string_view message);
 
 // "a.b" + "c" -> "a.b.c"; "" + "c" -> "c".
 std::string join_path(std::string_view parent, std::string_view key);
 
 // Parses one YAML document (empty text gives a kNull node). With `with_positions` every node gets
-// `origin` plus its line and column; without, just `origin`. Throws ScenarioError for YAML syntax
+// `origin` plus its line and column; without, just `origin`. Throws YamlError for YAML syntax
 // errors ("<origin>:<line>:<col>: YAML syntax error: ..."), more than one document, map keys that
 // are not scalars, and duplicate keys. `base_path` is the dotted path the document will sit under,
 // for messages. An empty value in a map takes its key's position.
 YamlNode parse_yaml(std::string_view text, const std::string& origin, bool with_positions,
                     std::string_view base_path = "");
 
-}  // namespace moesim::scenarios
+}  // namespace moesim::models

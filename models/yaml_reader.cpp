@@ -1,4 +1,4 @@
-#include "scenarios/field_reader.h"
+#include "models/yaml_reader.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,13 +6,9 @@
 #include <cmath>
 
 #include "models/did_you_mean.h"
-#include "scenarios/units.h"
+#include "models/units.h"
 
-namespace moesim::scenarios {
-
-using models::closest_match;
-using models::join_names;
-using models::unknown_name_message;
+namespace moesim::models {
 namespace {
 
 bool is_kind(const Field& f, YamlNode::Kind k) { return f.node->kind == k; }
@@ -85,6 +81,15 @@ std::optional<Field> MapReader::get(std::string_view key) const {
     if (e.key == key) return Field{&e.value, &e.key_loc, join_path(path_, key)};
   return std::nullopt;
 }
+
+std::vector<std::string_view> MapReader::given() const {
+  std::vector<std::string_view> keys;
+  if (entries_ != nullptr)
+    for (const YamlEntry& e : *entries_) keys.push_back(e.key);
+  return keys;
+}
+
+void MapReader::fail(std::string_view message) const { fail_at(loc_, path_, message); }
 
 Field MapReader::require(std::string_view key) const {
   if (auto f = get(key)) return *f;
@@ -189,5 +194,7 @@ double as_duration_ns(const Field& f) { return with_unit(f, "a duration", parse_
 double as_bandwidth_bytes_per_s(const Field& f) { return with_unit(f, "a bandwidth", parse_bandwidth_bytes_per_s); }
 double as_rate_per_s(const Field& f) { return with_unit(f, "a rate", parse_rate_per_s); }
 double as_bytes(const Field& f) { return with_unit(f, "a size", parse_bytes); }
+double as_flops_per_s(const Field& f) { return with_unit(f, "a compute rate", parse_flops_per_s); }
+double as_power_w(const Field& f) { return with_unit(f, "a power", parse_power_w); }
 
-}  // namespace moesim::scenarios
+}  // namespace moesim::models

@@ -1,10 +1,11 @@
-#include "scenarios/units.h"
+// The one unit parser (models/units.h): every spelling, the exact values, and the messages.
+#include "models/units.h"
 
 #include <string>
 
 #include <gtest/gtest.h>
 
-namespace moesim::scenarios {
+namespace moesim::models {
 namespace {
 
 template <typename Fn>
@@ -128,5 +129,41 @@ TEST(RateUnits, RejectsBadText) {
   EXPECT_EQ(unit_error(parse_rate_per_s, "-3/s"), "expected a non-negative rate, got '-3/s'");
 }
 
+TEST(DecimalPrefixes, AreExactToTheText) {
+  EXPECT_EQ(parse_bandwidth_bytes_per_s("3.35TB/s"), 3.35e12);
+  EXPECT_EQ(parse_flops_per_s("989TFLOPS"), 989e12);
+  EXPECT_EQ(parse_flops_per_s("2.25PFLOPS"), 2.25e15);
+  EXPECT_EQ(parse_flops_per_s("1504TOPS"), 1504e12);
+  EXPECT_EQ(parse_bytes("186111111111.11111B"), 13.4e12 / 72);
+  EXPECT_EQ(parse_bytes("1.5e3 GB"), 1.5e12);
+  EXPECT_EQ(parse_duration_ns("0.1min"), 6e9);
+  EXPECT_EQ(parse_bytes("81559MiB"), 81559.0 * 1024 * 1024);
+  EXPECT_EQ(parse_bandwidth_bytes_per_s("0 B/s"), 0.0);
+}
+
+TEST(FlopsUnits, AllSpellings) {
+  EXPECT_EQ(parse_flops_per_s("989TFLOPS"), 989e12);
+  EXPECT_EQ(parse_flops_per_s("989 TFLOP/s"), 989e12);
+  EXPECT_EQ(parse_flops_per_s("5kFLOPS"), 5e3);
+  EXPECT_EQ(parse_flops_per_s("2POPS"), 2e15);
+  EXPECT_EQ(unit_error(parse_flops_per_s, "989 teraflops"),
+            "expected a compute rate with a unit (FLOPS, KFLOPS, MFLOPS, GFLOPS, TFLOPS, PFLOPS, FLOP/s, KFLOP/s, "
+            "MFLOP/s, GFLOP/s, TFLOP/s, PFLOP/s, OPS, GOPS, TOPS, POPS), got '989 teraflops'");
+  EXPECT_EQ(unit_error(parse_flops_per_s, "-1TFLOPS"), "expected a non-negative compute rate, got '-1TFLOPS'");
+}
+
+TEST(PowerUnits, WattsEitherCaseOfKilo) {
+  EXPECT_EQ(parse_power_w("700W"), 700.0);
+  EXPECT_EQ(parse_power_w("1.2kW"), 1200.0);
+  EXPECT_EQ(parse_power_w("1.2KW"), 1200.0);
+  EXPECT_EQ(parse_power_w("2MW"), 2e6);
+  EXPECT_EQ(unit_error(parse_power_w, "700"), "expected a power with a unit (W, kW, MW), got '700'");
+}
+
+TEST(ByteUnits, OutOfRange) {
+  EXPECT_EQ(unit_error(parse_bytes, "1e400GB"), "size '1e400GB' is out of range");
+  EXPECT_EQ(unit_error(parse_bytes, "1e300TiB"), "size '1e300TiB' is out of range");
+}
+
 }  // namespace
-}  // namespace moesim::scenarios
+}  // namespace moesim::models
