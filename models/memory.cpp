@@ -41,14 +41,21 @@ struct LayerParams {
 LayerParams mlp_params(const ModelSpec& m, const ModelSpec& shard, bool moe, std::int64_t experts_per_rank,
                        const MemoryOptions& o) {
   LayerParams p;
+  if (o.side == MemorySide::kExperts && !moe) return p;  // dense layers stay with attention
   if (!moe) {
     p.replicated = static_cast<double>(mlp_gate_up(shard, shard.dense_intermediate).params() +
                                        mlp_down(shard, shard.dense_intermediate).params());
     return p;
   }
   const double expert = static_cast<double>(expert_params(m));
+  const double router_params = static_cast<double>(router(m).params());
+  if (o.side == MemorySide::kAttention) {
+    p.replicated = router_params;  // the experts live on the other side
+    return p;
+  }
   p.routed = expert * static_cast<double>(experts_per_rank) / o.moe_tp;
-  p.replicated = expert * m.shared_experts / o.shared_expert_split + static_cast<double>(router(m).params());
+  p.replicated = expert * m.shared_experts / o.shared_expert_split;
+  if (o.side == MemorySide::kWhole) p.replicated += router_params;
   return p;
 }
 
@@ -73,12 +80,14 @@ MemoryPlan plan_rank_memory(const ModelSpec& m, const MemoryOptions& o) {
 
   double replicated = 0, routed = 0;
   int caching = 0, linear = 0;  // the stage's token-caching and linear-attention layers
+  const bool experts_only = o.side == MemorySide::kExperts;
   for (int l = begin; l < end; ++l) {
     const LayerParams p = mlp_params(m, shard, m.is_moe_layer(l), experts_per_rank, o);
     const bool is_linear = m.is_linear_layer(l);
-    replicated += (is_linear ? linear_layer : attention_layer) + p.replicated;
+    if (!experts_only) replicated += is_linear ? linear_layer : attention_layer;
+    replicated += p.replicated;
     routed += p.routed;
-    (is_linear ? linear : caching) += 1;
+    if (!experts_only) (is_linear ? linear : caching) += 1;
   }
   // A loaded MTP module (DeepSeek-V3 §2.2) is one more block shaped like the model's MoE layers
   // (a dense one for dense models) plus its [2h -> h] projection; it shares embedding and head.
@@ -89,7 +98,8 @@ MemoryPlan plan_rank_memory(const ModelSpec& m, const MemoryOptions& o) {
     routed += p.routed;
   }
   const double table = static_cast<double>(m.vocab) * m.hidden;
-  const double embedding = m.tie_embeddings && first && last ? table : table * ((first ? 1 : 0) + (last ? 1 : 0));
+  double embedding = m.tie_embeddings && first && last ? table : table * ((first ? 1 : 0) + (last ? 1 : 0));
+  if (experts_only) embedding = 0;
   plan.routed_expert_bytes = routed * eb;
   plan.weight_bytes = replicated * wb + embedding * ab + plan.routed_expert_bytes;
 
@@ -113,7 +123,11 @@ MemoryPlan plan_rank_memory(const ModelSpec& m, const MemoryOptions& o) {
   const double inter = std::max(shard.dense_intermediate, m.moe_intermediate * std::max(1, m.shared_experts));
   // Live activations of one layer: residual, normed input, attention output, MLP intermediate.
   plan.activation_bytes = budget * ab * (4.0 * m.hidden + 2.0 * inter);
-  if (m.routed_experts > 0) {
+  if (m.routed_experts > 0 && o.side == MemorySide::kAttention) {
+    // Its tokens out to the experts and their top-k results back (send and receive buffers).
+    plan.comm_buffer_bytes =
+        budget * m.hidden * (bytes_per_element(m.dispatch_dtype) + m.top_k * bytes_per_element(m.combine_dtype));
+  } else if (m.routed_experts > 0) {
     if (o.moe_tp > 1) {
       // Every rank gathers the tokens of all attention groups and runs its expert shards on the
       // ones routed to them; gather and scatter buffers hold the hidden states.

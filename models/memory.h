@@ -16,6 +16,12 @@
 // token budget of one step; under MoE TP every rank gathers the tokens of `moe_token_groups`
 // attention groups instead of dispatching them.
 //
+// Attention-FFN disaggregation splits every layer between two kinds of rank (MemorySide): an
+// attention rank holds all but the experts (routers included) and the KV cache, with buffers for
+// its tokens going out and their top-k results coming back; an expert rank holds its EP share of
+// the routed experts and a whole copy of the shared experts, and no KV cache (its plan's
+// kv_bytes is what is left over; token_budget_per_rank is then the tokens it receives per step).
+//
 // KV cache per token on a rank: its stage's layers (plus loaded MTP modules and a draft model's
 // layers) of its attention shard: GQA caches kv_heads / tp heads, MLA the whole latent (replicated
 // over the TP group). kv_capacity_tokens divides the KV budget by those bytes; with local
@@ -35,7 +41,13 @@
 
 namespace moesim::models {
 
+// Which part of every layer a rank holds: all of it, or one side of attention-FFN
+// disaggregation (sim/afd_step.h): attention (attention, dense layers, routers, embedding, LM
+// head and the KV cache) or experts (each MoE layer's routed expert slots and shared experts).
+enum class MemorySide { kWhole, kAttention, kExperts };
+
 struct MemoryOptions {
+  MemorySide side = MemorySide::kWhole;
   int ep = 1;
   int redundant_experts = 0;  // extra expert slots per MoE layer over the EP group (EPLB)
   int attention_tp = 1;

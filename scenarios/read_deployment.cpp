@@ -7,6 +7,7 @@
 #include "models/layer_ops.h"
 #include "models/parallel_shard.h"
 #include "scenarios/read_sections.h"
+#include "sim/afd.h"
 #include "sim/moe_comm.h"
 #include "sim/overlap.h"
 #include "sim/placement.h"
@@ -15,9 +16,9 @@
 
 namespace moesim::scenarios {
 
-const std::vector<std::string_view> kPoolKeys = {"instances", "ranks",    "pp",      "attention",
-                                                 "moe",       "overlap",  "batch",   "speculative",
-                                                 "runtime",   "kv_tiers", "hardware"};
+const std::vector<std::string_view> kPoolKeys = {"instances", "ranks",    "pp",       "attention",
+                                                 "moe",       "overlap",  "batch",    "speculative",
+                                                 "runtime",   "kv_tiers", "hardware", "afd"};
 
 namespace {
 
@@ -35,15 +36,25 @@ std::string stage_ranks_text(const sim::PoolConfig& p) {
          std::to_string(p.pipeline_stages) + ")";
 }
 
-// A TP degree and the DP/EP degree it pairs with over a stage's ranks: the other defaults to
-// stage ranks / tp. `what` is "attention dp" or "moe ep".
+// What one side of an attention-FFN disaggregated instance must cover: "the 16 attention ranks".
+std::string side_text(const sim::PoolConfig& p, bool attention) {
+  if (!p.afd.enabled()) return stage_ranks_text(p);
+  return attention ? "the " + std::to_string(p.attention_ranks()) + " attention ranks (afd)"
+                   : "the " + std::to_string(p.expert_ranks()) + " expert ranks (ranks " + std::to_string(p.ranks) +
+                         " - afd attention_ranks " + std::to_string(p.attention_ranks()) + ")";
+}
+
+// A TP degree and the DP/EP degree it pairs with over a stage's ranks (or, with afd, over its
+// side's ranks): the other defaults to those ranks / tp. `what` is "attention dp" or "moe ep".
 void read_degrees(const std::optional<Field>& outer_f, const std::optional<Field>& tp_f, const Field& ranks,
                   const sim::PoolConfig& p, const char* what, int& outer, int& tp) {
   tp = tp_f ? as_int(*tp_f, 1) : 1;
-  const int stage = p.stage_ranks();
+  const bool attention = std::string_view(what) == "attention dp";
+  const int stage = attention ? p.attention_ranks() : p.expert_ranks();
+  const std::string stage_text = side_text(p, attention);
   if (!outer_f && stage % tp != 0)
     tp_f->fail_at_key(std::string(what).substr(0, std::string(what).find(' ')) + " tp " + std::to_string(tp) +
-                      " does not divide " + stage_ranks_text(p));
+                      " does not divide " + stage_text);
   outer = outer_f ? as_int(*outer_f, 1) : stage / tp;
   const std::int64_t product = std::int64_t{outer} * tp;
   if (product != stage)
@@ -51,7 +62,7 @@ void read_degrees(const std::optional<Field>& outer_f, const std::optional<Field
      : tp_f  ? *tp_f
              : ranks)
         .fail_at_key(std::string(what) + " " + std::to_string(outer) + " x tp " + std::to_string(tp) + " = " +
-                     std::to_string(product) + " does not match " + stage_ranks_text(p));
+                     std::to_string(product) + " does not match " + stage_text);
 }
 
 void read_moe(const MapReader& m, const Field& ranks, const ClusterShape& cluster, const models::ModelSpec& model,
@@ -145,6 +156,15 @@ void read_pool(const MapReader& m, const ClusterShape& cluster, const models::Mo
                      " layers of " + model.name);
   }
 
+  const auto afd_field = m.get("afd");
+  if (afd_field) {
+    const MapReader afd = m.map("afd", {"attention_ranks", "micro_batches"});
+    const Field attention_ranks = afd.require("attention_ranks");
+    p.afd.attention_ranks = as_int(attention_ranks, 0);  // 0: off (a sweep's baseline)
+    if (auto f = afd.get("micro_batches")) p.afd.micro_batches = as_int(*f, 1, 64);
+    if (const auto why = sim::afd_split_problem(p); !why.empty()) attention_ranks.fail_at_key(why);
+  }
+
   const MapReader attention = m.map("attention", {"dp", "tp"});
   const auto dp = attention.get("dp");
   const auto tp = attention.get("tp");
@@ -192,6 +212,8 @@ void read_pool(const MapReader& m, const ClusterShape& cluster, const models::Mo
   if (p.kv_tiers.enabled() && p.role == sim::PoolRole::kDecode)
     fail_at(tiers.loc(), tiers.path(),
             "a decode pool has no prefix cache to offload (give kv_tiers to the prefill pool)");
+  if (afd_field && p.afd.enabled())
+    if (const auto why = sim::afd_problem(p, model); !why.empty()) afd_field->fail_at_key(why);
 }
 
 }  // namespace moesim::scenarios

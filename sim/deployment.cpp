@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/parallel_shard.h"
+#include "sim/afd.h"
 #include "sim/speculative.h"
 
 namespace moesim::sim {
@@ -74,14 +75,18 @@ void check_degrees(const PoolConfig& p, const models::ModelSpec& model, const st
   if (p.pipeline_stages > model.num_layers)
     throw DeploymentError(name + "pp " + str(p.pipeline_stages) + " exceeds the " + str(model.num_layers) +
                           " layers of " + model.name);
+  if (const auto why = afd_problem(p, model); !why.empty()) throw DeploymentError(name + "afd: " + why);
   const int stage = p.stage_ranks();
   const std::string of = p.pipeline_stages == 1 ? str(stage) + " ranks"
                                                 : str(stage) + " ranks per stage (" + str(p.ranks) + " ranks / pp " +
                                                       str(p.pipeline_stages) + ")";
-  if (p.attention_dp < 1 || p.attention_tp < 1 || p.attention_dp * p.attention_tp != stage)
-    throw DeploymentError(name + "attention dp " + str(p.attention_dp) + " x tp " + str(p.attention_tp) + " != " + of);
-  if (p.moe_ep < 1 || p.moe_tp < 1 || p.moe_ep * p.moe_tp != stage)
-    throw DeploymentError(name + "moe ep " + str(p.moe_ep) + " x tp " + str(p.moe_tp) + " != " + of);
+  const std::string attention_of = p.afd.enabled() ? str(p.attention_ranks()) + " attention ranks" : of;
+  const std::string expert_of = p.afd.enabled() ? str(p.expert_ranks()) + " expert ranks" : of;
+  if (p.attention_dp < 1 || p.attention_tp < 1 || p.attention_dp * p.attention_tp != p.attention_ranks())
+    throw DeploymentError(name + "attention dp " + str(p.attention_dp) + " x tp " + str(p.attention_tp) +
+                          " != " + attention_of);
+  if (p.moe_ep < 1 || p.moe_tp < 1 || p.moe_ep * p.moe_tp != p.expert_ranks())
+    throw DeploymentError(name + "moe ep " + str(p.moe_ep) + " x tp " + str(p.moe_tp) + " != " + expert_of);
   if (const auto why = models::attention_tp_problem(model, p.attention_tp); !why.empty())
     throw DeploymentError(name + why);
   if (const auto why = models::moe_tp_problem(model, p.moe_tp); !why.empty()) throw DeploymentError(name + why);
@@ -131,6 +136,19 @@ PoolLayout layout_pool(const PoolConfig& p, const models::ModelSpec& model, cons
   mem.load_mtp = p.speculative.enabled() && p.speculative.method == SpeculativeMethod::kMtp;
   if (p.speculative.enabled() && p.speculative.method == SpeculativeMethod::kDraft)
     mem.draft_model = &p.speculative.draft_model;
+  if (p.afd.enabled()) {
+    mem.side = models::MemorySide::kExperts;
+    // An expert rank receives the tokens of attention_ranks / expert_ranks attention ranks' budgets.
+    mem.token_budget_per_rank =
+        (p.batch.token_budget_per_rank * p.attention_ranks() + p.expert_ranks() - 1) / p.expert_ranks();
+    const models::MemoryPlan experts = models::plan_rank_memory(model, mem);
+    pool.expert_memory = experts;
+    if (!(experts.kv_bytes >= 0))
+      throw DeploymentError("out of memory: " + name + model.name + "'s experts on " + str(p.expert_ranks()) + " x " +
+                            hw.name + " (ep " + str(p.moe_ep) + ") do not fit:\n" + experts.table());
+    mem.side = models::MemorySide::kAttention;
+    mem.token_budget_per_rank = p.batch.token_budget_per_rank;
+  }
   for (std::size_t s = 0; s < pool.stage_layers.size(); ++s) {
     mem.layer_begin = pool.stage_layers[s].first;
     mem.layer_end = pool.stage_layers[s].second;
@@ -225,6 +243,15 @@ std::vector<topology::ClusterConfig::NodeGroup> pool_node_groups(const Deploymen
     groups.push_back(g);
   }
   return groups;
+}
+
+models::MemoryPlan PoolLayout::mean_weights() const {
+  if (!config.afd.enabled()) return memory;
+  models::MemoryPlan m = memory;
+  const double a = config.attention_ranks(), e = config.expert_ranks();
+  m.weight_bytes = (memory.weight_bytes * a + expert_memory.weight_bytes * e) / (a + e);
+  m.routed_expert_bytes = (memory.routed_expert_bytes * a + expert_memory.routed_expert_bytes * e) / (a + e);
+  return m;
 }
 
 int Deployment::total_ranks() const {

@@ -34,9 +34,14 @@ class DeploymentError : public std::runtime_error {
 
 struct PoolLayout {
   PoolConfig config;
-  calibration::HardwareProfile hardware;           // what its ranks run on (pool_hardware())
-  int slots_per_rank = 0;                          // expert slots (routed + redundant) per EP group of every MoE layer
-  models::MemoryPlan memory;                       // per rank, of the stage with the least room for KV cache
+  calibration::HardwareProfile hardware;  // what its ranks run on (pool_hardware())
+  int slots_per_rank = 0;                 // expert slots (routed + redundant) per EP group of every MoE layer
+  models::MemoryPlan memory;              // per rank, of the stage with the least room for KV cache
+                                          // (with AFD: of an attention rank)
+  models::MemoryPlan expert_memory;       // AFD only: per expert rank
+  // The weights the pool's ranks hold, per rank on average (every rank's plan alike unless AFD
+  // splits attention and experts): what a step streams, for its power (sim/energy.h).
+  models::MemoryPlan mean_weights() const;
   std::vector<std::vector<int>> instance_devices;  // [instance][rank] -> cluster device, stage-major
   std::vector<std::pair<int, int>> stage_layers;   // [stage] -> layers [first, end)
 };

@@ -83,6 +83,22 @@ struct SpeculativeConfig {
 };
 const char* to_string(SpeculativeMethod method);
 
+// Attention-FFN disaggregation (docs/serving.md "Attention-FFN disaggregation"; sim/afd_step.h):
+// the first `attention_ranks` ranks of an instance run attention, hold the KV cache and route
+// (attention dp x tp covers them); the other ranks hold the routed and shared experts (moe ep
+// covers them). Every MoE layer sends each micro-batch's tokens from the attention ranks to the
+// expert ranks and back (M2N, N2M), and `micro_batches` micro-batches take turns on the two
+// sides so that both stay busy (MegaScale-Infer's ping-pong pipeline: Zhu et al. 2025,
+// "MegaScale-Infer: Serving Mixture-of-Experts at Scale with Disaggregated Expert Parallelism").
+struct AfdConfig {
+  int attention_ranks = 0;  // 0: no disaggregation (every rank runs both halves)
+  // A micro-batch's round trip through one layer is T_a + T_c + T_e + T_c, and a side is busy
+  // m x T_f of it (T_a ~ T_e ~ T_f): the transfers hide while m >= 2 (1 + T_c / T_f), the
+  // paper's condition. 3 meets it while a transfer takes at most half a side's compute.
+  int micro_batches = 3;
+  bool enabled() const { return attention_ranks > 0; }
+};
+
 struct PoolConfig {
   PoolRole role = PoolRole::kColocated;
   int instances = 1;
@@ -102,7 +118,12 @@ struct PoolConfig {
   // The pool's own accelerator (`deployment.<pool>.hardware`: prefill on H800 servers, decode on
   // H20 servers); null: the scenario's. Its memory plan, cost model, power and links are its own.
   std::shared_ptr<const calibration::HardwareProfile> hardware;
+  AfdConfig afd;  // attention-FFN disaggregation; off by default
   int stage_ranks() const { return ranks / pipeline_stages; }
+  // The ranks attention DP x TP covers, and those MoE EP x TP covers: a stage's ranks each, or
+  // the two sides of an attention-FFN disaggregated instance.
+  int attention_ranks() const { return afd.enabled() ? afd.attention_ranks : stage_ranks(); }
+  int expert_ranks() const { return afd.enabled() ? ranks - afd.attention_ranks : stage_ranks(); }
 };
 
 // The accelerator a pool runs on: its own, else `fallback` (the scenario's).

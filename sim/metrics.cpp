@@ -97,6 +97,11 @@ void summarize_pool(const std::vector<StepRecord>& steps, int pool_index, PoolRe
   pool.runtime_ns_per_step = pool.breakdown.runtime_ns / n;
   pool.graph_step_share = static_cast<double>(pool.breakdown.graph_steps) / n;
   for (double e : pool.breakdown.exposed_comm_ns) pool.exposed_comm_ns_per_step += e / n;
+  if (pool.afd_attention_ranks > 0 && pool.breakdown.afd_span_ns > 0) {
+    const double span = pool.breakdown.afd_span_ns;
+    pool.afd_attention_utilisation = pool.breakdown.afd_attention_busy_ns / (span * pool.afd_attention_ranks);
+    pool.afd_expert_utilisation = pool.breakdown.afd_expert_busy_ns / (span * pool.afd_expert_ranks);
+  }
   std::int64_t most = 0;
   for (const auto& st : steps)
     if (st.pool == pool_index && st.prefill_tokens == 0) most = std::max(most, st.running);

@@ -69,6 +69,11 @@ struct PoolResult {
   std::string hardware;  // the profile its ranks run on
   int instances = 0;
   int ranks = 0;  // per instance
+  // Attention-FFN disaggregation (sim/afd_step.h; 0 ranks: off): each side's ranks per instance,
+  // the micro-batches, and each side's utilisation: its compute time over its ranks' share of the
+  // steps' GPU time.
+  int afd_attention_ranks = 0, afd_expert_ranks = 0, afd_micro_batches = 0;
+  double afd_attention_utilisation = 0, afd_expert_utilisation = 0;
   // The pool's GPUs' share of the run's energy and cost (sim/energy.h): their steps' energy
   // (busy_joules over busy_gpu_s GPU-seconds) plus idle power for the rest of the run.
   double busy_joules = 0, busy_gpu_s = 0;

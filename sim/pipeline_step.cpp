@@ -24,6 +24,12 @@ InstanceStep::InstanceStep(const models::ModelSpec& model, const PoolLayout& poo
   for (int l = first.first_layer(); l < first.end_layer(); ++l) per_pass += models::layer_kernels(model, l, comm);
   const int micro = pool.config.overlap.scheme == OverlapScheme::kTwoBatch ? 2 : 1;
   kernels_ = per_pass * micro * pool.config.pipeline_stages;
+  if (pool.config.afd.enabled()) {
+    // The ping-pong pipeline runs every layer once per AFD micro-batch on each side.
+    kernels_ = per_pass * pool.config.afd.micro_batches;
+    afd_ = std::make_unique<AfdStep>(model, pool, instance, cluster, cost, routing);
+    return;
+  }
   for (const auto& layout : layouts_)
     stages_.push_back(std::make_unique<StepModel>(model, layout, cluster, cost, routing, pool.config.overlap));
   if (pool.config.speculative.enabled())
@@ -31,10 +37,12 @@ InstanceStep::InstanceStep(const models::ModelSpec& model, const PoolLayout& poo
 }
 
 void InstanceStep::set_load_stats(LoadStats* stats, int instance) {
+  if (afd_) afd_->set_load_stats(stats, instance);
   for (auto& s : stages_) s->set_load_stats(stats, instance);
 }
 
 void InstanceStep::set_trace(TraceRecorder* recorder, int pool, int instance) {
+  if (afd_) afd_->set_trace(recorder, pool, instance);
   for (auto& s : stages_) s->set_trace(recorder, pool, instance);
 }
 
@@ -96,6 +104,7 @@ Duration InstanceStep::run(std::span<const RankBatch> batches, std::int64_t step
 
 Duration InstanceStep::gpu_step(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
                                 LayerBreakdown& breakdown, Time start) {
+  if (afd_) return afd_->run(batches, step, rng, breakdown, start);
   if (stages_.size() == 1) {
     Duration d = stages_[0]->run(batches, step, rng, breakdown, start);
     if (draft_) {
@@ -107,33 +116,7 @@ Duration InstanceStep::gpu_step(std::span<const RankBatch> batches, std::int64_t
   }
   // Split every group's requests into one micro-batch per stage.
   const std::size_t stages = stages_.size(), micro = stages, groups = batches.size();
-  micro_.assign(micro * groups, RankBatch{});
-  for (std::size_t g = 0; g < groups; ++g) {
-    const RankBatch& b = batches[g];
-    auto part = [&](std::size_t m) -> RankBatch& { return micro_[m * groups + g]; };
-    for (std::size_t m = 0; m < micro; ++m) part(m).decode_queries = b.decode_queries;
-    for (std::size_t i = 0; i < b.decode_kv_lengths.size(); ++i)
-      part(i % micro).decode_kv_lengths.push_back(b.decode_kv_lengths[i]);
-    for (std::size_t i = 0; i < b.draft_kv_lengths.size(); ++i)
-      part(i % micro).draft_kv_lengths.push_back(b.draft_kv_lengths[i]);
-    std::int64_t prefill_samples = b.sampled_tokens - b.decode_tokens();
-    for (const auto& c : b.prefill_chunks) {
-      std::size_t lightest = 0;
-      for (std::size_t m = 1; m < micro; ++m)
-        if (part(m).tokens() < part(lightest).tokens()) lightest = m;
-      part(lightest).prefill_chunks.push_back(c);
-    }
-    for (std::size_t m = 0; m < micro; ++m) {
-      part(m).sampled_tokens = part(m).decode_tokens();
-      // Prompts that complete sample one token each; spread them like the chunks (approximately).
-      if (prefill_samples > 0 && !part(m).prefill_chunks.empty()) {
-        const auto chunks = static_cast<std::int64_t>(part(m).prefill_chunks.size());
-        const std::int64_t n = std::min(prefill_samples, chunks);
-        part(m).sampled_tokens += n;
-        prefill_samples -= n;
-      }
-    }
-  }
+  split_micro_batches(batches, micro, micro_);
   // Stage times, placed on the clock (for traces) as a pipeline fill: micro-batch m enters stage
   // s when stage s is done with m - 1 and stage s - 1 has sent it m.
   stage_ns_.assign(stages * micro, Duration{});

@@ -24,6 +24,7 @@
 
 #include "calibration/cost_model.h"
 #include "models/model_spec.h"
+#include "sim/afd_step.h"
 #include "sim/deployment.h"
 #include "sim/runtime.h"
 #include "sim/speculative_draft.h"
@@ -63,6 +64,7 @@ class InstanceStep {
   std::vector<InstanceLayout> layouts_;  // per stage
   std::vector<std::unique_ptr<StepModel>> stages_;
   std::unique_ptr<SpeculativeDraft> draft_;
+  std::unique_ptr<AfdStep> afd_;    // attention-FFN disaggregation: runs every step instead of stages_
   std::vector<RankBatch> micro_;    // [micro-batch][group], flattened
   std::vector<Duration> stage_ns_;  // [stage][micro-batch], flattened
   std::vector<Duration> send_;      // [stage][micro-batch]: to the next stage

@@ -43,7 +43,7 @@ struct Instance {
         rng(workloads::make_stream(
             c.seed, std::string("routing.") + to_string(pool.config.role) + "." + std::to_string(index))),
         next_rebalance_s(pool.config.placement.rebalance_interval_s),
-        work(c.model, pool.memory, pool.config.ranks, pool.slots_per_rank * pool.config.stage_ranks()) {
+        work(c.model, pool.mean_weights(), pool.config.ranks, pool.slots_per_rank * pool.config.expert_ranks()) {
     scheduler.reserve_state_tokens(pool.memory.state_tokens_per_request());
   }
   int pool_index;
@@ -99,6 +99,11 @@ class ServingRun {
       pool_results_[p].role = pools[p].config.role;
       pool_results_[p].instances = pools[p].config.instances;
       pool_results_[p].ranks = pools[p].config.ranks;
+      if (pools[p].config.afd.enabled()) {
+        pool_results_[p].afd_attention_ranks = pools[p].config.attention_ranks();
+        pool_results_[p].afd_expert_ranks = pools[p].config.expert_ranks();
+        pool_results_[p].afd_micro_batches = pools[p].config.afd.micro_batches;
+      }
       pool_results_[p].memory = pools[p].memory;
       pool_results_[p].load = LoadStats(c.model.num_moe_layers(), c.model.routed_experts, pools[p].config.instances,
                                         pools[p].config.moe_ep, cluster_.num_links());

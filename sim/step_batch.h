@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "calibration/cost_model.h"
@@ -38,5 +39,11 @@ struct RankBatch {
     return t;
   }
 };
+
+// Splits every group's batch into `micro` micro-batches: out[m * groups + g] is group g's part m.
+// Decode requests (and their drafts) go round-robin, prefill chunks each to the lightest part, and
+// the prompts that complete sample one token each in the parts that hold chunks. Padding rows
+// are not split (callers that run graphs split them themselves).
+void split_micro_batches(std::span<const RankBatch> batches, std::size_t micro, std::vector<RankBatch>& out);
 
 }  // namespace moesim::sim

@@ -89,6 +89,12 @@ struct LayerBreakdown {
   double draft_ns = 0;               // speculative-decoding draft passes, summed over steps
   double runtime_ns = 0;             // the runtime beyond the kernels (launches, host), summed over steps
   std::int64_t graph_steps = 0;      // steps that replayed a CUDA graph (sim/runtime.h)
+  // Attention-FFN disaggregation (sim/afd_step.h), summed over steps: each side's compute time
+  // summed over its ranks, the steps' GPU time, and the token rows the attention ranks sent to
+  // the expert ranks (k pairs and one shared-expert row per token), the rows the expert ranks
+  // computed and the rows the N2M returned.
+  double afd_attention_busy_ns = 0, afd_expert_busy_ns = 0, afd_span_ns = 0;
+  std::int64_t afd_rows_sent = 0, afd_rows_processed = 0, afd_rows_returned = 0;
 };
 
 class StepModel {

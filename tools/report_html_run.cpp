@@ -220,6 +220,18 @@ std::string run_report_html(const scenarios::Scenario& scenario, const sim::Simu
       data["facts"].push_back(
           Json::array({std::string(sim::to_string(p.role)) + " pool energy (kWh, " + p.hardware + ")",
                        chart_value(p.energy.joules / 3.6e6)}));
+  for (const auto& p : result.pools)
+    if (p.afd_attention_ranks > 0) {  // attention-FFN disaggregation: how busy each side was
+      const std::string pool = std::string(sim::to_string(p.role)) + " pool ";
+      data["facts"].push_back(
+          Json::array({pool + "AFD attention : expert ranks",
+                       std::to_string(p.afd_attention_ranks) + " : " + std::to_string(p.afd_expert_ranks)}));
+      data["facts"].push_back(
+          Json::array({pool + "attention side utilisation", chart_value(p.afd_attention_utilisation)}));
+      data["facts"].push_back(Json::array({pool + "expert side utilisation", chart_value(p.afd_expert_utilisation)}));
+      data["facts"].push_back(
+          Json::array({pool + "exposed transfer per step (ms)", chart_value(p.exposed_comm_ns_per_step * 1e-6)}));
+    }
   if (s.prefix_cache) {
     data["facts"].push_back(Json::array({"request routing", sim::to_string(scenario.deployment.router.policy)}));
     data["facts"].push_back(Json::array({"prefix-cache hit rate", chart_value(s.prefix_cache->hit_rate())}));

@@ -85,6 +85,19 @@ Json pool_json(const models::ModelSpec& model, const topology::Cluster& cluster,
   j["hardware"] = p.hardware;
   j["instances"] = p.instances;
   j["ranks_per_instance"] = p.ranks;
+  if (p.afd_attention_ranks > 0) {
+    // Attention-FFN disaggregation (sim/afd_step.h): the two sides and how busy each was.
+    const auto& b = p.breakdown;
+    j["afd"] = {{"attention_ranks", p.afd_attention_ranks},
+                {"expert_ranks", p.afd_expert_ranks},
+                {"micro_batches", p.afd_micro_batches},
+                {"attention_utilisation", p.afd_attention_utilisation},
+                {"expert_utilisation", p.afd_expert_utilisation},
+                {"exposed_transfer_ms_per_step", p.exposed_comm_ns_per_step * 1e-6},
+                {"rows_sent", b.afd_rows_sent},
+                {"rows_processed", b.afd_rows_processed},
+                {"rows_returned", b.afd_rows_returned}};
+  }
   j["steps"] = {{"count", p.steps}, {"mean_ms", p.mean_step_ms}, {"mean_tokens", p.mean_tokens_per_step}};
   // The steady decode state apart from ramp-up and admission steps (sim/metrics.h).
   j["steady_decode"] = {{"steps", p.steady_steps},

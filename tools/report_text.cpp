@@ -116,6 +116,13 @@ void print_pool(std::ostream& out, const models::ModelSpec& model, const sim::Po
     out << fmt("      speculative: %.1f %% of %lld draft tokens accepted\n", 100.0 * p.acceptance_rate(),
                static_cast<long long>(p.drafts_proposed));
   }
+  if (p.afd_attention_ranks > 0) {
+    out << fmt("    attention-FFN disaggregated: %d attention + %d expert ranks, %d micro-batches\n",
+               p.afd_attention_ranks, p.afd_expert_ranks, p.afd_micro_batches);
+    out << fmt("      attention side %.1f %% busy, expert side %.1f %% busy; exposed transfer %.3f ms per step\n",
+               100.0 * p.afd_attention_utilisation, 100.0 * p.afd_expert_utilisation,
+               p.exposed_comm_ns_per_step * 1e-6);
+  }
   out << fmt("      exposed communication %.3f ms per step (of %.3f ms mean step)\n", p.exposed_comm_ns_per_step * 1e-6,
              p.mean_step_ms);
   print_layer_table(out, model, p);
