@@ -96,7 +96,8 @@ void read_moe(const MapReader& m, const Field& ranks, const ClusterShape& cluste
   if (auto f = m.get("dispatch_payload"))
     p.comm.dispatch_payload = as_choice(*f, "dispatch payload", names_of(models::payload_formats()));
   if (auto f = m.get("fidelity"))
-    p.comm.fidelity = as_choice(*f, "network fidelity", names_of(topology::network_fidelities()));
+    p.comm.fidelity =
+        &topology::find_fidelity(as_choice(*f, "network fidelity", names_of(topology::network_fidelities())));
   if (auto f = m.get("ll_intra_node"))
     p.comm.ll_network_only = as_choice(*f, "intra-node transport", {"scale-up", "network"}) == "network";
 

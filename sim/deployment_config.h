@@ -23,6 +23,7 @@
 #include "sim/placement.h"
 #include "sim/runtime.h"
 #include "topology/all_to_all_algorithm.h"
+#include "topology/fidelity.h"
 
 namespace moesim::sim {
 
@@ -41,7 +42,7 @@ struct MoeCommConfig {
   // The all-to-all algorithm (direct, hierarchical: DeepEP normal, low-latency: DeepEP LL), or
   // none: `allgather-reducescatter` moves the tokens by AllGather + ReduceScatter (sim/moe_comm.h).
   const topology::AllToAllAlgorithm* all_to_all = &topology::direct_all_to_all();
-  std::string fidelity = "analytic";  // analytic or flow
+  const topology::NetworkFidelity* fidelity = &topology::analytic_fidelity();  // analytic or flow
   // YAML `ll_intra_node: scale-up | network`: how DeepEP's low-latency kernels reach the ranks of
   // their own scale-up domain: over its links (default) or over RDMA like every other peer, as
   // they did before their NVLink support (May 2025) and do with NVLink traffic disabled, which

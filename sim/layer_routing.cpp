@@ -53,7 +53,7 @@ LayerRouting::LayerRouting(const models::ModelSpec& model, const InstanceLayout&
   shape_.expert_groups = std::max(1, model.expert_groups);
   nodes_ = cluster.num_nodes();
   for (int device : layout.rank_devices()) rank_node_.push_back(cluster.node_of(device));
-  aggregated_ = layout.config().comm.fidelity == "analytic" && cluster.regular();
+  aggregated_ = layout.config().comm.fidelity->closed_form() && cluster.regular();
   const topology::AllToAllAlgorithm* a2a = layout.config().comm.all_to_all;
   per_source_nodes_ = a2a != nullptr && a2a->forwards();  // forwarders see each source's nodes
   rank_domain_ = topology::rank_domains(cluster, layout.rank_devices());

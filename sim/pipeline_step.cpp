@@ -67,7 +67,7 @@ Duration InstanceStep::send_ns(const RankBatch* groups, std::size_t count, int f
     }
   }
   if (transfers.empty()) return Duration{};
-  const auto& fidelity = layouts_.front().config().comm.fidelity;
+  const auto& fidelity = *layouts_.front().config().comm.fidelity;
   return Duration::from_ns_rounded(topology::point_to_point(cluster_, transfers, fidelity).duration_ns);
 }
 

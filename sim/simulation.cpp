@@ -350,7 +350,7 @@ class ServingRun {
     const Instance& to = pick(1);
     const int dst = to.layout.rank_devices()[static_cast<std::size_t>(src) % to.layout.rank_devices().size()];
     const double bytes = config_.model.kv_bytes_for_context(rec.input_tokens);
-    const auto& fidelity = deployment_.pools().back().config.comm.fidelity;
+    const auto& fidelity = *deployment_.pools().back().config.comm.fidelity;
     const Duration d =
         Duration::from_ns_rounded(topology::point_to_point(cluster_, {{src, dst, bytes}}, fidelity).duration_ns);
     const std::size_t link_class = cluster_.same_scaleup_domain(src, dst) ? 0 : 1;

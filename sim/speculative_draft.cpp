@@ -55,7 +55,7 @@ double SpeculativeDraft::dense_draft_pass_ns() const {
     double layer = c.attention + c.dense_mlp;
     if (attention_tp_ > 1)
       layer += 2.0 * tp_collective_ns(cluster_, group_devices_[g], topology::CollectiveKind::kAllReduce,
-                                      static_cast<double>(b.tokens()) * row, fidelity_);
+                                      static_cast<double>(b.tokens()) * row, *fidelity_);
     worst = std::max(worst, layer * module_.num_layers + c.lm_head);
   }
   return worst;

@@ -53,7 +53,7 @@ class SpeculativeDraft {
   int passes_;
   bool mtp_;
   int attention_tp_;
-  std::string fidelity_;
+  const topology::NetworkFidelity* fidelity_;
   std::vector<std::vector<int>> group_devices_;  // method draft: [attention group] -> devices
   std::unique_ptr<StepModel> step_;              // method mtp
   std::vector<RankBatch> batches_;

@@ -51,7 +51,7 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
   dispatch_options_.scale = dispatch_bytes_per_token_;
   combine_options_.direction = topology::Direction::kCombine;
   combine_options_.scale = combine_bytes_per_token_;
-  combine_mirrors_dispatch_ = dispatch_options_.fidelity == "analytic" && dispatch_options_.scale > 0;
+  combine_mirrors_dispatch_ = dispatch_options_.fidelity->closed_form() && dispatch_options_.scale > 0;
   low_latency_ = comm.low_latency();
   hbm_passes_ = dispatch_options_.algorithm->hbm_passes();
   combine_fixed_ns_ = topology::a2a_fixed_ns(cluster.config(), combine_options_, deployment.ep());
@@ -261,7 +261,7 @@ void StepModel::gather_scatter(MicroBatch& mb, PhaseTimes& phases, LayerBreakdow
   const std::int64_t widest = mb.tokens.empty() ? 0 : *std::max_element(mb.tokens.begin(), mb.tokens.end());
   const double ranks = static_cast<double>(mb.tokens.size());
   const double gathered = static_cast<double>(widest) * ranks;  // tokens every rank ends up holding
-  const std::string& fidelity = deployment_.config().comm.fidelity;
+  const topology::NetworkFidelity& fidelity = *deployment_.config().comm.fidelity;
   const auto& devices = deployment_.rank_devices();
   mb.dispatch_ns = tp_collective_ns(cluster_, devices, topology::CollectiveKind::kAllGather,
                                     gathered * dispatch_bytes_per_token_, fidelity);

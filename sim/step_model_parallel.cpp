@@ -82,7 +82,7 @@ void StepModel::cost_micro_batch(MicroBatch& mb, std::span<const RankBatch> grou
   // The step's TP collectives: hidden states of each group's tokens (and, under MoE TP, of the
   // whole stage's, padded to the widest rank's share as NCCL's equal-sized blocks are).
   const double row_bytes = static_cast<double>(model_.hidden) * models::bytes_per_element(model_.activation_dtype);
-  const std::string& fidelity = deployment_.config().comm.fidelity;
+  const topology::NetworkFidelity& fidelity = *deployment_.config().comm.fidelity;
   auto time = [&](const std::vector<int>& devices, topology::CollectiveKind kind, double bytes) {
     return tp_collective_ns(cluster_, devices, kind, bytes, fidelity);
   };

@@ -13,6 +13,6 @@
 namespace moesim::sim {
 
 double tp_collective_ns(const topology::Cluster& cluster, const std::vector<int>& devices,
-                        topology::CollectiveKind kind, double bytes, const std::string& fidelity);
+                        topology::CollectiveKind kind, double bytes, const topology::NetworkFidelity& fidelity);
 
 }  // namespace moesim::sim

@@ -97,7 +97,7 @@ CommEstimate estimate_comm(const CommOptions& o) {
 
   topology::AllToAllOptions a;
   a.algorithm = &topology::find_all_to_all(o.algo);
-  a.fidelity = o.fidelity;
+  a.fidelity = &topology::find_fidelity(o.fidelity);
   a.direction = o.op == "dispatch" ? topology::Direction::kDispatch : topology::Direction::kCombine;
   a.scale = token_bytes;
   a.network_only = o.intra_node == "network";

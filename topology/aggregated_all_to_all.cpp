@@ -119,8 +119,10 @@ void AggregatedAllToAll::links(const A2aVolumes& v, const AllToAllOptions& o, Co
 }
 
 void AggregatedAllToAll::fill_volumes(const AggregatedTraffic& t, const AllToAllOptions& o, A2aVolumes& v) const {
-  if (o.fidelity != "analytic")
-    throw TopologyError("aggregated all-to-all: fidelity '" + o.fidelity + "' needs the full traffic matrix");
+  if (o.fidelity == nullptr || !o.fidelity->closed_form())
+    throw TopologyError("aggregated all-to-all: fidelity '" +
+                        std::string(o.fidelity ? o.fidelity->name() : std::string_view("none")) +
+                        "' needs the full traffic matrix");
   if (!(o.scale >= 0)) throw TopologyError("all-to-all: scale must be non-negative");
   const auto R = static_cast<std::size_t>(layout_.ranks), N = static_cast<std::size_t>(nodes_);
   for (const TrafficMargins* m : {&t.pairs, &t.rank_tokens, &t.node_tokens}) {

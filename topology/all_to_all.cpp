@@ -15,7 +15,7 @@ namespace {
 
 void check(const Cluster& cluster, const std::vector<int>& rank_device, const TrafficView& t,
            const AllToAllOptions& o) {
-  find_fidelity(o.fidelity);
+  if (o.fidelity == nullptr) throw TopologyError("all-to-all: no network fidelity given");
   const int n = static_cast<int>(rank_device.size());
   if (!t.pair || t.pair->ranks() != n)
     throw TopologyError("all-to-all: traffic matrix and rank placement disagree on the rank count");
@@ -57,13 +57,13 @@ Schedule all_to_all_schedule(const Cluster& cluster, const std::vector<int>& ran
 
 CommResult all_to_all(const Cluster& cluster, const std::vector<int>& rank_device, TrafficView traffic,
                       const AllToAllOptions& options) {
-  if (options.fidelity == "analytic" && cluster.regular()) {
+  if (options.fidelity == nullptr) throw TopologyError("all-to-all: no network fidelity given");
+  if (options.fidelity->closed_form() && cluster.regular()) {
     check(cluster, rank_device, traffic, options);
     return all_to_all_closed_form(cluster, *cluster.route_cache().layout(cluster, rank_device, options.network_only),
                                   traffic, options);
   }
-  CommResult r = run_schedule(cluster, all_to_all_schedule(cluster, rank_device, traffic, options),
-                              find_fidelity(options.fidelity));
+  CommResult r = run_schedule(cluster, all_to_all_schedule(cluster, rank_device, traffic, options), *options.fidelity);
   r.fixed_ns = r.transfer_ns > 0 ? a2a_fixed_ns(cluster.config(), options, static_cast<int>(rank_device.size())) : 0.0;
   r.duration_ns += r.fixed_ns;
   return r;

@@ -25,6 +25,7 @@
 #include "topology/all_to_all_algorithm.h"
 #include "topology/cluster.h"
 #include "topology/comm.h"
+#include "topology/fidelity.h"
 #include "topology/traffic.h"
 
 namespace moesim::topology {
@@ -33,10 +34,10 @@ enum class Direction { kDispatch, kCombine };
 
 struct AllToAllOptions {
   const AllToAllAlgorithm* algorithm = &direct_all_to_all();  // find_all_to_all() resolves a name
-  std::string fidelity = "analytic";
-  Direction direction = Direction::kDispatch;  // kCombine reverses every flow
-  double scale = 1.0;                          // multiplies every traffic entry (tokens -> bytes)
-  bool network_only = false;                   // see above: intra-domain pairs over the network
+  const NetworkFidelity* fidelity = &analytic_fidelity();     // find_fidelity() resolves a name
+  Direction direction = Direction::kDispatch;                 // kCombine reverses every flow
+  double scale = 1.0;                                         // multiplies every traffic entry (tokens -> bytes)
+  bool network_only = false;                                  // see above: intra-domain pairs over the network
 };
 
 struct AlgorithmInfo {

@@ -83,12 +83,12 @@ Schedule collective_schedule(const Cluster& cluster, const std::vector<int>& dev
 
 CommResult collective(const Cluster& cluster, const std::vector<int>& group_devices, CollectiveKind kind, double bytes,
                       const CollectiveOptions& options) {
-  const NetworkFidelity& fidelity = find_fidelity(options.fidelity);
-  return run_schedule(cluster, collective_schedule(cluster, group_devices, kind, bytes, options.algorithm), fidelity);
+  if (options.fidelity == nullptr) throw TopologyError("collective: no network fidelity given");
+  return run_schedule(cluster, collective_schedule(cluster, group_devices, kind, bytes, options.algorithm),
+                      *options.fidelity);
 }
 
-CommResult point_to_point(const Cluster& cluster, const std::vector<Transfer>& transfers, std::string_view fidelity) {
-  const NetworkFidelity& f = find_fidelity(fidelity);
+CommResult point_to_point(const Cluster& cluster, const std::vector<Transfer>& transfers, const NetworkFidelity& f) {
   Stage s;
   for (const Transfer& t : transfers) {
     if (t.src_device < 0 || t.src_device >= cluster.num_devices() || t.dst_device < 0 ||

@@ -26,7 +26,7 @@ enum class CollectiveAlgorithm { kRing, kTree };
 
 struct CollectiveOptions {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
-  std::string fidelity = "analytic";
+  const NetworkFidelity* fidelity = &analytic_fidelity();
 };
 
 // The registry: each algorithm's name and description, in CollectiveAlgorithm's order.
@@ -47,6 +47,6 @@ struct Transfer {
   double bytes = 0;
 };
 CommResult point_to_point(const Cluster& cluster, const std::vector<Transfer>& transfers,
-                          std::string_view fidelity = "analytic");
+                          const NetworkFidelity& fidelity = analytic_fidelity());
 
 }  // namespace moesim::topology

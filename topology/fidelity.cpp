@@ -49,6 +49,7 @@ double route_loads(const Cluster& cluster, const std::vector<Flow>& flows, std::
 class AnalyticFidelity final : public NetworkFidelity {
  public:
   std::string_view name() const override { return "analytic"; }
+  bool closed_form() const override { return true; }
   double transfer_ns(const Cluster& cluster, const std::vector<Flow>& flows,
                      std::vector<double>& link_bytes) const override {
     return route_loads(cluster, flows, link_bytes);
@@ -114,6 +115,9 @@ std::vector<FidelityInfo> network_fidelities() {
   return {{"analytic", "bottleneck link: max over links of load / capacity, plus latency and per-message terms"},
           {"flow", "max-min fair sharing of link capacity along ECMP routes, re-solved as flows finish"}};
 }
+
+const NetworkFidelity& analytic_fidelity() { return kAnalytic; }
+const NetworkFidelity& flow_fidelity() { return kFlow; }
 
 const NetworkFidelity& find_fidelity(std::string_view name) {
   if (name == kAnalytic.name()) return kAnalytic;

@@ -18,6 +18,9 @@ class NetworkFidelity {
  public:
   virtual ~NetworkFidelity() = default;
   virtual std::string_view name() const = 0;
+  // Whether a stage's time is its busiest link's load alone (analytic), which the closed forms
+  // of a preset fabric compute without building a schedule (topology/a2a_closed_form.h).
+  virtual bool closed_form() const { return false; }
   // Bandwidth-limited time of one stage, in ns. Adds each link's bytes to `link_bytes`
   // (sized num_links()), which the caller zeroes.
   virtual double transfer_ns(const Cluster& cluster, const std::vector<Flow>& flows,
@@ -29,8 +32,10 @@ struct FidelityInfo {
   std::string_view description;
 };
 std::vector<FidelityInfo> network_fidelities();
-// Throws TopologyError naming the valid fidelities.
+// Throws TopologyError naming the valid fidelities. Names are resolved once, where they are read.
 const NetworkFidelity& find_fidelity(std::string_view name);
+const NetworkFidelity& analytic_fidelity();  // the default everywhere
+const NetworkFidelity& flow_fidelity();
 
 CommResult run_schedule(const Cluster& cluster, const Schedule& schedule, const NetworkFidelity& fidelity);
 

@@ -49,7 +49,7 @@ TEST(ScenarioSections, DeepSeekDecodeGivesTypedValues) {
   EXPECT_EQ(p.placement.replica_split, sim::ReplicaSplit::kLocal);
   EXPECT_EQ(p.placement.rebalance_interval_s, 600.0);
   EXPECT_EQ(p.comm.all_to_all, &topology::low_latency_all_to_all());
-  EXPECT_EQ(p.comm.fidelity, "flow");
+  EXPECT_EQ(p.comm.fidelity, &topology::flow_fidelity());
 
   EXPECT_EQ(s.routing.model, "group-limited");
   EXPECT_EQ(s.routing.base, "zipf");
@@ -97,7 +97,7 @@ TEST(ScenarioSections, DefaultsAreTheConfigStructs) {
   EXPECT_EQ(p.placement.replica_split, sim::ReplicaSplit::kEven);
   EXPECT_EQ(p.placement.rebalance_interval_s, 0.0);
   EXPECT_EQ(p.comm.all_to_all, &topology::direct_all_to_all());
-  EXPECT_EQ(p.comm.fidelity, "analytic");
+  EXPECT_EQ(p.comm.fidelity, &topology::analytic_fidelity());
   EXPECT_EQ(s.cluster.rails, 8);  // the hgx preset: rail-optimised
   EXPECT_EQ(s.cluster.spines, 4);
   EXPECT_FALSE(s.routing.group_limit.enabled);

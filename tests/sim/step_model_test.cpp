@@ -572,10 +572,12 @@ TEST(GatherScatterMoe, DispatchIsTheAllGatherOfEveryRanksTokens) {
   f.run(f.decode_batches(64, 1000), lb);
   const auto& devices = f.layout->rank_devices();
   const double tokens = 64.0 * static_cast<double>(devices.size());
-  const double gather = tp_collective_ns(f.cluster, devices, topology::CollectiveKind::kAllGather,
-                                         tokens * models::dispatch_bytes_per_token(f.model), "analytic");
-  const double scatter = tp_collective_ns(f.cluster, devices, topology::CollectiveKind::kReduceScatter,
-                                          tokens * models::combine_bytes_per_token(f.model), "analytic");
+  const double gather =
+      tp_collective_ns(f.cluster, devices, topology::CollectiveKind::kAllGather,
+                       tokens * models::dispatch_bytes_per_token(f.model), topology::analytic_fidelity());
+  const double scatter =
+      tp_collective_ns(f.cluster, devices, topology::CollectiveKind::kReduceScatter,
+                       tokens * models::combine_bytes_per_token(f.model), topology::analytic_fidelity());
   const int layer = f.model.first_k_dense;  // the first MoE layer
   EXPECT_NEAR(lb.layer_ns[static_cast<std::size_t>(layer)][static_cast<int>(Phase::kDispatch)], gather, 1e-6 * gather);
   EXPECT_NEAR(lb.layer_ns[static_cast<std::size_t>(layer)][static_cast<int>(Phase::kCombine)], scatter, 1e-6 * scatter);

@@ -62,12 +62,12 @@ struct Node {
 
 // The faster of NCCL's ring and tree schedules for the collective.
 double nccl_ns(const Node& n, std::vector<int> devices, topology::CollectiveKind kind, double bytes) {
-  const double ring =
-      topology::collective(n.cluster, devices, kind, bytes, {topology::CollectiveAlgorithm::kRing, "analytic"})
-          .duration_ns;
-  const double tree =
-      topology::collective(n.cluster, devices, kind, bytes, {topology::CollectiveAlgorithm::kTree, "analytic"})
-          .duration_ns;
+  const double ring = topology::collective(n.cluster, devices, kind, bytes,
+                                           {topology::CollectiveAlgorithm::kRing, &topology::analytic_fidelity()})
+                          .duration_ns;
+  const double tree = topology::collective(n.cluster, devices, kind, bytes,
+                                           {topology::CollectiveAlgorithm::kTree, &topology::analytic_fidelity()})
+                          .duration_ns;
   return std::min(ring, tree);
 }
 
@@ -122,7 +122,7 @@ TEST(AttentionTensorParallel, DenseLayersAllReduceTwice) {
   const double bytes = 32.0 * model.hidden * 2;
   double ring = topology::collective(cluster, {0, 1, 2, 3}, topology::CollectiveKind::kAllReduce, bytes).duration_ns;
   double tree = topology::collective(cluster, {0, 1, 2, 3}, topology::CollectiveKind::kAllReduce, bytes,
-                                     {topology::CollectiveAlgorithm::kTree, "analytic"})
+                                     {topology::CollectiveAlgorithm::kTree, &topology::analytic_fidelity()})
                     .duration_ns;
   EXPECT_NEAR(phase(lb, 0, Phase::kTpComm), 2 * std::min(ring, tree), 1.0);
   EXPECT_EQ(phase(lb, 0, Phase::kDispatch), 0.0);

@@ -286,7 +286,7 @@ TEST(AggregatedAllToAll, RefusesFlowFidelityAndWrongShapes) {
   AggregatedTraffic t;
   t.assign(8, 1);
   AllToAllOptions o;
-  o.fidelity = "flow";
+  o.fidelity = &flow_fidelity();
   try {
     agg(t, o);
     FAIL() << "expected TopologyError";

@@ -20,7 +20,8 @@ constexpr double kS = 64 << 20;
 TEST(Collectives, RingAllReduceMovesTwiceTheBufferOverNvlink) {
   const Cluster c = hgx(1);
   for (const char* fidelity : {"analytic", "flow"}) {
-    const CommResult r = collective(c, kTp8, CollectiveKind::kAllReduce, kS, {CollectiveAlgorithm::kRing, fidelity});
+    const CommResult r =
+        collective(c, kTp8, CollectiveKind::kAllReduce, kS, {CollectiveAlgorithm::kRing, &find_fidelity(fidelity)});
     const double bw = c.effective_scaleup_bytes_per_s();
     // 2 (n-1) steps of S/n on every NVLink port, each paying the NVLink route latency.
     EXPECT_NEAR(r.transfer_ns, 2.0 * 7 / 8 * kS / bw * 1e9, 1e-6 * r.transfer_ns) << fidelity;
@@ -38,16 +39,18 @@ TEST(Collectives, AllGatherAndReduceScatterMoveHalfAnAllReduce) {
 
 TEST(Collectives, TreeTradesBandwidthForFewerLatencies) {
   const Cluster c = hgx(1);
-  const CommResult ring =
-      collective(c, kTp8, CollectiveKind::kAllGather, 8 * 1024, {CollectiveAlgorithm::kRing, "analytic"});
-  const CommResult tree =
-      collective(c, kTp8, CollectiveKind::kAllGather, 8 * 1024, {CollectiveAlgorithm::kTree, "analytic"});
+  const CommResult ring = collective(c, kTp8, CollectiveKind::kAllGather, 8 * 1024,
+                                     {CollectiveAlgorithm::kRing, &topology::analytic_fidelity()});
+  const CommResult tree = collective(c, kTp8, CollectiveKind::kAllGather, 8 * 1024,
+                                     {CollectiveAlgorithm::kTree, &topology::analytic_fidelity()});
   EXPECT_LT(tree.duration_ns, ring.duration_ns);  // 3 steps instead of 7: small messages favour the tree
   EXPECT_NEAR(tree.latency_ns, 3 * c.config().scaleup_latency_ns, 1e-6);
   // Same bytes per member overall: (n-1)/n of the buffer.
-  const CommResult big = collective(c, kTp8, CollectiveKind::kAllGather, kS, {CollectiveAlgorithm::kTree, "analytic"});
+  const CommResult big =
+      collective(c, kTp8, CollectiveKind::kAllGather, kS, {CollectiveAlgorithm::kTree, &topology::analytic_fidelity()});
   EXPECT_NEAR(big.transfer_ns, collective(c, kTp8, CollectiveKind::kAllGather, kS).transfer_ns, 1e-6 * big.transfer_ns);
-  const CommResult ar = collective(c, kTp8, CollectiveKind::kAllReduce, kS, {CollectiveAlgorithm::kTree, "flow"});
+  const CommResult ar =
+      collective(c, kTp8, CollectiveKind::kAllReduce, kS, {CollectiveAlgorithm::kTree, &topology::flow_fidelity()});
   EXPECT_GT(ar.duration_ns, 0);
 }
 
@@ -70,7 +73,7 @@ TEST(PointToPoint, KvTransferAcrossNodesUsesTheNicAndSharesIt) {
   EXPECT_NEAR(one, kS / c.effective_nic_bytes_per_s() * 1e9, 1e-6 * one);
   // Two transfers into one GPU share its NIC, at both fidelities.
   for (const char* f : {"analytic", "flow"})
-    EXPECT_NEAR(point_to_point(c, {{0, 8, kS}, {1, 8, kS}}, f).transfer_ns, 2 * one, 1e-6 * one) << f;
+    EXPECT_NEAR(point_to_point(c, {{0, 8, kS}, {1, 8, kS}}, find_fidelity(f)).transfer_ns, 2 * one, 1e-6 * one) << f;
   // Inside a node it is NVLink.
   EXPECT_NEAR(point_to_point(c, {{0, 1, kS}}).transfer_ns, kS / c.effective_scaleup_bytes_per_s() * 1e9, 1);
 }

@@ -45,7 +45,7 @@ TrafficMatrix hot_receiver(int n, double bytes, int hot, double factor) {
 double run(const Cluster& c, const TrafficMatrix& t, const char* algo, const char* fidelity) {
   AllToAllOptions o;
   o.algorithm = &find_all_to_all(algo);
-  o.fidelity = fidelity;
+  o.fidelity = &find_fidelity(fidelity);
   return all_to_all(c, identity(t.ranks()), t, o).duration_ns;
 }
 
@@ -197,7 +197,7 @@ TEST(AllToAllAlgorithms, LowLatencyPaysPerMessage) {
   o.algorithm = &find_all_to_all("low-latency");
   const CommResult r = all_to_all(c, identity(16), t, o);
   EXPECT_NEAR(r.message_ns, 8 * 16 * 1e9 / c.config().nic_messages_per_s, 1e-9);  // 8 remote peers x 16 tokens
-  o.fidelity = "flow";
+  o.fidelity = &flow_fidelity();
   EXPECT_NEAR(all_to_all(c, identity(16), t, o).message_ns, r.message_ns, 1e-9);
 }
 
@@ -213,7 +213,8 @@ TEST(AllToAllAlgorithms, UnknownNamesAndBadPlacementsThrow) {
   o.algorithm = nullptr;
   EXPECT_THROW(all_to_all(c, identity(8), uniform(8, 1), o), TopologyError);
   o = {};
-  o.fidelity = "packet";
+  EXPECT_THROW(find_fidelity("packet"), TopologyError);
+  o.fidelity = nullptr;
   EXPECT_THROW(all_to_all(c, identity(8), uniform(8, 1), o), TopologyError);
   EXPECT_THROW(all_to_all(c, identity(16), uniform(16, 1)), TopologyError);  // more ranks than devices
   EXPECT_THROW(all_to_all(c, {0, 0}, uniform(2, 1)), TopologyError);         // two ranks on one device

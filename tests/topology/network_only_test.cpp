@@ -122,7 +122,7 @@ TEST(NetworkOnlyAllToAll, ClosedFormLoadsEveryLinkAsTheRoutedSchedule) {
             << name << " " << algo;
         // Max-min sharing never beats the bottleneck link.
         AllToAllOptions flow = o;
-        flow.fidelity = "flow";
+        flow.fidelity = &flow_fidelity();
         EXPECT_GE(all_to_all(c, devices, t, flow).transfer_ns, closed.transfer_ns * (1 - 1e-9)) << name << " " << algo;
       }
   }

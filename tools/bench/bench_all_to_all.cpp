@@ -47,7 +47,7 @@ void BM_AllToAll(benchmark::State& state, const char* algorithm, const char* fid
   const Setup s = make_setup(skewed);
   AllToAllOptions o;
   o.algorithm = &find_all_to_all(algorithm);
-  o.fidelity = fidelity;
+  o.fidelity = &find_fidelity(fidelity);
   o.scale = 7456;                                                            // FP8 dispatch bytes per token
   benchmark::DoNotOptimize(all_to_all(s.cluster, s.devices, s.traffic, o));  // warm the routes
   for (auto _ : state) benchmark::DoNotOptimize(all_to_all(s.cluster, s.devices, s.traffic, o).duration_ns);
