@@ -3,13 +3,17 @@
 // alone when no line applies; tools/main.cpp prints it and exits 2.
 #pragma once
 
-#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "models/error.h"
 
 namespace moesim::calibration {
 
-class CalibrationError : public std::runtime_error {
+class CalibrationError : public models::Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit CalibrationError(const std::string& what, std::string position = {})
+      : Error(models::ErrorKind::kCalibration, what, std::move(position)) {}
 };
 
 }  // namespace moesim::calibration

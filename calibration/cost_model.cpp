@@ -1,10 +1,10 @@
 #include "calibration/cost_model.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <string>
 
 #include "calibration/bounded_cost_model.h"
+#include "calibration/calibration_error.h"
 #include "calibration/fitted_cost_model.h"
 #include "models/layer_ops.h"
 
@@ -86,7 +86,7 @@ std::unique_ptr<CostModel> make_cost_model(std::string_view name, const Hardware
   if (name == "fitted") return make_fitted_cost_model(hw);
   std::string valid;
   for (const auto& m : cost_models()) valid += (valid.empty() ? "" : ", ") + std::string(m.name);
-  throw std::invalid_argument("unknown cost model '" + std::string(name) + "' (valid: " + valid + ")");
+  throw CalibrationError("unknown cost model '" + std::string(name) + "' (valid: " + valid + ")");
 }
 
 }  // namespace moesim::calibration

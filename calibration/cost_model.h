@@ -81,7 +81,7 @@ struct CostModelInfo {
 };
 
 std::vector<CostModelInfo> cost_models();
-// Throws std::invalid_argument listing the valid names for an unknown model.
+// Throws CalibrationError listing the valid names for an unknown model.
 std::unique_ptr<CostModel> make_cost_model(std::string_view name, const HardwareProfile& hw);
 
 }  // namespace moesim::calibration

@@ -128,7 +128,7 @@ HardwareFile read_hardware_yaml(std::string_view text, std::string_view source_n
   try {
     return read(models::parse_yaml(text, std::string(source_name), true));
   } catch (const models::YamlError& e) {
-    throw HardwareError(e.what());
+    throw HardwareError(e.what(), e.position());
   }
 }
 

@@ -36,17 +36,19 @@
 #pragma once
 
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "calibration/hardware_profile.h"
+#include "models/error.h"
 
 namespace moesim::calibration {
 
-class HardwareError : public std::runtime_error {
+class HardwareError : public models::Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit HardwareError(const std::string& what, std::string position = {})
+      : Error(models::ErrorKind::kHardware, what, std::move(position)) {}
 };
 
 struct HardwareFile {

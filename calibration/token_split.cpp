@@ -3,16 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <stdexcept>
 #include <string>
+
+#include "calibration/calibration_error.h"
 
 namespace moesim::calibration {
 namespace {
 
 std::vector<double> weights(int n, std::string_view distribution, double s) {
   if (distribution != "uniform" && distribution != "zipf")
-    throw std::invalid_argument("unknown distribution '" + std::string(distribution) + "' (valid: uniform, zipf)");
-  if (!(s >= 0)) throw std::invalid_argument("zipf exponent must be >= 0");
+    throw CalibrationError("unknown distribution '" + std::string(distribution) + "' (valid: uniform, zipf)");
+  if (!(s >= 0)) throw CalibrationError("zipf exponent must be >= 0");
   std::vector<double> w(static_cast<std::size_t>(n), 1.0);
   if (distribution == "zipf")
     for (int g = 0; g < n; ++g) w[static_cast<std::size_t>(g)] = 1.0 / std::pow(g + 1.0, s);
@@ -39,15 +40,15 @@ std::vector<std::int64_t> apportion(std::int64_t total, const std::vector<double
 }  // namespace
 
 std::vector<std::int64_t> split_tokens(std::int64_t total, int groups, std::string_view distribution, double s) {
-  if (groups < 1) throw std::invalid_argument("groups must be >= 1");
-  if (total < 0) throw std::invalid_argument("total tokens must be >= 0");
+  if (groups < 1) throw CalibrationError("groups must be >= 1");
+  if (total < 0) throw CalibrationError("total tokens must be >= 0");
   return apportion(total, weights(groups, distribution, s));
 }
 
 std::vector<std::int64_t> all_to_all_bytes(int ranks, std::int64_t peer_bytes, std::string_view distribution, double s,
                                            std::int64_t granule) {
-  if (ranks < 1) throw std::invalid_argument("ranks must be >= 1");
-  if (peer_bytes < 0 || granule < 1) throw std::invalid_argument("bytes must be >= 0");
+  if (ranks < 1) throw CalibrationError("ranks must be >= 1");
+  if (peer_bytes < 0 || granule < 1) throw CalibrationError("bytes must be >= 0");
   const auto r = static_cast<std::size_t>(ranks);
   const std::vector<double> w = weights(ranks, distribution, s);
   std::vector<std::int64_t> out(r * r, 0);

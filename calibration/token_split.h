@@ -15,7 +15,7 @@
 
 namespace moesim::calibration {
 
-// Throws std::invalid_argument for an unknown distribution, groups < 1, total < 0 or s < 0.
+// Throws CalibrationError for an unknown distribution, groups < 1, total < 0 or s < 0.
 std::vector<std::int64_t> split_tokens(std::int64_t total, int groups, std::string_view distribution, double s);
 
 // ranks × ranks bytes (row = sender). uniform: every entry, the diagonal included, is

@@ -7,21 +7,22 @@
 // (steady_clock) or a GPU (CUDA events). It includes nothing else of ours.
 #pragma once
 
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "kernels/device_state.h"
+#include "models/error.h"
 
 namespace moesim::kernels {
 
 // A benchmark that cannot run: no device, a library call failed, a shape the backend refuses.
 // what() is one line.
-class KernelError : public std::runtime_error {
+class KernelError : public models::Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit KernelError(const std::string& what, std::string position = {})
+      : Error(models::ErrorKind::kKernel, what, std::move(position)) {}
 };
 
 enum class ElementType { kFp32, kFp16, kBf16, kFp8E4M3 };

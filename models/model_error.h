@@ -6,13 +6,17 @@
 //   "config.json: architectures: unknown architecture 'FooForCausalLM' (valid: ...)"
 #pragma once
 
-#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "models/error.h"
 
 namespace moesim::models {
 
-class ModelError : public std::runtime_error {
+class ModelError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ModelError(const std::string& what, std::string position = {})
+      : Error(ErrorKind::kModel, what, std::move(position)) {}
 };
 
 }  // namespace moesim::models

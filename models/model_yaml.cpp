@@ -221,7 +221,7 @@ ModelSpec load_model_yaml(std::string_view text, std::string_view source_name) {
   try {
     return read_model(parse_yaml(text, std::string(source_name), true));
   } catch (const YamlError& e) {
-    throw ModelError(e.what());
+    throw ModelError(e.what(), e.position());
   }
 }
 

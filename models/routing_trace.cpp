@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <stdexcept>
 
 #include "models/model_error.h"
 
@@ -72,7 +71,7 @@ void write_routing_trace(std::ostream& out, const RoutingTrace& t) {
   const auto& h = t.header;
   if (h.moe_layers < 1 || h.experts < 1 || h.experts > 65535 || h.top_k < 1 || h.top_k > h.experts ||
       h.model.size() > kMaxName)
-    throw std::invalid_argument("routing trace: bad header shape");
+    throw ModelError("routing trace: bad header shape");
   out.write(kMagic, 8);
   put(out, kRoutingTraceVersion, 4);
   put(out, static_cast<std::uint64_t>(h.moe_layers), 4);
@@ -86,7 +85,7 @@ void write_routing_trace(std::ostream& out, const RoutingTrace& t) {
     const auto per_layer = static_cast<std::size_t>(s.tokens) * static_cast<std::size_t>(h.top_k);
     if (s.tokens < 0 || s.tokens > kMaxTokens || s.ids.size() != per_layer * static_cast<std::size_t>(h.moe_layers) ||
         (h.has_weights ? s.weights.size() != s.ids.size() : !s.weights.empty()))
-      throw std::invalid_argument("routing trace: a step's ids or weights do not match its token count");
+      throw ModelError("routing trace: a step's ids or weights do not match its token count");
     put(out, static_cast<std::uint64_t>(s.tokens), 4);
     for (int l = 0; l < h.moe_layers; ++l) {
       const auto first = static_cast<std::size_t>(l) * per_layer;

@@ -55,7 +55,7 @@ struct RoutingTrace {
   std::span<const float> layer_weights(std::size_t step, int layer) const;  // empty without weights
 };
 
-// Throws std::invalid_argument if the trace is inconsistent with its header.
+// Throws ModelError if the trace is inconsistent with its header.
 void write_routing_trace(std::ostream& out, const RoutingTrace& trace);
 void write_routing_trace(const std::string& path, const RoutingTrace& trace);  // ModelError if unwritable
 RoutingTrace read_routing_trace(std::istream& in, const std::string& name);

@@ -24,14 +24,18 @@
 // A lowercase 'k' prefix is accepted wherever 'K' is (kbps, kB/s, kB, kW) and the other way round.
 #pragma once
 
-#include <stdexcept>
+#include <string>
 #include <string_view>
+#include <utility>
+
+#include "models/error.h"
 
 namespace moesim::models {
 
-class UnitError : public std::runtime_error {
+class UnitError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit UnitError(const std::string& what, std::string position = {})
+      : Error(ErrorKind::kUnit, what, std::move(position)) {}
 };
 
 double parse_duration_ns(std::string_view text);

@@ -96,7 +96,7 @@ void fail_at(const SourceLoc& loc, std::string_view path, std::string_view messa
   std::string line = loc.str() + ": ";
   if (!path.empty()) line += std::string(path) + ": ";
   line += message;
-  throw YamlError(line);
+  throw YamlError(line, loc.str());
 }
 
 std::string join_path(std::string_view parent, std::string_view key) {

@@ -9,16 +9,19 @@
 // rethrows it as its own error type (ModelError, HardwareError, TopologyError, ScenarioError).
 #pragma once
 
-#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "models/error.h"
 
 namespace moesim::models {
 
-class YamlError : public std::runtime_error {
+class YamlError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit YamlError(const std::string& what, std::string position = {})
+      : Error(ErrorKind::kYaml, what, std::move(position)) {}
 };
 
 struct SourceLoc {

@@ -2,12 +2,12 @@
 // the model (docs/scenario-reference.md, "deployment").
 #include <initializer_list>
 #include <optional>
-#include <stdexcept>
 
 #include "models/layer_ops.h"
 #include "models/parallel_shard.h"
 #include "scenarios/read_sections.h"
 #include "sim/afd.h"
+#include "sim/deployment_error.h"
 #include "sim/moe_comm.h"
 #include "sim/overlap.h"
 #include "sim/placement.h"
@@ -133,7 +133,7 @@ void read_moe(const MapReader& m, const Field& ranks, const ClusterShape& cluste
   shape.expert_groups = model.expert_groups;
   try {
     sim::validate_placement(p.placement, shape);
-  } catch (const std::invalid_argument& e) {
+  } catch (const sim::DeploymentError& e) {
     // Redundant slots with a policy that has none: the redundant count is what to change.
     const bool redundant_wrong = extra > 0 && !eplb;
     (redundant_wrong ? *redundant : first_given({&policy, &redundant, &ep}, ranks)).fail_at_key(e.what());

@@ -3,12 +3,12 @@
 // Every parameter is range-checked whichever model is chosen (so a sweep may switch models with
 // the others' parameters present); what the chosen model needs (a trace file, a group limit that
 // splits the experts) is checked for it.
-#include <stdexcept>
 #include <vector>
 
 #include "scenarios/read_sections.h"
 #include "workloads/binomial.h"
 #include "workloads/routing_model.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::scenarios {
 
@@ -90,7 +90,7 @@ workloads::RoutingConfig read_routing(const MapReader& m, const models::ModelSpe
   if (model.routed_experts > 0 && (group_model ? r.base : r.model) != "trace") {
     try {
       workloads::make_routing_model(r, workloads::routing_shape(model), 0);
-    } catch (const std::invalid_argument& e) {
+    } catch (const workloads::WorkloadError& e) {
       fail_at(m.loc(), m.path(), e.what());
     }
   }

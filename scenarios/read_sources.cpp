@@ -83,7 +83,7 @@ models::ModelSpec read_model(const Field& f, const PathContext& paths) {
     try {
       spec = hf ? models::load_hf_config(path) : models::load_model_file(path);
     } catch (const models::ModelError& e) {
-      throw ScenarioError(e.what());
+      throw ScenarioError(e.what(), e.position());
     }
   }
   override_dtypes(m, spec);
@@ -104,7 +104,7 @@ HardwareSection read_hardware(const Field& f, const PathContext& paths) {
     try {
       out.device = calibration::load_hardware_file(path);
     } catch (const calibration::HardwareError& e) {
-      throw ScenarioError(e.what());
+      throw ScenarioError(e.what(), e.position());
     }
   }
   // rank: package (default) runs a rank per device as the profile describes it; die, a rank per

@@ -17,7 +17,7 @@ decltype(auto) scenario_errors(Read&& read) {
   try {
     return std::forward<Read>(read)();
   } catch (const models::YamlError& e) {
-    throw ScenarioError(e.what());
+    throw ScenarioError(e.what(), e.position());
   }
 }
 

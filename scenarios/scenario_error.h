@@ -6,13 +6,17 @@
 // tools/ catch it once and print what() as is.
 #pragma once
 
-#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "models/error.h"
 
 namespace moesim::scenarios {
 
-class ScenarioError : public std::runtime_error {
+class ScenarioError : public models::Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ScenarioError(const std::string& what, std::string position = {})
+      : Error(models::ErrorKind::kScenario, what, std::move(position)) {}
 };
 
 }  // namespace moesim::scenarios

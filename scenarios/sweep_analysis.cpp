@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "scenarios/scenario_error.h"
+
 namespace moesim::scenarios {
 namespace {
 
@@ -44,7 +46,7 @@ std::size_t sweep_metric_index(std::string_view name) {
   const auto& all = sweep_metrics();
   for (std::size_t i = 0; i < all.size(); ++i)
     if (all[i].name == name) return i;
-  throw std::invalid_argument("unknown sweep metric '" + std::string(name) + "'");
+  throw ScenarioError("unknown sweep metric '" + std::string(name) + "'");
 }
 
 std::vector<double> sweep_metric_values(const sim::Summary& s) {

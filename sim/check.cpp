@@ -11,7 +11,7 @@ void invariant_failed(const char* expr, const char* file, int line, const std::s
   what += std::to_string(line);
   what += "): ";
   what += message;
-  throw InvariantError(what);
+  throw InvariantError(what, std::string(file) + ':' + std::to_string(line));
 }
 
 }  // namespace moesim::sim

@@ -6,14 +6,18 @@
 // the command line print one clear line.
 #pragma once
 
-#include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "models/error.h"
 
 namespace moesim::sim {
 
-class InvariantError : public std::logic_error {
+// A bug, not bad input: what() names the condition, and position() the file and line of the check.
+class InvariantError : public models::Error {
  public:
-  using std::logic_error::logic_error;
+  explicit InvariantError(const std::string& what, std::string position = {})
+      : Error(models::ErrorKind::kInvariant, what, std::move(position)) {}
 };
 
 [[noreturn]] void invariant_failed(const char* expr, const char* file, int line, const std::string& message);

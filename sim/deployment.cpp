@@ -119,7 +119,7 @@ PoolLayout layout_pool(const PoolConfig& p, const models::ModelSpec& model, cons
                             std::to_string(p.moe_ep));
     try {
       validate_placement(p.placement, shape);
-    } catch (const std::invalid_argument& e) {
+    } catch (const DeploymentError& e) {
       throw DeploymentError(name + e.what());
     }
     pool.slots_per_rank = slots / p.moe_ep;

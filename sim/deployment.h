@@ -14,7 +14,6 @@
 // pool). A pool may run on hardware of its own (PoolConfig::hardware), on whole nodes.
 #pragma once
 
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,14 +22,10 @@
 #include "models/memory.h"
 #include "models/model_spec.h"
 #include "sim/deployment_config.h"
+#include "sim/deployment_error.h"
 #include "topology/cluster.h"
 
 namespace moesim::sim {
-
-class DeploymentError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct PoolLayout {
   PoolConfig config;

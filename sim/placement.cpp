@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <numeric>
-#include <stdexcept>
 #include <string>
 
+#include "sim/check.h"
+#include "sim/deployment_error.h"
 #include "sim/placement_eplb.h"
 
 namespace moesim::sim {
@@ -59,15 +60,15 @@ ExpertPlacement::ExpertPlacement(const PlacementShape& shape, std::vector<int> s
       devices_per_node_(std::max(1, shape.devices_per_node)),
       slot_expert_(std::move(slot_expert)) {
   if (slots_per_rank_ < 1 || slot_expert_.size() != static_cast<std::size_t>(ranks_ * slots_per_rank_))
-    throw std::invalid_argument("placement: slot count does not match ep x slots per rank");
+    throw InvariantError("placement: slot count does not match ep x slots per rank");
   replica_first_.assign(static_cast<std::size_t>(experts_) + 1, 0);
   for (int e : slot_expert_) {
-    if (e < 0 || e >= experts_) throw std::invalid_argument("placement: slot holds no valid expert");
+    if (e < 0 || e >= experts_) throw InvariantError("placement: slot holds no valid expert");
     ++replica_first_[static_cast<std::size_t>(e) + 1];
   }
   for (int e = 0; e < experts_; ++e) {
     if (replica_first_[static_cast<std::size_t>(e) + 1] == 0)
-      throw std::invalid_argument("placement: expert " + std::to_string(e) + " has no slot");
+      throw InvariantError("placement: expert " + std::to_string(e) + " has no slot");
     replica_first_[static_cast<std::size_t>(e) + 1] += replica_first_[static_cast<std::size_t>(e)];
   }
   replica_slots_.resize(slot_expert_.size());
@@ -110,7 +111,7 @@ workloads::RoutingTargets ExpertPlacement::routing_targets(ReplicaSplit split) c
 
 void validate_placement(const PlacementConfig& config, const PlacementShape& s) {
   const auto bad = [&](const std::string& why) {
-    throw std::invalid_argument("placement '" + std::string(to_string(config.policy)) + "': " + why);
+    throw DeploymentError("placement '" + std::string(to_string(config.policy)) + "': " + why);
   };
   if (s.experts < 1 || s.ep < 1 || s.redundant < 0 || s.devices_per_node < 1) bad("needs experts, ep >= 1");
   if ((s.experts + s.redundant) % s.ep != 0)
@@ -129,7 +130,7 @@ void validate_placement(const PlacementConfig& config, const PlacementShape& s) 
 
 ExpertPlacement place_layer(const PlacementConfig& config, const PlacementShape& s, std::span<const double> load) {
   validate_placement(config, s);
-  if (load.size() != static_cast<std::size_t>(s.experts)) throw std::invalid_argument("placement: one load per expert");
+  if (load.size() != static_cast<std::size_t>(s.experts)) throw InvariantError("placement: one load per expert");
   const int spr = s.slots_per_rank();
   std::vector<int> slot_expert(static_cast<std::size_t>(s.ep * spr));
   if (config.policy == PlacementPolicy::kContiguous) {
@@ -161,7 +162,7 @@ std::vector<ExpertPlacement> place_experts(const PlacementConfig& config, const 
 
 std::vector<int> moved_experts(const ExpertPlacement& before, const ExpertPlacement& after) {
   if (before.ranks() != after.ranks() || before.slots() != after.slots())
-    throw std::invalid_argument("moved_experts: placements of different shapes");
+    throw InvariantError("moved_experts: placements of different shapes");
   std::vector<int> moved(static_cast<std::size_t>(after.ranks()), 0);
   const int spr = after.slots_per_rank();
   for (int r = 0; r < after.ranks(); ++r) {
@@ -182,7 +183,7 @@ std::vector<int> moved_experts(const ExpertPlacement& before, const ExpertPlacem
 
 Rebalance rebalance(const std::vector<ExpertPlacement>& current, const PlacementConfig& config,
                     const PlacementShape& shape, std::span<const std::vector<double>> observed_loads) {
-  if (current.size() != observed_loads.size()) throw std::invalid_argument("rebalance: one load vector per layer");
+  if (current.size() != observed_loads.size()) throw InvariantError("rebalance: one load vector per layer");
   Rebalance out;
   out.placement = place_experts(config, shape, observed_loads);
   out.moved_per_rank.assign(static_cast<std::size_t>(shape.ep), 0);

@@ -63,7 +63,7 @@ struct PlacementShape {
 
 std::vector<workloads::RegistryEntry> placement_policies();
 std::vector<workloads::RegistryEntry> replica_splits();
-// Names to values (std::invalid_argument listing the valid names) and back.
+// Names to values (workloads::WorkloadError listing the valid names) and back.
 PlacementPolicy placement_policy(std::string_view name);
 ReplicaSplit replica_split(std::string_view name);
 EplbStatistics eplb_statistics(std::string_view name);
@@ -95,7 +95,7 @@ class ExpertPlacement {
   std::vector<int> replica_first_, replica_slots_;  // CSR: expert → its slots
 };
 
-// Throws std::invalid_argument for an inconsistent shape (slots that do not
+// Throws DeploymentError for an inconsistent shape (slots that do not
 // divide over the ranks, redundant slots with a policy that has none, ...).
 void validate_placement(const PlacementConfig& config, const PlacementShape& shape);
 ExpertPlacement place_layer(const PlacementConfig& config, const PlacementShape& shape,

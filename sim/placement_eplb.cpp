@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <numeric>
-#include <stdexcept>
+
+#include "sim/check.h"
+#include "sim/deployment_error.h"
 
 namespace moesim::sim::eplb {
 
@@ -29,7 +31,7 @@ std::vector<int> balanced_packing(std::span<const double> weight, int packs, int
       if (used[static_cast<std::size_t>(p)] < capacity &&
           (best < 0 || load[static_cast<std::size_t>(p)] < load[static_cast<std::size_t>(best)]))
         best = p;
-    if (best < 0) throw std::logic_error("eplb: more items than pack capacity");
+    if (best < 0) throw InvariantError("eplb: more items than pack capacity");
     pack[i] = best;
     load[static_cast<std::size_t>(best)] += weight[i];
     ++used[static_cast<std::size_t>(best)];
@@ -75,7 +77,7 @@ std::vector<int> place_hierarchical(std::span<const double> load, int ranks, int
                                     int groups) {
   const int E = static_cast<int>(load.size());
   if (nodes < 1 || groups % nodes != 0 || E % groups != 0 || ranks % nodes != 0)
-    throw std::invalid_argument("eplb-hierarchical needs groups divisible by nodes and experts by groups");
+    throw DeploymentError("eplb-hierarchical needs groups divisible by nodes and experts by groups");
   const int group_size = E / groups;
   std::vector<double> group_load(static_cast<std::size_t>(groups), 0.0);
   for (int e = 0; e < E; ++e) group_load[static_cast<std::size_t>(e / group_size)] += load[static_cast<std::size_t>(e)];
@@ -88,7 +90,7 @@ std::vector<int> place_hierarchical(std::span<const double> load, int ranks, int
       if (node_of_group[static_cast<std::size_t>(g)] == n)
         for (int e = g * group_size; e < (g + 1) * group_size; ++e) experts.push_back(e);
     if (static_cast<int>(experts.size()) > ranks_per_node * slots_per_rank)
-      throw std::invalid_argument("eplb-hierarchical: a node's experts do not fit its slots");
+      throw DeploymentError("eplb-hierarchical: a node's experts do not fit its slots");
     place_block(experts, load, n * ranks_per_node, ranks_per_node, slots_per_rank, slot_expert);
   }
   return slot_expert;

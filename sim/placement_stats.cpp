@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 #include <vector>
+
+#include "sim/check.h"
 
 namespace moesim::sim {
 namespace {
@@ -34,7 +35,7 @@ Spread spread(const std::vector<double>& v) {
 ImbalanceStats layer_imbalance(const ExpertPlacement& p, std::span<const std::int64_t> slot_counts,
                                double capacity_factor) {
   if (slot_counts.size() != static_cast<std::size_t>(p.slots()))
-    throw std::invalid_argument("layer_imbalance: one count per slot expected");
+    throw InvariantError("layer_imbalance: one count per slot expected");
   ImbalanceStats st;
   std::vector<double> rank(static_cast<std::size_t>(p.ranks()), 0.0), slot(slot_counts.size());
   std::vector<double> expert(static_cast<std::size_t>(p.experts()), 0.0);

@@ -1,6 +1,6 @@
 #include "sim/request_router.h"
 
-#include <stdexcept>
+#include "sim/deployment_error.h"
 
 namespace moesim::sim {
 
@@ -17,8 +17,8 @@ RouterPolicy router_policy(const std::string& name) {
   if (name == "least-loaded") return RouterPolicy::kLeastLoaded;
   if (name == "round-robin") return RouterPolicy::kRoundRobin;
   if (name == "prefix-aware") return RouterPolicy::kPrefixAware;
-  throw std::invalid_argument("unknown request router policy '" + name +
-                              "' (valid: " + workloads::join_names(router_policies()) + ")");
+  throw DeploymentError("unknown request router policy '" + name +
+                        "' (valid: " + workloads::join_names(router_policies()) + ")");
 }
 
 const char* to_string(RouterPolicy policy) {

@@ -27,7 +27,7 @@
 namespace moesim::sim {
 
 std::vector<workloads::RegistryEntry> router_policies();
-// The policy of a registry name; throws std::invalid_argument listing the valid ones.
+// The policy of a registry name; throws DeploymentError listing the valid ones.
 RouterPolicy router_policy(const std::string& name);
 const char* to_string(RouterPolicy policy);
 

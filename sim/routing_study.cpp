@@ -1,9 +1,9 @@
 #include "sim/routing_study.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <string>
 
+#include "sim/deployment_error.h"
 #include "sim/layer_routing.h"
 #include "workloads/routing_sampler.h"
 
@@ -18,7 +18,7 @@ std::vector<LayerStudy> study_routing(const workloads::RoutingModel& routing, co
   ps.devices_per_node = o.devices_per_node;
   ps.expert_groups = shape.expert_groups;
   validate_placement(o.placement, ps);
-  if (o.steps < 1) throw std::invalid_argument("a routing study needs at least one step");
+  if (o.steps < 1) throw DeploymentError("a routing study needs at least one step");
 
   std::vector<std::int64_t> tokens(static_cast<std::size_t>(o.ep), o.tokens / o.ep);
   for (std::int64_t r = 0; r < o.tokens % o.ep; ++r) ++tokens[static_cast<std::size_t>(r)];

@@ -34,7 +34,7 @@ struct LayerStudy {
   ImbalanceStats last;  // the last step's (hottest rank and expert)
 };
 
-// Throws std::invalid_argument for a placement that does not fit the shape.
+// Throws DeploymentError for a placement that does not fit the shape or fewer than one step.
 std::vector<LayerStudy> study_routing(const workloads::RoutingModel& routing, const workloads::RoutingShape& shape,
                                       const RoutingStudy& study);
 

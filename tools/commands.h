@@ -1,23 +1,17 @@
 // The `moesim` subcommands. Each command file registers its CLI11 subcommand and returns the
 // action to run when that subcommand is chosen; the action returns the process exit code. Bad
-// input throws one of the boundary exceptions, which main() turns into one line on stderr and
-// exit code 2.
+// input throws one of the boundary exceptions, each a models::Error, which main() turns into one
+// line on stderr and the exit code of its kind (tools/error_exit.h): 2 for bad input.
 #pragma once
 
 #include <functional>
-#include <stdexcept>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
-namespace moesim::tools {
+#include "tools/command_errors.h"
 
-// A bad flag value noticed after parsing (unknown preset name, inconsistent flags): main()
-// prints "moesim: <what>" and exits 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace moesim::tools {
 
 struct Command {
   CLI::App* app = nullptr;

@@ -1,27 +1,18 @@
 // moesim: the command line. Registers the subcommands (tools/commands.h), parses flags with
 // CLI11, runs the chosen one, and is the one place where the boundary exceptions are caught:
-// bad input prints one line and exits 2.
+// every one is a models::Error, printed as one line with the exit code of its kind
+// (tools/error_exit.h): 2 for bad input.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 #include <vector>
 
-#include "calibration/calibration_error.h"
-#include "calibration/hardware_yaml.h"
 #include "kernels/all_to_all_bench.h"
-#include "kernels/bench_types.h"
-#include "models/model_error.h"
-#include "scenarios/scenario_error.h"
-#include "sim/check.h"
-#include "sim/deployment.h"
+#include "models/error.h"
 #include "tools/commands.h"
-#include "topology/cluster.h"
-#include "workloads/workload_error.h"
+#include "tools/error_exit.h"
 
 namespace {
-
-constexpr int kBadInput = 2;
-constexpr int kInternalError = 3;
 
 // Prints the one line, then ends the whole job if this process is one of an MPI-launched
 // all-to-all capture: the other processes would otherwise wait for it forever.
@@ -72,34 +63,16 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return fail(std::string(e.what()) + " (see 'moesim --help')", kBadInput);
+    return fail(std::string(e.what()) + " (see 'moesim --help')", tools::kExitBadInput);
   }
 
   try {
     for (const auto& c : commands)
       if (c.app->parsed()) return c.action();
-  } catch (const tools::UsageError& e) {
-    return fail(e.what(), kBadInput);
-  } catch (const scenarios::ScenarioError& e) {
-    return fail(e.what(), kBadInput);
-  } catch (const workloads::WorkloadError& e) {
-    return fail(e.what(), kBadInput);
-  } catch (const models::ModelError& e) {
-    return fail(e.what(), kBadInput);
-  } catch (const calibration::HardwareError& e) {
-    return fail(e.what(), kBadInput);
-  } catch (const calibration::CalibrationError& e) {
-    return fail(e.what(), kBadInput);
-  } catch (const kernels::KernelError& e) {
-    return fail(std::string("kernels: ") + e.what(), kBadInput);
-  } catch (const sim::DeploymentError& e) {
-    return fail(std::string("deployment: ") + e.what(), kBadInput);
-  } catch (const topology::TopologyError& e) {
-    return fail(std::string("cluster: ") + e.what(), kBadInput);
-  } catch (const sim::InvariantError& e) {
-    return fail(std::string("internal error: ") + e.what(), kInternalError);
-  } catch (const std::exception& e) {
-    return fail(e.what(), 1);
+  } catch (const models::Error& e) {
+    return fail(tools::error_line(e), tools::exit_code(e.kind()));
+  } catch (const std::exception& e) {  // not one of ours: a bug or the C++ runtime (bad_alloc)
+    return fail(e.what(), tools::kExitFailure);
   }
   return 0;
 }

@@ -1,6 +1,6 @@
 #include <fstream>
-#include <stdexcept>
 
+#include "tools/command_errors.h"
 #include "tools/report.h"
 
 namespace moesim::tools {
@@ -8,7 +8,7 @@ namespace {
 
 std::ofstream open_for_writing(const std::filesystem::path& path) {
   std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write '" + path.string() + "'");
+  if (!out) throw SystemError("cannot write '" + path.string() + "'");
   out.precision(10);
   return out;
 }

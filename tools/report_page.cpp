@@ -1,8 +1,8 @@
 // The shell of report.html: head with the style and the error recorder, plotly.js, the data as
 // JSON, then the page scripts.
-#include <stdexcept>
 #include <string>
 
+#include "sim/check.h"
 #include "tools/report_assets.h"
 #include "tools/report_html.h"
 
@@ -55,7 +55,7 @@ constexpr const char* kErrorRecorder =
 std::string_view report_asset(std::string_view name) {
   for (const auto& f : report_assets())
     if (f.name == name) return f.text;
-  throw std::logic_error("no report asset named '" + std::string(name) + "'");
+  throw sim::InvariantError("no report asset named '" + std::string(name) + "'");
 }
 
 std::string report_page(std::string_view title, std::string_view data_json, std::string_view script) {

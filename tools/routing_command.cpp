@@ -4,16 +4,17 @@
 // measured step's) and prints each MoE layer's imbalance averaged over the steps.
 #include <cstdio>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "models/presets.h"
+#include "sim/deployment_error.h"
 #include "sim/placement.h"
 #include "sim/routing_study.h"
 #include "tools/commands.h"
 #include "tools/routing_command.h"
 #include "workloads/routing_model.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::tools {
 namespace {
@@ -90,7 +91,9 @@ RoutingWhatIf routing_what_if(const RoutingOptions& o) {
     study.placement.statistics = sim::eplb_statistics(o.eplb_statistics);
     routing = workloads::make_routing_model(o.routing, shape, workloads::splitmix64(o.seed));
     w.study = sim::study_routing(*routing, shape, study);
-  } catch (const std::invalid_argument& e) {
+  } catch (const workloads::WorkloadError& e) {
+    throw UsageError(e.what());
+  } catch (const sim::DeploymentError& e) {
     throw UsageError(e.what());
   }
   for (std::size_t l = 0; l < w.study.size(); ++l)

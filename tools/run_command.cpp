@@ -63,17 +63,18 @@ sim::RunLimits run_limits(const RunOptions& o) {
 sim::TraceOptions trace_options(const RunOptions& o) {
   sim::TraceOptions t;
   const auto colon = o.trace_steps.find(':');
+  bool whole = colon != std::string::npos;
   try {
-    if (colon == std::string::npos) throw std::invalid_argument("no colon");
     std::size_t used = 0;
-    t.first_step = std::stoll(o.trace_steps.substr(0, colon), &used);
-    if (used != colon) throw std::invalid_argument("trailing");
-    const std::string last = o.trace_steps.substr(colon + 1);
-    t.last_step = std::stoll(last, &used);
-    if (used != last.size()) throw std::invalid_argument("trailing");
-  } catch (const std::exception&) {
-    throw UsageError("--trace-steps: expected FIRST:LAST step numbers, got '" + o.trace_steps + "'");
+    if (whole) t.first_step = std::stoll(o.trace_steps.substr(0, colon), &used);
+    whole = whole && used == colon;
+    const std::string last = whole ? o.trace_steps.substr(colon + 1) : std::string();
+    if (whole) t.last_step = std::stoll(last, &used);
+    whole = whole && used == last.size();
+  } catch (const std::exception&) {  // std::stoll: no number, or one out of range
+    whole = false;
   }
+  if (!whole) throw UsageError("--trace-steps: expected FIRST:LAST step numbers, got '" + o.trace_steps + "'");
   if (t.first_step < 0 || t.last_step < t.first_step)
     throw UsageError("--trace-steps: expected 0 <= FIRST <= LAST, got '" + o.trace_steps + "'");
   t.max_ranks = o.trace_ranks;
@@ -127,12 +128,12 @@ int run_scenario(const RunOptions& o) {
   write_run_outputs(dir, scenario, result, o.report);
   if (o.seeds > 1) {
     std::ofstream seeds(dir / "seeds.json");
-    if (!seeds) throw std::runtime_error("cannot write '" + (dir / "seeds.json").string() + "'");
+    if (!seeds) throw SystemError("cannot write '" + (dir / "seeds.json").string() + "'");
     seeds << seeds_json(scenario.seed, replicas);
   }
   if (!o.trace_file.empty()) {
     std::ofstream trace(o.trace_file);
-    if (!trace) throw std::runtime_error("cannot write '" + o.trace_file + "'");
+    if (!trace) throw SystemError("cannot write '" + o.trace_file + "'");
     write_chrome_trace(trace, result);
   }
 
@@ -151,10 +152,10 @@ void write_run_outputs(const std::filesystem::path& dir, const scenarios::Scenar
                        const sim::SimulationResult& result, bool report) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create output folder '" + dir.string() + "': " + ec.message());
+  if (ec) throw SystemError("cannot create output folder '" + dir.string() + "': " + ec.message());
   {
     std::ofstream json(dir / "summary.json");
-    if (!json) throw std::runtime_error("cannot write '" + (dir / "summary.json").string() + "'");
+    if (!json) throw SystemError("cannot write '" + (dir / "summary.json").string() + "'");
     json << summary_json(scenario, result);
   }
   if (scenario.outputs.requests_csv) write_requests_csv(dir / "requests.csv", result);
@@ -162,7 +163,7 @@ void write_run_outputs(const std::filesystem::path& dir, const scenarios::Scenar
   if (report || scenario.outputs.report) {
     std::ofstream html(dir / "report.html", std::ios::binary);
     if (!(html << run_report_html(scenario, result)))
-      throw std::runtime_error("cannot write '" + (dir / "report.html").string() + "'");
+      throw SystemError("cannot write '" + (dir / "report.html").string() + "'");
   }
 }
 

@@ -28,19 +28,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "calibration/hardware_yaml.h"
-#include "models/model_error.h"
+#include "models/error.h"
 #include "scenarios/loader.h"
 #include "scenarios/sweep.h"
 #include "scenarios/sweep_analysis.h"
+#include "sim/check.h"
 #include "sim/deployment.h"
 #include "tools/commands.h"
+#include "tools/error_exit.h"
 #include "tools/progress_bar.h"
 #include "tools/report_html.h"
 #include "tools/sweep_command.h"
 #include "tools/sweep_world.h"
-#include "topology/cluster.h"
-#include "workloads/workload_error.h"
 
 namespace moesim::tools {
 namespace {
@@ -172,7 +171,22 @@ std::string short_number(double x) {
 
 void write_file(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
-  if (!(out << text)) throw std::runtime_error("cannot write '" + path.string() + "'");
+  if (!(out << text)) throw SystemError("cannot write '" + path.string() + "'");
+}
+
+// A point whose values do not fit (a deployment that does not divide, a model that does not fit
+// the memory) is skipped, not failed: the sweep goes on, and the row says why.
+bool skips_point(models::ErrorKind kind) {
+  using models::ErrorKind;
+  switch (kind) {
+    case ErrorKind::kScenario:
+    case ErrorKind::kWorkload:
+    case ErrorKind::kModel:
+    case ErrorKind::kHardware:
+    case ErrorKind::kDeployment:
+    case ErrorKind::kTopology: return true;
+    default: return false;
+  }
 }
 
 }  // namespace
@@ -186,18 +200,13 @@ SweepRow run_sweep_point(const SweepSpec& spec, const SweepPoint& point) {
   try {
     const auto scenario = scenarios::load_scenario_string(spec.base_text, spec.base_file, point.overrides());
     row.metrics = scenarios::sweep_metric_values(sim::simulate(scenarios::simulation_config(scenario)).summary);
-  } catch (const scenarios::ScenarioError& e) {
-    skip(e.what());
-  } catch (const workloads::WorkloadError& e) {
-    skip(e.what());
-  } catch (const models::ModelError& e) {
-    skip(e.what());
-  } catch (const calibration::HardwareError& e) {
-    skip(e.what());
-  } catch (const sim::DeploymentError& e) {
-    skip(std::string("deployment: ") + e.what());
-  } catch (const topology::TopologyError& e) {
-    skip(std::string("cluster: ") + e.what());
+  } catch (const models::Error& e) {
+    if (skips_point(e.kind())) {
+      skip(error_line(e));
+    } else {
+      row.status = "failed";
+      row.reason = e.what();
+    }
   } catch (const std::exception& e) {
     row.status = "failed";
     row.reason = e.what();
@@ -238,7 +247,7 @@ std::optional<std::size_t> write_sweep_outputs(const SweepSpec& spec, const std:
                                                const std::vector<SweepRow>& rows, const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create output folder '" + dir.string() + "': " + ec.message());
+  if (ec) throw SystemError("cannot create output folder '" + dir.string() + "': " + ec.message());
   std::string jsonl, csv = scenarios::results_csv_header(scenarios::sweep_param_paths(spec));
   for (const SweepRow& r : rows) {
     jsonl += jsonl_line(r);
@@ -294,7 +303,7 @@ int run_sweep_worker(const SweepOptions& o, SweepWorld& world) {
   const std::vector<SweepPoint> points = scenarios::expand_sweep(spec);
   std::string row;
   for (std::int64_t k; (k = world.request(row)) >= 0;) {
-    if (static_cast<std::size_t>(k) >= points.size()) throw std::logic_error("sweep point index out of range");
+    if (static_cast<std::size_t>(k) >= points.size()) throw sim::InvariantError("sweep point index out of range");
     row = jsonl_line(run_sweep_point(spec, points[static_cast<std::size_t>(k)]));
   }
   world.finish();
@@ -320,7 +329,7 @@ int run_sweep(const SweepOptions& o) {
   const fs::path dir = o.output_dir.empty() ? fs::path("out") / fs::path(o.file).stem() : fs::path(o.output_dir);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create output folder '" + dir.string() + "': " + ec.message());
+  if (ec) throw SystemError("cannot create output folder '" + dir.string() + "': " + ec.message());
 
   const fs::path jsonl_path = dir / "results.jsonl";
   std::vector<std::optional<SweepRow>> rows(points.size());
@@ -328,7 +337,7 @@ int run_sweep(const SweepOptions& o) {
   if (o.resume) done_rows = resume_rows(jsonl_path, points, rows);
   std::ofstream jsonl(jsonl_path, o.resume ? std::ios::binary | std::ios::app : std::ios::binary | std::ios::trunc);
   std::ofstream csv(dir / "results.csv", std::ios::binary | std::ios::trunc);
-  if (!jsonl || !csv) throw std::runtime_error("cannot write the results in '" + dir.string() + "'");
+  if (!jsonl || !csv) throw SystemError("cannot write the results in '" + dir.string() + "'");
   csv << scenarios::results_csv_header(scenarios::sweep_param_paths(spec));
   for (const SweepRow& r : done_rows) csv << scenarios::results_csv_line(r);
   csv.flush();
@@ -359,7 +368,7 @@ int run_sweep(const SweepOptions& o) {
     if (failure) return false;
     try {
       if (!(jsonl << line << std::flush) || !(csv << scenarios::results_csv_line(row) << std::flush))
-        throw std::runtime_error("cannot append to the results in '" + dir.string() + "'");
+        throw SystemError("cannot append to the results in '" + dir.string() + "'");
     } catch (...) {
       failure = std::current_exception();
       next = pending.size();
@@ -388,7 +397,7 @@ int run_sweep(const SweepOptions& o) {
       if (!request.row.empty()) {
         SweepRow row = parse_row(request.row.substr(0, request.row.find('\n')));
         if (row.index >= points.size() || row.params != points[row.index].params)
-          throw std::logic_error("MPI worker " + std::to_string(request.worker) + " sent a row of another sweep");
+          throw sim::InvariantError("MPI worker " + std::to_string(request.worker) + " sent a row of another sweep");
         record(std::move(row), request.row);
       }
       const std::size_t k = next++;

@@ -1,9 +1,9 @@
 // A sweep on one process (the build without MOESIM_MPI, or moesim not started by mpirun).
 #include <cstdlib>
-#include <stdexcept>
 #include <string>
 
-#include "tools/commands.h"
+#include "sim/check.h"
+#include "tools/command_errors.h"
 #include "tools/sweep_world.h"
 
 namespace moesim::tools {
@@ -14,10 +14,10 @@ class LocalWorld final : public SweepWorld {
   int rank() const override { return 0; }
   int size() const override { return 1; }
   bool agree(bool ok) override { return ok; }
-  Request next_request() override { throw std::logic_error("a single-process sweep has no workers"); }
-  void assign(int, std::int64_t) override { throw std::logic_error("a single-process sweep has no workers"); }
+  Request next_request() override { throw sim::InvariantError("a single-process sweep has no workers"); }
+  void assign(int, std::int64_t) override { throw sim::InvariantError("a single-process sweep has no workers"); }
   std::int64_t request(const std::string&) override {
-    throw std::logic_error("a single-process sweep has no coordinator");
+    throw sim::InvariantError("a single-process sweep has no coordinator");
   }
   void finish() override {}
 };

@@ -10,9 +10,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <exception>
-#include <stdexcept>
 #include <thread>
 
+#include "tools/command_errors.h"
 #include "tools/sweep_world.h"
 
 namespace moesim::tools {
@@ -23,7 +23,7 @@ constexpr int kRowTag = 1;
 constexpr int kPointTag = 2;
 
 void check(int rc, const char* what) {
-  if (rc != MPI_SUCCESS) throw std::runtime_error(std::string("MPI: ") + what + " failed");
+  if (rc != MPI_SUCCESS) throw SystemError(std::string("MPI: ") + what + " failed");
 }
 
 class MpiWorld final : public SweepWorld {

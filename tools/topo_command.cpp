@@ -3,7 +3,6 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,7 +26,7 @@ int show_topology(const TopoOptions& o) {
   std::cout << topology::summary(cluster) << "\n";
   if (!o.dot_file.empty()) {
     std::ofstream out(o.dot_file);
-    if (!out) throw std::runtime_error("cannot write '" + o.dot_file + "'");
+    if (!out) throw SystemError("cannot write '" + o.dot_file + "'");
     topology::write_dot(cluster, out);
     std::cout << "wrote " << o.dot_file << "\n";
   }

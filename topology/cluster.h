@@ -13,18 +13,21 @@
 #pragma once
 
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <boost/graph/adjacency_list.hpp>
 
+#include "models/error.h"
+
 namespace moesim::topology {
 
-class TopologyError : public std::runtime_error {
+class TopologyError : public models::Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit TopologyError(const std::string& what, std::string position = {})
+      : Error(models::ErrorKind::kTopology, what, std::move(position)) {}
 };
 
 // The most devices a cluster may have (nodes × devices_per_node), refused beyond before anything

@@ -202,7 +202,7 @@ Cluster load_topology_yaml(std::string_view text, const std::string& source) {
   try {
     return read_topology(models::parse_yaml(text, source, true));
   } catch (const models::YamlError& e) {
-    throw TopologyError(e.what());
+    throw TopologyError(e.what(), e.position());
   }
 }
 

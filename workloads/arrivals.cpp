@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
-#include <stdexcept>
 #include <string>
 
 #include "workloads/input_limits.h"
@@ -83,14 +82,14 @@ std::vector<Request> generate_requests(const WorkloadConfig& config, Rng& rng) {
   const auto& a = config.arrivals;
   const auto& valid = arrival_processes();
   if (std::none_of(valid.begin(), valid.end(), [&](const RegistryEntry& e) { return e.name == a.process; }))
-    throw std::invalid_argument("unknown arrival process '" + a.process + "' (valid: " + join_names(valid) + ")");
+    throw WorkloadError("unknown arrival process '" + a.process + "' (valid: " + join_names(valid) + ")");
   const bool open_rate = a.process == "poisson" || a.process == "gamma" || a.process == "constant";
-  if (open_rate && !(a.rate_per_s > 0)) throw std::invalid_argument("arrival rate must be positive");
-  if (a.process == "gamma" && !(a.cv > 0)) throw std::invalid_argument("gamma arrivals need cv > 0");
+  if (open_rate && !(a.rate_per_s > 0)) throw WorkloadError("arrival rate must be positive");
+  if (a.process == "gamma" && !(a.cv > 0)) throw WorkloadError("gamma arrivals need cv > 0");
   if (a.process == "closed-loop" && (a.concurrency < 1 || !(a.think_time_s >= 0)))
-    throw std::invalid_argument("closed-loop arrivals need concurrency >= 1 and think_time >= 0");
-  if (a.process == "trace" && !(a.time_scale > 0)) throw std::invalid_argument("trace time_scale must be positive");
-  if (config.requests < 0) throw std::invalid_argument("requests must be >= 0");
+    throw WorkloadError("closed-loop arrivals need concurrency >= 1 and think_time >= 0");
+  if (a.process == "trace" && !(a.time_scale > 0)) throw WorkloadError("trace time_scale must be positive");
+  if (config.requests < 0) throw WorkloadError("requests must be >= 0");
 
   PrefixHitSampler prefix(config.prefix_hit);
   std::vector<Request> out;

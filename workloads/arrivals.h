@@ -69,9 +69,9 @@ class ArrivalClock {
 
 std::vector<RegistryEntry> arrival_processes();
 
-// Requests sorted by arrival time (id order for closed loop). Throws std::invalid_argument for an
-// unknown name or a bad parameter (the scenario loader validates first), WorkloadError for a bad
-// trace or lengths file (file:line).
+// Requests sorted by arrival time (id order for closed loop). Throws WorkloadError for an
+// unknown name or a bad parameter (the scenario loader validates first), or for a bad trace or
+// lengths file (file:line).
 std::vector<Request> generate_requests(const WorkloadConfig& config, Rng& rng);
 
 // Closed-loop release bookkeeping for the simulator: `initial()` lists the requests to release at

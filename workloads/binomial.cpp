@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <stdexcept>
 #include <string>
 
 #include "workloads/binomial_lanes.h"
 #include "workloads/cornish_fisher.h"
 #include "workloads/normal.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::workloads {
 namespace {
@@ -193,8 +193,7 @@ std::vector<RegistryEntry> count_methods() {
 CountMethod count_method_named(std::string_view name) {
   if (name == "fast") return CountMethod::kFast;
   if (name == "exact") return CountMethod::kExact;
-  throw std::invalid_argument("unknown count method '" + std::string(name) +
-                              "' (valid: " + join_names(count_methods()) + ")");
+  throw WorkloadError("unknown count method '" + std::string(name) + "' (valid: " + join_names(count_methods()) + ")");
 }
 
 std::string_view count_method_name(CountMethod method) { return method == CountMethod::kFast ? "fast" : "exact"; }

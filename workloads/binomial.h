@@ -32,7 +32,7 @@ inline constexpr double kNormalMinVariance = 6.0;
 
 enum class CountMethod { kExact, kFast };
 std::vector<RegistryEntry> count_methods();
-// Throws std::invalid_argument listing the valid names.
+// Throws WorkloadError listing the valid names.
 CountMethod count_method_named(std::string_view name);
 std::string_view count_method_name(CountMethod method);
 

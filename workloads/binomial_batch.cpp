@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -11,6 +10,7 @@
 #include "workloads/binomial_lanes.h"
 #include "workloads/cornish_fisher.h"
 #include "workloads/normal.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::workloads {
 namespace {
@@ -42,7 +42,7 @@ void put(std::int64_t tag, std::int64_t x, std::span<const std::int64_t> n, std:
 void BinomialBatch::draw(std::span<const std::int64_t> n, std::span<const double> p, FastBits& bits,
                          std::span<std::int64_t> out) {
   if (p.size() != n.size() || out.size() != n.size())
-    throw std::invalid_argument("binomial batch: n, p and out must have one entry per draw");
+    throw WorkloadError("binomial batch: n, p and out must have one entry per draw");
   const std::size_t size = n.size();
   if (size < 4) {  // too few to gain from the vector pass: one by one (the same draws)
     for (std::size_t i = 0; i < size; ++i) out[i] = sample_binomial(n[i], p[i], bits, method_);
@@ -118,7 +118,7 @@ void BinomialBatch::conditional_rows(std::span<const std::int64_t> n, std::span<
                                      FastBits& bits, std::span<std::int64_t> out) {
   const std::size_t rows = n.size();
   if (cond.size() != rows * m || out.size() != rows * m)
-    throw std::invalid_argument("binomial batch: conditionals and counts must have m entries per row");
+    throw WorkloadError("binomial batch: conditionals and counts must have m entries per row");
   if (rows == 1) {  // column by column is along the row: the chain as sample_conditional draws it
     sample_conditional(n[0], cond, bits, out, method_);
     return;

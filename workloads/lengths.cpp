@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
-#include <stdexcept>
 
 #include "workloads/workload_error.h"
 
@@ -63,7 +62,7 @@ EmpiricalLengths read_empirical_lengths(const std::string& path) {
 
 LengthSampler::LengthSampler(const LengthConfig& config) : c_(config) {
   const auto bad = [&](const std::string& why) {
-    throw std::invalid_argument("length distribution '" + c_.dist + "': " + why);
+    throw WorkloadError("length distribution '" + c_.dist + "': " + why);
   };
   if (c_.max < 0) bad("max must be >= 0");
   if (c_.dist == "fixed") {
@@ -79,8 +78,8 @@ LengthSampler::LengthSampler(const LengthConfig& config) : c_(config) {
     values_ = std::move(e.lengths);
     pick_ = std::discrete_distribution<std::size_t>(e.weights.begin(), e.weights.end());
   } else {
-    throw std::invalid_argument("unknown length distribution '" + c_.dist +
-                                "' (valid: " + join_names(length_distributions()) + ")");
+    throw WorkloadError("unknown length distribution '" + c_.dist + "' (valid: " + join_names(length_distributions()) +
+                        ")");
   }
 }
 

@@ -30,8 +30,7 @@ EmpiricalLengths read_empirical_lengths(const std::string& path);
 
 class LengthSampler {
  public:
-  // Throws std::invalid_argument for an unknown name or inconsistent parameters, WorkloadError
-  // for a bad empirical file.
+  // Throws WorkloadError for an unknown name, inconsistent parameters or a bad empirical file.
   explicit LengthSampler(const LengthConfig& config);
   std::int64_t operator()(Rng& rng);
 

@@ -1,8 +1,9 @@
 #include "workloads/prefix_hit.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <string>
+
+#include "workloads/workload_error.h"
 
 namespace moesim::workloads {
 
@@ -17,7 +18,7 @@ std::vector<RegistryEntry> prefix_hit_distributions() {
 }
 
 PrefixHitSampler::PrefixHitSampler(const PrefixHitConfig& config) : c_(config) {
-  const auto bad = [&](const std::string& why) { throw std::invalid_argument("prefix hit '" + c_.dist + "': " + why); };
+  const auto bad = [&](const std::string& why) { throw WorkloadError("prefix hit '" + c_.dist + "': " + why); };
   const auto unit = [](double x) { return x >= 0 && x <= 1; };
   if (c_.dist == "fixed") {
     if (!unit(c_.value)) bad("value must be in [0, 1]");
@@ -30,8 +31,8 @@ PrefixHitSampler::PrefixHitSampler(const PrefixHitConfig& config) : c_(config) {
   } else if (c_.dist == "trace" || c_.dist == "cache") {
     if (c_.block_tokens < 1) bad("block_tokens must be >= 1");
   } else {
-    throw std::invalid_argument("unknown prefix hit distribution '" + c_.dist +
-                                "' (valid: " + join_names(prefix_hit_distributions()) + ")");
+    throw WorkloadError("unknown prefix hit distribution '" + c_.dist +
+                        "' (valid: " + join_names(prefix_hit_distributions()) + ")");
   }
 }
 

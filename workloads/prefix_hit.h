@@ -20,7 +20,7 @@ std::vector<RegistryEntry> prefix_hit_distributions();
 
 class PrefixHitSampler {
  public:
-  // Throws std::invalid_argument for an unknown name or parameters outside [0, 1].
+  // Throws WorkloadError for an unknown name or parameters outside [0, 1].
   explicit PrefixHitSampler(const PrefixHitConfig& config);
   bool from_trace() const { return c_.dist == "trace"; }
   bool from_caches() const { return c_.dist == "cache"; }

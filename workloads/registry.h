@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "workloads/workload_error.h"
+
 namespace moesim::workloads {
 
 struct RegistryEntry {
@@ -22,13 +24,13 @@ inline std::string join_names(const std::vector<RegistryEntry>& entries) {
 }
 
 // For a registry whose entries are listed in the order of an enum's values: the value named
-// `name`, or std::invalid_argument "unknown <what> 'x' (valid: a, b, c)".
+// `name`, or WorkloadError "unknown <what> 'x' (valid: a, b, c)".
 template <typename Enum>
 Enum registry_value(const std::vector<RegistryEntry>& entries, std::string_view name, std::string_view what) {
   for (std::size_t i = 0; i < entries.size(); ++i)
     if (entries[i].name == name) return static_cast<Enum>(i);
-  throw std::invalid_argument("unknown " + std::string(what) + " '" + std::string(name) +
-                              "' (valid: " + join_names(entries) + ")");
+  throw WorkloadError("unknown " + std::string(what) + " '" + std::string(name) + "' (valid: " + join_names(entries) +
+                      ")");
 }
 // The name of an enum value of such a registry.
 template <typename Enum>

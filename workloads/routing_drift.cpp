@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
-#include <stdexcept>
 #include <string>
 
 #include "workloads/routing_factories.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::workloads {
 namespace {
@@ -32,7 +32,7 @@ class DriftRouting final : public RoutingModel {
 
   void expert_distribution(int moe_layer, std::int64_t step, std::span<double> probs) const override {
     if (probs.size() != static_cast<std::size_t>(experts_))
-      throw std::invalid_argument("routing model built for another expert count");
+      throw WorkloadError("routing model built for another expert count");
     const auto l = static_cast<std::size_t>(std::max(0, moe_layer));
     if (l >= layers_.size()) layers_.resize(l + 1);
     auto& s = layers_[l];
@@ -83,10 +83,10 @@ class DriftRouting final : public RoutingModel {
 
 std::unique_ptr<RoutingModel> make_drift_routing(int experts, double alpha, double rho, double sigma,
                                                  std::int64_t interval_steps, int top_k, std::uint64_t seed) {
-  if (!(alpha > 0)) throw std::invalid_argument("dirichlet-drift routing needs alpha > 0");
-  if (!(rho >= 0 && rho <= 1)) throw std::invalid_argument("dirichlet-drift routing needs 0 <= drift_rho <= 1");
-  if (!(sigma >= 0) || sigma > 20) throw std::invalid_argument("dirichlet-drift routing needs 0 <= drift_sigma <= 20");
-  if (interval_steps < 1) throw std::invalid_argument("dirichlet-drift routing needs drift_interval_steps >= 1");
+  if (!(alpha > 0)) throw WorkloadError("dirichlet-drift routing needs alpha > 0");
+  if (!(rho >= 0 && rho <= 1)) throw WorkloadError("dirichlet-drift routing needs 0 <= drift_rho <= 1");
+  if (!(sigma >= 0) || sigma > 20) throw WorkloadError("dirichlet-drift routing needs 0 <= drift_sigma <= 20");
+  if (interval_steps < 1) throw WorkloadError("dirichlet-drift routing needs drift_interval_steps >= 1");
   return std::make_unique<DriftRouting>(experts, alpha, rho, sigma, interval_steps, std::max(1, top_k), seed);
 }
 

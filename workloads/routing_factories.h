@@ -1,5 +1,5 @@
 // Constructors of the concrete routing models, used by make_routing_model (routing_model.cpp).
-// Each validates its parameters (std::invalid_argument naming the parameter).
+// Each validates its parameters (WorkloadError naming the parameter).
 #pragma once
 
 #include <cstdint>

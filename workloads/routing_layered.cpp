@@ -24,10 +24,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
-#include <stdexcept>
 #include <string>
 
 #include "workloads/routing_factories.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::workloads {
 namespace {
@@ -51,7 +51,7 @@ class LayeredRouting final : public RoutingModel {
 
   void expert_distribution(int moe_layer, std::int64_t step, std::span<double> probs) const override {
     if (probs.size() != static_cast<std::size_t>(experts_))
-      throw std::invalid_argument("routing model built for another expert count");
+      throw WorkloadError("routing model built for another expert count");
     const auto l = static_cast<std::size_t>(std::max(0, moe_layer));
     if (l >= layers_.size()) layers_.resize(l + 1);
     Layer& s = layers_[l];
@@ -131,13 +131,13 @@ class LayeredRouting final : public RoutingModel {
 
 std::unique_ptr<RoutingModel> make_layered_routing(int experts, const LayeredParams& p, int top_k, std::uint64_t seed) {
   if (!(p.layer_sigma >= 0) || p.layer_sigma > 10)
-    throw std::invalid_argument("layered-lognormal routing needs 0 <= layer_sigma <= 10");
+    throw WorkloadError("layered-lognormal routing needs 0 <= layer_sigma <= 10");
   if (!(p.layer_sigma_spread >= 0) || p.layer_sigma_spread > 5)
-    throw std::invalid_argument("layered-lognormal routing needs 0 <= layer_sigma_spread <= 5");
+    throw WorkloadError("layered-lognormal routing needs 0 <= layer_sigma_spread <= 5");
   if (!(p.drift_sigma >= 0) || p.drift_sigma > 10)
-    throw std::invalid_argument("layered-lognormal routing needs 0 <= step_sigma <= 10");
-  if (p.drift_steps < 1) throw std::invalid_argument("layered-lognormal routing needs step_memory >= 1");
-  if (p.drift_interval_steps < 1) throw std::invalid_argument("layered-lognormal routing needs step_interval >= 1");
+    throw WorkloadError("layered-lognormal routing needs 0 <= step_sigma <= 10");
+  if (p.drift_steps < 1) throw WorkloadError("layered-lognormal routing needs step_memory >= 1");
+  if (p.drift_interval_steps < 1) throw WorkloadError("layered-lognormal routing needs step_interval >= 1");
   return std::make_unique<LayeredRouting>(experts, p, std::max(1, top_k), seed);
 }
 

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <numeric>
-#include <stdexcept>
 #include <string>
 
 #include "workloads/binomial.h"
 #include "workloads/routing_factories.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::workloads {
 namespace {
@@ -44,7 +44,7 @@ std::unique_ptr<RoutingModel> make_base(const std::string& name, const RoutingCo
                                 {c.layer_sigma, c.layer_sigma_spread, c.step_sigma, c.step_memory, c.step_interval},
                                 shape.top_k, seed);
   if (name == "trace") return make_trace_routing(c.trace_path, shape);
-  throw std::invalid_argument("unknown routing model '" + name + "' (valid: " + join_names(routing_models()) + ")");
+  throw WorkloadError("unknown routing model '" + name + "' (valid: " + join_names(routing_models()) + ")");
 }
 
 }  // namespace
@@ -75,10 +75,10 @@ std::vector<RegistryEntry> routing_models() {
 
 std::unique_ptr<RoutingModel> make_routing_model(const RoutingConfig& config, const RoutingShape& shape,
                                                  std::uint64_t seed) {
-  if (shape.experts <= 0) throw std::invalid_argument("routing model needs at least one expert");
+  if (shape.experts <= 0) throw WorkloadError("routing model needs at least one expert");
   const bool group_model = config.model == "group-limited";
   if (group_model && config.base == "group-limited")
-    throw std::invalid_argument("group-limited routing: base must be another model");
+    throw WorkloadError("group-limited routing: base must be another model");
   auto model = make_base(group_model ? config.base : config.model, config, shape, seed);
   const CountMethod counts = count_method_named(config.counts);
   model->set_count_method(counts);
@@ -86,10 +86,10 @@ std::unique_ptr<RoutingModel> make_routing_model(const RoutingConfig& config, co
   GroupLimit limit{config.group_limit.groups > 0 ? config.group_limit.groups : shape.expert_groups,
                    config.group_limit.top_groups > 0 ? config.group_limit.top_groups : shape.top_groups};
   if (limit.groups < 1 || shape.experts % limit.groups != 0)
-    throw std::invalid_argument("group-limited routing: " + std::to_string(shape.experts) +
-                                " experts do not split into " + std::to_string(limit.groups) + " equal groups");
+    throw WorkloadError("group-limited routing: " + std::to_string(shape.experts) + " experts do not split into " +
+                        std::to_string(limit.groups) + " equal groups");
   if (limit.top_groups < 1 || limit.top_groups > limit.groups)
-    throw std::invalid_argument("group-limited routing needs 1 <= top_groups <= groups");
+    throw WorkloadError("group-limited routing needs 1 <= top_groups <= groups");
   auto limited = make_group_limited(std::move(model), limit);
   limited->set_count_method(counts);
   return limited;

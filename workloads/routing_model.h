@@ -73,8 +73,8 @@ struct RoutingShape {
 RoutingShape routing_shape(const models::ModelSpec& model);
 
 std::vector<RegistryEntry> routing_models();
-// Throws std::invalid_argument listing the valid names for an unknown model or naming a bad
-// parameter; WorkloadError for a bad routing-trace file. `seed` drives the per-layer expert
+// Throws WorkloadError listing the valid names for an unknown model, naming a bad parameter, or
+// for a bad routing-trace file. `seed` drives the per-layer expert
 // permutations and drifts (give it its own stream of the scenario seed).
 std::unique_ptr<RoutingModel> make_routing_model(const RoutingConfig& config, const RoutingShape& shape,
                                                  std::uint64_t seed);

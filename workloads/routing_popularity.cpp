@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <stdexcept>
 #include <string>
 
 #include "workloads/routing_factories.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::workloads {
 namespace {
@@ -31,7 +31,7 @@ class PermutedRouting final : public RoutingModel {
     cap_probabilities(by_rank_, 1.0 / std::max(1, top_k));
   }
   void expert_distribution(int moe_layer, std::int64_t, std::span<double> probs) const override {
-    if (probs.size() != by_rank_.size()) throw std::invalid_argument("routing model built for another expert count");
+    if (probs.size() != by_rank_.size()) throw WorkloadError("routing model built for another expert count");
     const auto l = static_cast<std::size_t>(std::max(0, moe_layer));
     if (l >= layers_.size()) layers_.resize(l + 1);
     auto& p = layers_[l];
@@ -72,7 +72,7 @@ void cap_probabilities(std::span<double> probs, double cap) {
 std::unique_ptr<RoutingModel> make_uniform_routing() { return std::make_unique<UniformRouting>(); }
 
 std::unique_ptr<RoutingModel> make_zipf_routing(int experts, double s, int top_k, std::uint64_t seed) {
-  if (!(s >= 0) || s > 10) throw std::invalid_argument("zipf routing needs 0 <= s <= 10");
+  if (!(s >= 0) || s > 10) throw WorkloadError("zipf routing needs 0 <= s <= 10");
   std::vector<double> w(static_cast<std::size_t>(experts));
   for (std::size_t i = 0; i < w.size(); ++i) w[i] = std::pow(static_cast<double>(i + 1), -s);
   return std::make_unique<PermutedRouting>(std::move(w), top_k, seed);
@@ -80,8 +80,8 @@ std::unique_ptr<RoutingModel> make_zipf_routing(int experts, double s, int top_k
 
 std::unique_ptr<RoutingModel> make_hot_set_routing(int experts, int hot, double fraction, int top_k,
                                                    std::uint64_t seed) {
-  if (hot < 1 || hot > experts) throw std::invalid_argument("hot-set routing needs 1 <= hot_experts <= experts");
-  if (!(fraction >= 0 && fraction <= 1)) throw std::invalid_argument("hot-set routing needs 0 <= hot_fraction <= 1");
+  if (hot < 1 || hot > experts) throw WorkloadError("hot-set routing needs 1 <= hot_experts <= experts");
+  if (!(fraction >= 0 && fraction <= 1)) throw WorkloadError("hot-set routing needs 0 <= hot_fraction <= 1");
   std::vector<double> w(static_cast<std::size_t>(experts));
   for (int i = 0; i < experts; ++i)
     w[static_cast<std::size_t>(i)] =

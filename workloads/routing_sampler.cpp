@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <numeric>
-#include <stdexcept>
 #include <string>
 
 #include "workloads/binomial.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::workloads {
 std::int64_t LayerCounts::rank_load(int dst) const {
@@ -16,15 +16,14 @@ std::int64_t LayerCounts::rank_load(int dst) const {
 
 RoutingSampler::RoutingSampler(const RoutingModel& model, int experts, int top_k)
     : model_(model), experts_(experts), top_k_(top_k), own_probs_(static_cast<std::size_t>(experts)) {
-  if (experts < 1 || top_k < 1 || top_k > experts)
-    throw std::invalid_argument("routing sampler needs 1 <= top_k <= experts");
+  if (experts < 1 || top_k < 1 || top_k > experts) throw WorkloadError("routing sampler needs 1 <= top_k <= experts");
 }
 
 void RoutingSampler::check(const RoutingTargets& t) const {
   if (t.experts != experts_ || t.ranks < 1 || t.source_class.size() != static_cast<std::size_t>(t.ranks) ||
       t.slot_expert.size() != t.slot_rank.size() ||
       t.slot_share.size() != static_cast<std::size_t>(t.classes) * t.slot_rank.size())
-    throw std::invalid_argument("routing targets do not match the sampler (experts " + std::to_string(experts_) + ")");
+    throw WorkloadError("routing targets do not match the sampler (experts " + std::to_string(experts_) + ")");
 }
 
 void RoutingSampler::reset(const RoutingTargets& t, LayerCounts& out) const {
@@ -69,7 +68,7 @@ void RoutingSampler::draw(int moe_layer, std::int64_t step, std::span<const std:
                           const RoutingTargets& t, Rng& rng, LayerCounts& out) {
   reset(t, out);
   if (tokens.size() != static_cast<std::size_t>(t.ranks))
-    throw std::invalid_argument("routing sampler: one token count per source rank expected");
+    throw WorkloadError("routing sampler: one token count per source rank expected");
   if (const auto trace = model_.trace_tokens(moe_layer, step); trace && !trace->ids.empty()) {
     replay(tokens, t, *trace, rng, out);
   } else {

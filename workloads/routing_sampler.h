@@ -52,7 +52,7 @@ struct RoutingTargets {
   int node_of(int rank) const;
   // One slot per expert, experts split contiguously over the ranks (experts % ranks == 0).
   static RoutingTargets contiguous(int experts, int ranks);
-  // Throws std::invalid_argument when inconsistent.
+  // Throws WorkloadError when inconsistent.
   void validate() const;
 };
 

@@ -1,10 +1,10 @@
 // RoutingSampler::draw_margins: the layer's routing as margins (workloads/routing_margins.h).
 #include <algorithm>
 #include <cstring>
-#include <stdexcept>
 
 #include "workloads/binomial.h"
 #include "workloads/routing_sampler.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::workloads {
 namespace {
@@ -272,7 +272,7 @@ void RoutingSampler::build_setup(const RoutingTargets& t, MarginSetup& S) {
 void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens,
                                   const RoutingTargets& t, Rng& rng, RoutingMargins& out, bool per_source_nodes) {
   if (!t.rank_node.empty() && t.rank_node.size() != static_cast<std::size_t>(t.ranks))
-    throw std::invalid_argument("routing targets: one node per rank expected");
+    throw WorkloadError("routing targets: one node per rank expected");
   if (const auto trace = model_.trace_tokens(moe_layer, step); trace && !trace->ids.empty()) {
     draw(moe_layer, step, tokens, t, rng, full_);
     aggregate_margins(full_, t, out);
@@ -280,7 +280,7 @@ void RoutingSampler::draw_margins(int moe_layer, std::int64_t step, std::span<co
   }
   check(t);
   if (tokens.size() != static_cast<std::size_t>(t.ranks))
-    throw std::invalid_argument("routing sampler: one token count per source rank expected");
+    throw WorkloadError("routing sampler: one token count per source rank expected");
   load_probs(moe_layer, step);
   MarginSetup& S = margin_setup(moe_layer, t);
   virtual_rows(tokens, t, rng);

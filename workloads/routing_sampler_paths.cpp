@@ -1,16 +1,16 @@
 // RoutingSampler's group-limited and trace-replay paths, and RoutingTargets helpers.
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 #include <string>
 
 #include "workloads/routing_sampler.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::workloads {
 
 RoutingTargets RoutingTargets::contiguous(int experts, int ranks) {
   if (experts < 1 || ranks < 1 || experts % ranks != 0)
-    throw std::invalid_argument("contiguous targets need experts divisible by ranks");
+    throw WorkloadError("contiguous targets need experts divisible by ranks");
   RoutingTargets t;
   t.ranks = ranks;
   t.experts = experts;
@@ -24,7 +24,7 @@ RoutingTargets RoutingTargets::contiguous(int experts, int ranks) {
 }
 
 void RoutingTargets::validate() const {
-  const auto bad = [](const std::string& why) { throw std::invalid_argument("routing targets: " + why); };
+  const auto bad = [](const std::string& why) { throw WorkloadError("routing targets: " + why); };
   const auto slots = slot_rank.size();
   if (ranks < 1 || experts < 1 || classes < 1) bad("needs ranks, experts and classes >= 1");
   if (slot_expert.size() != slots || source_class.size() != static_cast<std::size_t>(ranks) ||

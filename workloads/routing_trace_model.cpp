@@ -3,7 +3,6 @@
 // layers). expert_distribution gives that step's empirical expert frequencies; trace_tokens gives
 // the recorded per-token choices, which the RoutingSampler replays token by token.
 #include <algorithm>
-#include <stdexcept>
 #include <string>
 
 #include "models/model_error.h"
@@ -42,8 +41,8 @@ class TraceRouting final : public RoutingModel {
   }
   int layer_index(int moe_layer) const {
     if (moe_layer < 0 || moe_layer >= trace_.header.moe_layers)
-      throw std::out_of_range("routing trace has " + std::to_string(trace_.header.moe_layers) + " MoE layers; layer " +
-                              std::to_string(moe_layer) + " requested");
+      throw WorkloadError("routing trace has " + std::to_string(trace_.header.moe_layers) + " MoE layers; layer " +
+                          std::to_string(moe_layer) + " requested");
     return moe_layer;
   }
   RoutingTrace trace_;
@@ -52,13 +51,13 @@ class TraceRouting final : public RoutingModel {
 }  // namespace
 
 std::unique_ptr<RoutingModel> make_trace_routing(const std::string& path, const RoutingShape& shape) {
-  if (path.empty()) throw std::invalid_argument("trace routing needs trace_path");
+  if (path.empty()) throw WorkloadError("trace routing needs trace_path");
   // The file format belongs to models/; a bad file is bad workload input here.
   RoutingTrace trace;
   try {
     trace = models::read_routing_trace(path);
   } catch (const models::ModelError& e) {
-    throw WorkloadError(e.what());
+    throw WorkloadError(e.what(), e.position());
   }
   const auto& h = trace.header;
   const auto mismatch = [&](const std::string& what, int file, int model) {

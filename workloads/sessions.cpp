@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
-#include <stdexcept>
 
 #include "workloads/input_limits.h"
 #include "workloads/lengths.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::workloads {
 
@@ -14,10 +14,9 @@ std::vector<Request> generate_sessions(const WorkloadConfig& config, Rng& rng) {
   const SessionConfig& s = config.sessions;
   const auto& a = config.arrivals;
   if (a.process != "poisson" && a.process != "gamma" && a.process != "constant")
-    throw std::invalid_argument("sessions start by an open-loop process (poisson, gamma or constant), not '" +
-                                a.process + "'");
+    throw WorkloadError("sessions start by an open-loop process (poisson, gamma or constant), not '" + a.process + "'");
   if (!(s.think_time_s >= 0) || s.system_prompt_tokens < 0 || s.system_prompts < 1)
-    throw std::invalid_argument("sessions need think_time >= 0, system_prompt_tokens >= 0 and system_prompts >= 1");
+    throw WorkloadError("sessions need think_time >= 0, system_prompt_tokens >= 0 and system_prompts >= 1");
   LengthSampler turns(s.turns), input(config.input_tokens), output(config.output_tokens);
   ArrivalClock clock(a);
   std::exponential_distribution<double> think(s.think_time_s > 0 ? 1.0 / s.think_time_s : 1.0);

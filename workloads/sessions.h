@@ -23,7 +23,7 @@
 
 namespace moesim::workloads {
 
-// Throws std::invalid_argument for a bad parameter (the scenario loader checks them first).
+// Throws WorkloadError for a bad parameter (the scenario loader checks them first).
 std::vector<Request> generate_sessions(const WorkloadConfig& config, Rng& rng);
 
 }  // namespace moesim::workloads

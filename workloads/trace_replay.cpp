@@ -276,7 +276,7 @@ std::vector<TraceRequest> read_request_trace(const std::string& path, const Requ
   }
   if (format == "csv") return parse_request_trace_csv(in, path, options.max_rows);
   if (format == "jsonl") return parse_request_trace_jsonl(in, path, options.block_tokens, options.max_rows);
-  throw std::invalid_argument("unknown trace format '" + options.format + "' (valid: auto, csv, jsonl)");
+  throw WorkloadError("unknown trace format '" + options.format + "' (valid: auto, csv, jsonl)");
 }
 
 }  // namespace moesim::workloads

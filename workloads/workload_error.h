@@ -4,18 +4,22 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "models/error.h"
 
 namespace moesim::workloads {
 
-class WorkloadError : public std::runtime_error {
+class WorkloadError : public models::Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit WorkloadError(const std::string& what, std::string position = {})
+      : Error(models::ErrorKind::kWorkload, what, std::move(position)) {}
 };
 
 [[noreturn]] inline void fail_at_line(const std::string& file, std::int64_t line, const std::string& what) {
-  throw WorkloadError(file + ":" + std::to_string(line) + ": " + what);
+  std::string position = file + ":" + std::to_string(line);
+  throw WorkloadError(position + ": " + what, position);
 }
 
 }  // namespace moesim::workloads

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "calibration/calibration_error.h"
 #include "models/presets.h"
 
 namespace moesim::calibration {
@@ -139,8 +140,8 @@ TEST_F(Roofline, MemoryOpStreamsAtHbmBandwidth) {
 TEST(CostModelRegistry, UnknownModelThrowsListingValidNames) {
   try {
     make_cost_model("fitted-v9", h800());
-    FAIL() << "expected std::invalid_argument";
-  } catch (const std::invalid_argument& e) {
+    FAIL() << "expected CalibrationError";
+  } catch (const CalibrationError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("fitted-v9"), std::string::npos) << msg;
     for (const auto& info : cost_models()) EXPECT_NE(msg.find(info.name), std::string::npos) << msg;

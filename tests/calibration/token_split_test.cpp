@@ -4,6 +4,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "calibration/calibration_error.h"
 #include "calibration/token_split.h"
 
 namespace moesim::calibration {
@@ -31,9 +32,9 @@ TEST(TokenSplit, ZipfByLargestRemainder) {
 }
 
 TEST(TokenSplit, RejectsBadArguments) {
-  EXPECT_THROW(split_tokens(10, 0, "uniform", 1), std::invalid_argument);
-  EXPECT_THROW(split_tokens(10, 2, "normal", 1), std::invalid_argument);
-  EXPECT_THROW(split_tokens(10, 2, "zipf", -1), std::invalid_argument);
+  EXPECT_THROW(split_tokens(10, 0, "uniform", 1), CalibrationError);
+  EXPECT_THROW(split_tokens(10, 2, "normal", 1), CalibrationError);
+  EXPECT_THROW(split_tokens(10, 2, "zipf", -1), CalibrationError);
 }
 
 TEST(AllToAllBytes, UniformFillsEveryEntry) { EXPECT_EQ(all_to_all_bytes(3, 1000, "uniform", 1.0), V(9, 1000)); }

@@ -132,7 +132,7 @@ TEST(RoutingTrace, WriterRejectsInconsistentSteps) {
   auto t = sample_trace(false);
   t.steps[1].ids.pop_back();
   std::ostringstream out;
-  EXPECT_THROW(write_routing_trace(out, t), std::invalid_argument);
+  EXPECT_THROW(write_routing_trace(out, t), ModelError);
 }
 
 }  // namespace

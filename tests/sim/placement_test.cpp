@@ -8,10 +8,12 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sim/deployment_error.h"
 #include "sim/placement_eplb.h"
 #include "sim/placement_stats.h"
 #include "workloads/routing_model.h"
 #include "workloads/routing_sampler.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::sim {
 namespace {
@@ -67,9 +69,9 @@ TEST(Placement, ContiguousAndStripedLayouts) {
     EXPECT_EQ(c.rank_of_slot(c.replicas(e)[0]), e / 4);
     EXPECT_EQ(st.rank_of_slot(st.replicas(e)[0]), e % 4);
   }
-  EXPECT_THROW(place_layer(policy("contiguous", 4), shape(16, 4, 4), load), std::invalid_argument);
-  EXPECT_THROW(place_layer(policy("eplb", 3), shape(16, 4, 3), load), std::invalid_argument);  // 19 slots / 4
-  EXPECT_THROW(placement_policy("round-robin"), std::invalid_argument);
+  EXPECT_THROW(place_layer(policy("contiguous", 4), shape(16, 4, 4), load), DeploymentError);
+  EXPECT_THROW(place_layer(policy("eplb", 3), shape(16, 4, 3), load), DeploymentError);  // 19 slots / 4
+  EXPECT_THROW(placement_policy("round-robin"), workloads::WorkloadError);
 }
 
 TEST(Eplb, ReplicatesTheHottestExperts) {
@@ -135,7 +137,7 @@ TEST(Eplb, HierarchicalKeepsEachGroupOnOneNode) {
   }
   EXPECT_LT(expected_rank_imbalance(pl, p),
             expected_rank_imbalance(place_layer(policy("contiguous"), shape(experts, ep, 0), p), p));
-  EXPECT_THROW(place_layer(policy("eplb-hierarchical", 0), shape(256, 32, 0, 8, 3), p), std::invalid_argument);
+  EXPECT_THROW(place_layer(policy("eplb-hierarchical", 0), shape(256, 32, 0, 8, 3), p), DeploymentError);
 }
 
 TEST(ReplicaSplit, LocalPrefersTheSourcesNode) {
@@ -154,7 +156,7 @@ TEST(ReplicaSplit, LocalPrefersTheSourcesNode) {
   EXPECT_DOUBLE_EQ(local.slot_share[3], 0.5);
   EXPECT_DOUBLE_EQ(local.slot_share[5], 0.0);
   EXPECT_DOUBLE_EQ(local.slot_share[8 + 5], 1.0);
-  EXPECT_THROW(replica_split("nearest"), std::invalid_argument);
+  EXPECT_THROW(replica_split("nearest"), workloads::WorkloadError);
 }
 
 TEST(Rebalance, CountsExpertsEachRankMustFetch) {

@@ -7,6 +7,7 @@
 
 #include <map>
 
+#include "sim/deployment_error.h"
 #include "sim/simulation.h"
 #include "tests/sim/sim_test_util.h"
 #include "workloads/arrivals.h"
@@ -41,7 +42,7 @@ TEST(RequestRouter, RegistryResolvesEveryNameAndListsThemOnAMiss) {
   try {
     router_policy("sticky");
     FAIL();
-  } catch (const std::invalid_argument& e) {
+  } catch (const DeploymentError& e) {
     EXPECT_STREQ(e.what(), "unknown request router policy 'sticky' (valid: least-loaded, round-robin, prefix-aware)");
   }
 }

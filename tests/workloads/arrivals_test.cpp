@@ -8,6 +8,7 @@
 #include <string>
 
 #include "test_files.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::workloads {
 namespace {
@@ -93,17 +94,17 @@ TEST(Arrivals, BadNamesAndRatesThrow) {
   auto c = config("bursty", 10.0, 10);
   try {
     generate(c, 1);
-    FAIL() << "expected std::invalid_argument";
-  } catch (const std::invalid_argument& e) {
+    FAIL() << "expected WorkloadError";
+  } catch (const WorkloadError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("bursty"), std::string::npos) << msg;
     for (const auto& p : arrival_processes()) EXPECT_NE(msg.find(p.name), std::string::npos) << msg;
   }
   c = config("poisson", 0.0, 10);
-  EXPECT_THROW(generate(c, 1), std::invalid_argument);
+  EXPECT_THROW(generate(c, 1), WorkloadError);
   c = config("poisson", 10.0, 10);
   c.input_tokens.dist = "zipf";
-  EXPECT_THROW(generate(c, 1), std::invalid_argument);
+  EXPECT_THROW(generate(c, 1), WorkloadError);
 }
 
 }  // namespace
@@ -170,7 +171,7 @@ TEST(PrefixHits, ConstantAndDistributed) {
   c.prefix_hit.dist = "uniform";
   c.prefix_hit.min = 0.5;
   c.prefix_hit.max = 0.2;
-  EXPECT_THROW(generate(c, 1), std::invalid_argument);
+  EXPECT_THROW(generate(c, 1), WorkloadError);
 }
 
 TEST(TraceArrivals, ReplayAzureCsvScaledAndCapped) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "workloads/binomial.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::workloads {
 namespace {
@@ -155,7 +156,7 @@ TEST(CountMethods, NamedAsTheRegistrySaysAndUnknownNamesListTheValidOnes) {
   try {
     count_method_named("approximate");
     FAIL() << "expected a throw";
-  } catch (const std::invalid_argument& e) {
+  } catch (const WorkloadError& e) {
     EXPECT_STREQ(e.what(), "unknown count method 'approximate' (valid: fast, exact)");
   }
 }

@@ -109,13 +109,13 @@ TEST(EmpiricalLengths, BadLineNamesFileAndLine) {
 TEST(LengthSampler, BadParametersThrow) {
   LengthConfig c;
   c.dist = "lognormal";
-  EXPECT_THROW(LengthSampler{c}, std::invalid_argument);  // mean 0
+  EXPECT_THROW(LengthSampler{c}, WorkloadError);  // mean 0
   c.dist = "uniform";
   c.min = 5;
   c.max = 2;
-  EXPECT_THROW(LengthSampler{c}, std::invalid_argument);
+  EXPECT_THROW(LengthSampler{c}, WorkloadError);
   c.dist = "pareto";
-  EXPECT_THROW(LengthSampler{c}, std::invalid_argument);
+  EXPECT_THROW(LengthSampler{c}, WorkloadError);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "workloads/routing_model.h"
+#include "workloads/workload_error.h"
 
 namespace moesim::workloads {
 namespace {
@@ -79,12 +80,12 @@ TEST(LayeredRouting, RejectsParametersOutOfRange) {
   try {
     make_routing_model(c, deepseek_shape(), 1);
     FAIL();
-  } catch (const std::invalid_argument& e) {
+  } catch (const WorkloadError& e) {
     EXPECT_STREQ(e.what(), "layered-lognormal routing needs step_memory >= 1");
   }
   c.step_memory = 10;
   c.layer_sigma = -1;
-  EXPECT_THROW(make_routing_model(c, deepseek_shape(), 1), std::invalid_argument);
+  EXPECT_THROW(make_routing_model(c, deepseek_shape(), 1), WorkloadError);
 }
 
 }  // namespace

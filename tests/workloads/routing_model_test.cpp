@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "workloads/workload_error.h"
+
 namespace moesim::workloads {
 namespace {
 
@@ -49,8 +51,8 @@ TEST(RoutingRegistry, UnknownModelThrowsListingValidNames) {
   cfg.model = "zipf-typo";
   try {
     make_routing_model(cfg, 16);
-    FAIL() << "expected std::invalid_argument";
-  } catch (const std::invalid_argument& e) {
+    FAIL() << "expected WorkloadError";
+  } catch (const WorkloadError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("zipf-typo"), std::string::npos) << msg;
     for (const auto& entry : routing_models()) EXPECT_NE(msg.find(entry.name), std::string::npos) << msg;
@@ -63,12 +65,12 @@ TEST(RoutingRegistry, EveryListedModelConstructs) {
     cfg.model = std::string(entry.name);
     EXPECT_FALSE(entry.description.empty());
     if (entry.name == "trace") {  // needs a file: tests/workloads/routing_sampler_test.cpp
-      EXPECT_THROW(make_routing_model(cfg, 8), std::invalid_argument);
+      EXPECT_THROW(make_routing_model(cfg, 8), WorkloadError);
       continue;
     }
     EXPECT_NE(make_routing_model(cfg, 8), nullptr) << entry.name;
   }
-  EXPECT_THROW(make_routing_model(RoutingConfig{}, 0), std::invalid_argument);
+  EXPECT_THROW(make_routing_model(RoutingConfig{}, 0), WorkloadError);
 }
 
 std::vector<double> distribution(const RoutingModel& m, int layer, std::int64_t step, int experts) {
@@ -117,7 +119,7 @@ TEST(HotSetRouting, HotExpertsCarryTheirFraction) {
   EXPECT_NEAR(p[0] + p[1] + p[2] + p[3], 0.6, 1e-12);
   EXPECT_NEAR(p[4], 0.4 / 28, 1e-12);
   cfg.hot_fraction = 1.5;
-  EXPECT_THROW(make_routing_model(cfg, shape, 1), std::invalid_argument);
+  EXPECT_THROW(make_routing_model(cfg, shape, 1), WorkloadError);
 }
 
 TEST(DriftRouting, AutocorrelationFollowsRho) {
@@ -169,7 +171,7 @@ TEST(GroupLimitedRouting, KeepsBaseMarginalsAndReportsLimit) {
   EXPECT_EQ(distribution(*m, 1, 0, 64), distribution(*make_routing_model(cfg, shape, 3), 1, 0, 64));
   cfg.group_limit.enabled = true;
   cfg.group_limit.groups = 7;  // 64 experts do not split into 7 groups
-  EXPECT_THROW(make_routing_model(cfg, shape, 3), std::invalid_argument);
+  EXPECT_THROW(make_routing_model(cfg, shape, 3), WorkloadError);
 }
 
 TEST(Multinomial, CountsSumToNAndPassChiSquare) {

@@ -6,6 +6,8 @@
 
 #include <set>
 
+#include "workloads/workload_error.h"
+
 namespace moesim::workloads {
 namespace {
 
@@ -75,7 +77,7 @@ TEST(Sessions, OnlyOpenLoopProcessesStartThem) {
   auto c = chat(10);
   c.arrivals.process = "closed-loop";
   Rng rng(1);
-  EXPECT_THROW(generate_requests(c, rng), std::invalid_argument);
+  EXPECT_THROW(generate_requests(c, rng), WorkloadError);
 }
 
 TEST(Sessions, TraceHashIdsBecomeBlockNames) {

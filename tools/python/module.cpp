@@ -13,9 +13,9 @@
 
 #include "calibration/cost_model.h"
 #include "calibration/hardware_profile.h"
+#include "models/error.h"
 #include "models/presets.h"
-#include "sim/check.h"
-#include "sim/deployment.h"
+#include "tools/error_exit.h"
 #include "tools/python/bindings.h"
 #include "topology/cluster.h"
 #include "workloads/routing_model.h"
@@ -59,8 +59,8 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "moesim's C++ core (see the moesim package for the Python API)";
   py::class_<Source>(m, "Source")
       .def(py::init<std::string, std::string, bool>(), py::arg("text_or_path"), py::arg("source"), py::arg("is_file"));
-  // Bad input raises InputError with the line `moesim` prints for it after "moesim: " (the same
-  // prefixes for the same exceptions as tools/main.cpp); a broken invariant raises RuntimeError.
+  // Bad input raises InputError with the line `moesim` prints for it after "moesim: "
+  // (tools/error_exit.h, as tools/main.cpp); a broken invariant raises RuntimeError.
   static py::exception<std::exception> input_error(m, "InputError", PyExc_ValueError);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -69,12 +69,11 @@ PYBIND11_MODULE(_core, m) {
       throw;  // a Python exception (from a progress callback) stays what it was
     } catch (const py::builtin_exception&) {
       throw;
-    } catch (const sim::InvariantError& e) {
-      PyErr_SetString(PyExc_RuntimeError, (std::string("internal error: ") + e.what()).c_str());
-    } catch (const sim::DeploymentError& e) {
-      input_error((std::string("deployment: ") + e.what()).c_str());
-    } catch (const topology::TopologyError& e) {
-      input_error((std::string("cluster: ") + e.what()).c_str());
+    } catch (const models::Error& e) {
+      if (e.kind() == models::ErrorKind::kInvariant)
+        PyErr_SetString(PyExc_RuntimeError, tools::error_line(e).c_str());
+      else
+        input_error(tools::error_line(e).c_str());
     } catch (const std::exception& e) {
       input_error(e.what());
     }
