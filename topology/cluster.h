@@ -86,15 +86,25 @@ struct ClusterConfig {
   double node_nic_bytes_per_s(int node) const;
 };
 
+// How a preset's devices reach each other inside a node.
+enum class ScaleUpShape {
+  kSwitch,  // every device on the node's scale-up switch (NVSwitch, NVLink switch trays, UB)
+  kMesh,    // a link per pair of devices, no switch (xGMI, HCCS)
+};
 struct ClusterPresetInfo {
   std::string_view name;
   std::string_view description;
+  ScaleUpShape shape = ScaleUpShape::kSwitch;
+  std::string_view device_stem = "gpu";       // vertex names: gpu0, npu0 (die0 with dies_per_package > 1)
+  std::string_view switch_stem = "nvswitch";  // scale-up switch vertex names: nvswitch0, nvlswitch0, ub0
 };
 // The presets Cluster can build (a registry: name and one-line description).
 std::vector<ClusterPresetInfo> cluster_presets();
 // A preset's own defaults (sizes, bandwidths, efficiencies, latencies) with nodes = 1; throws
 // TopologyError for an unknown name. Start from these, then apply the user's keys.
 ClusterConfig cluster_preset_defaults(std::string_view preset);
+// The preset named `preset`; throws TopologyError for an unknown name.
+const ClusterPresetInfo& find_cluster_preset(std::string_view preset);
 
 enum class VertexKind { kDevice, kScaleUpSwitch, kNic, kLeafSwitch, kSpineSwitch };
 // Which fabric a link belongs to; routes between devices of one scale-up domain use kScaleUp

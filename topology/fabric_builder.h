@@ -28,6 +28,7 @@ class FabricBuilder {
   void add_scaleout(int rails);
 
   Cluster& c_;
+  const ClusterPresetInfo* preset_ = nullptr;  // the preset being built (build_preset)
   std::vector<Vertex> devices_;
 };
 

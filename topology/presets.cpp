@@ -95,10 +95,18 @@ ClusterConfig generic() {
 const std::vector<PresetEntry>& entries() {
   static const std::vector<PresetEntry> kEntries = {
       {{"hgx", "nodes of 8 GPUs on NVSwitch, one NIC per GPU, rail-optimised leaves under spines"}, &hgx},
-      {{"nvl72", "racks of 72 GPUs in one NVLink 5 domain, one scale-out NIC per GPU"}, &nvl72},
-      {{"xgmi", "AMD nodes of 8 GPUs in a full xGMI mesh (a link per pair, no switch), one NIC per GPU"}, &xgmi},
-      {{"hccs", "Huawei Ascend 910B servers of 8 NPUs in a full HCCS mesh (a link per pair), one NIC per NPU"}, &hccs},
-      {{"cloudmatrix384", "384 Ascend NPUs on one UB supernode (boards of 8), RoCE scale-out"}, &cloudmatrix384},
+      {{"nvl72", "racks of 72 GPUs in one NVLink 5 domain, one scale-out NIC per GPU", ScaleUpShape::kSwitch, "gpu",
+        "nvlswitch"},
+       &nvl72},
+      {{"xgmi", "AMD nodes of 8 GPUs in a full xGMI mesh (a link per pair, no switch), one NIC per GPU",
+        ScaleUpShape::kMesh},
+       &xgmi},
+      {{"hccs", "Huawei Ascend 910B servers of 8 NPUs in a full HCCS mesh (a link per pair), one NIC per NPU",
+        ScaleUpShape::kMesh, "npu"},
+       &hccs},
+      {{"cloudmatrix384", "384 Ascend NPUs on one UB supernode (boards of 8), RoCE scale-out", ScaleUpShape::kSwitch,
+        "npu", "ub"},
+       &cloudmatrix384},
       {{"generic", "N devices per scale-up domain, top-of-rack leaves, oversubscribed spines"}, &generic},
   };
   return kEntries;
@@ -118,11 +126,17 @@ std::vector<ClusterPresetInfo> cluster_presets() {
   return v;
 }
 
-ClusterConfig cluster_preset_defaults(std::string_view preset) {
+namespace {
+const PresetEntry& find_entry(std::string_view preset) {
   for (const auto& e : entries())
-    if (e.info.name == preset) return e.defaults();
+    if (e.info.name == preset) return e;
   throw TopologyError("unknown cluster preset '" + std::string(preset) + "' (valid: " + preset_names() + ")");
 }
+}  // namespace
+
+ClusterConfig cluster_preset_defaults(std::string_view preset) { return find_entry(preset).defaults(); }
+
+const ClusterPresetInfo& find_cluster_preset(std::string_view preset) { return find_entry(preset).info; }
 
 Vertex add_vertex(Graph& g, VertexKind kind, int node, int index, std::string name) {
   return boost::add_vertex(VertexProps{kind, node, index, std::move(name)}, g);
@@ -139,11 +153,10 @@ int add_link(Graph& g, Vertex a, Vertex b, const LinkProps& props) {
 
 void FabricBuilder::build_preset() {
   const ClusterConfig& cfg = c_.config_;
-  bool known = false;
-  for (const auto& e : entries()) known = known || e.info.name == cfg.preset;
-  if (!known) throw TopologyError("unknown cluster preset '" + cfg.preset + "' (valid: " + preset_names() + ")");
-  const int rails = cfg.rails >= 0 ? cfg.rails : cluster_preset_defaults(cfg.preset).rails;
-  const bool mesh = cfg.preset == "xgmi" || cfg.preset == "hccs";
+  const PresetEntry& entry = find_entry(cfg.preset);
+  preset_ = &entry.info;
+  const int rails = cfg.rails >= 0 ? cfg.rails : entry.defaults().rails;
+  const bool mesh = preset_->shape == ScaleUpShape::kMesh;
   if (cfg.dies_per_package < 1 || cfg.devices_per_node % cfg.dies_per_package != 0 ||
       (cfg.devices_per_board > 0 && cfg.devices_per_board % cfg.dies_per_package != 0))
     throw TopologyError(
@@ -197,8 +210,7 @@ void FabricBuilder::add_package_links() {
 
 void FabricBuilder::add_devices() {
   const ClusterConfig& cfg = c_.config_;
-  const bool npu = cfg.preset == "cloudmatrix384" || cfg.preset == "hccs";
-  const char* stem = cfg.dies_per_package > 1 ? "die" : npu ? "npu" : "gpu";
+  const std::string stem(cfg.dies_per_package > 1 ? "die" : preset_->device_stem);
   c_.device_links_.assign(static_cast<std::size_t>(cfg.nodes) * cfg.devices_per_node, DeviceLinks{});
   for (int n = 0; n < cfg.nodes; ++n)
     for (int i = 0; i < cfg.devices_per_node; ++i) {
@@ -212,7 +224,7 @@ void FabricBuilder::add_devices() {
 void FabricBuilder::add_scaleup(bool boards) {
   const ClusterConfig& cfg = c_.config_;
   Graph& g = c_.graph_;
-  const std::string sw = cfg.preset == "cloudmatrix384" ? "ub" : cfg.preset == "nvl72" ? "nvlswitch" : "nvswitch";
+  const std::string sw(preset_->switch_stem);
   for (int n = 0; n < cfg.nodes; ++n) {
     const LinkProps up{cfg.node_scaleup_bytes_per_s(n), cfg.scaleup_latency_ns / 2, cfg.scaleup_efficiency,
                        LinkClass::kScaleUp};
