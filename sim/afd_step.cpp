@@ -166,12 +166,7 @@ Duration AfdStep::run(std::span<const RankBatch> batches, std::int64_t step, wor
                       LayerBreakdown& breakdown, Time start) {
   const auto M = static_cast<std::size_t>(attention_ranks_), N = static_cast<std::size_t>(expert_ranks_);
   MOESIM_CHECK(batches.size() == M, "afd: one batch per attention rank");
-  const auto layers = static_cast<std::size_t>(model_.num_layers);
-  if (breakdown.layer_ns.size() != layers) {
-    breakdown.layer_ns.assign(layers, PhaseTimes{});
-    breakdown.wall_ns.assign(layers, 0.0);
-    breakdown.exposed_comm_ns.assign(layers, 0.0);
-  }
+  breakdown.size_for(model_.num_layers);
   step_start_ns_ = start.count_ns();
   tracing_ = recorder_ != nullptr && recorder_->wants_step(step);
   if (load_) load_->begin_step(load_instance_, step_start_ns_);

@@ -16,20 +16,6 @@ double max_of(std::span<const double> v) { return v.empty() ? 0.0 : *std::max_el
 
 }  // namespace
 
-const char* phase_name(Phase p) {
-  switch (p) {
-    case Phase::kAttention: return "attention";
-    case Phase::kDenseMlp: return "dense_mlp";
-    case Phase::kSharedExpert: return "shared_expert";
-    case Phase::kRouter: return "router";
-    case Phase::kDispatch: return "dispatch";
-    case Phase::kExpertGemm: return "expert_gemm";
-    case Phase::kCombine: return "combine";
-    case Phase::kTpComm: return "tp_comm";
-  }
-  return "?";
-}
-
 StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deployment, const topology::Cluster& cluster,
                      const calibration::CostModel& cost, const workloads::RoutingModel& routing, OverlapConfig overlap)
     : model_(model),
@@ -37,25 +23,10 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
       cluster_(cluster),
       cost_(cost),
       overlap_(overlap),
-      dispatch_bytes_per_token_(models::dispatch_bytes_per_token(model, deployment.config().comm.dispatch_payload)),
-      combine_bytes_per_token_(models::combine_bytes_per_token(model)),
       routing_(model, deployment.moe_view(), routing, cluster),
+      exchange_(model, deployment, cluster, routing_.aggregated()),
       timeline_(deployment.ranks()) {
-  const MoeCommConfig& comm = deployment.config().comm;
-  gather_scatter_ = comm.gather_scatter();
-  // AllGather + ReduceScatter: the options keep their default algorithm, which nothing costs.
-  if (!gather_scatter_) dispatch_options_.algorithm = combine_options_.algorithm = comm.all_to_all;
-  dispatch_options_.fidelity = combine_options_.fidelity = comm.fidelity;
-  dispatch_options_.network_only = combine_options_.network_only = comm.network_only();
-  dispatch_options_.direction = topology::Direction::kDispatch;
-  dispatch_options_.scale = dispatch_bytes_per_token_;
-  combine_options_.direction = topology::Direction::kCombine;
-  combine_options_.scale = combine_bytes_per_token_;
-  combine_mirrors_dispatch_ = dispatch_options_.fidelity->closed_form() && dispatch_options_.scale > 0;
-  low_latency_ = comm.low_latency();
-  hbm_passes_ = dispatch_options_.algorithm->hbm_passes();
-  combine_fixed_ns_ = topology::a2a_fixed_ns(cluster.config(), combine_options_, deployment.ep());
-  if (routing_.aggregated()) aggregated_.emplace(cluster, deployment.rank_devices());
+  low_latency_ = exchange_.low_latency();
   MOESIM_CHECK(overlap.comm_sm_share >= 0 && overlap.comm_sm_share < 1, "comm_sm_share must lie in [0, 1)");
   // Interference while communication and computation overlap (sim/stream_timeline.h): a compute
   // kernel that runs beside an in-flight all-to-all has the SMs the communication kernels hold
@@ -120,7 +91,8 @@ void StepModel::token_phases(MicroBatch& mb) {
   if (!low_latency_) return;
   LowLatencyPhases p;
   for (std::size_t r = 0; r < mb.dispatch_send.size(); ++r) {
-    low_latency_token_phases(model_, cost_, mb.tokens[r], dispatch_bytes_per_token_, combine_bytes_per_token_, p);
+    low_latency_token_phases(model_, cost_, mb.tokens[r], exchange_.dispatch_bytes_per_token(),
+                             exchange_.combine_bytes_per_token(), p);
     mb.dispatch_send[r] = p.dispatch_send;
     mb.combine_recv[r] = p.combine_recv;
   }
@@ -191,49 +163,10 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
     load_->add_routing(load_instance_, step_start_ns_, moe_layer, routing_.expert_counts(), routing_.slot_counts(),
                        routing_.slots_per_rank());
   check_layer_pairs(moe_layer, routing_.total_pairs(), routing_.total_received());
-  if (gather_scatter_) {
-    gather_scatter(mb, phases, breakdown);
-    return;
-  }
-  topology::CommResult& dispatch = dispatch_result_;
-  if (aggregated_) {
-    fabric_tokens_ = routing_.traffic(margins_traffic_, *dispatch_options_.algorithm);
-    // One low-latency message per token-expert pair (DeepEP LL sends each pair on its own).
-    margins_traffic_.message_bytes = low_latency_ ? dispatch_options_.scale : 0.0;
-    if (combine_mirrors_dispatch_) {
-      // Only the timing now; the link loads are linear in the volumes, so a step's are costed
-      // once from its summed volumes (book_links).
-      aggregated_->timing(margins_traffic_, dispatch_options_, a2a_volumes_, dispatch);
-      if (load_) step_volumes_.add(a2a_volumes_);
-    } else {
-      (*aggregated_)(margins_traffic_, dispatch_options_, a2a_volumes_, dispatch);
-    }
-  } else {
-    routing_.traffic(traffic_, low_latency_);
-    dispatch = topology::all_to_all(cluster_, deployment_.rank_devices(), traffic_, dispatch_options_);
-  }
-  mb.dispatch_ns = dispatch.duration_ns;
-  if (combine_mirrors_dispatch_) {
-    // Analytic fidelity on full-duplex links: the combine is the dispatch reversed, so every
-    // link carries the same tokens in the other direction; only the bytes per token differ.
-    mb.combine_ns = dispatch.transfer_ns * (combine_options_.scale / dispatch_options_.scale) + dispatch.latency_ns +
-                    dispatch.message_ns + combine_fixed_ns_;
-    // Its link loads are the dispatch's, reversed and scaled: booked once per step (book_links).
-  } else {
-    topology::CommResult& combine = combine_result_;
-    if (aggregated_)
-      (*aggregated_)(margins_traffic_, combine_options_, a2a_volumes_, combine);
-    else
-      combine = topology::all_to_all(cluster_, deployment_.rank_devices(), traffic_, combine_options_);
-    mb.combine_ns = combine.duration_ns;
-    if (load_) load_->add_links(combine);
-  }
-  if (load_) {
-    if (!combine_mirrors_dispatch_)
-      load_->add_links(dispatch);
-    else if (!aggregated_)
-      step_links_.add(dispatch);
-  }
+  const bool gathered = exchange_.uses_gather_scatter();
+  const ExchangeTimes exchange = gathered ? exchange_.gather_scatter(mb.tokens) : exchange_.all_to_all(routing_);
+  mb.dispatch_ns = exchange.dispatch_ns;
+  mb.combine_ns = exchange.combine_ns;
   expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()),
                     mb.gemm_ns, cost_scratch_);
   if (low_latency_) {
@@ -243,37 +176,18 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
       const auto local = routing_.local_counts(static_cast<int>(r));
       received_[r] = std::accumulate(local.begin(), local.end(), std::int64_t{0});
     }
-    low_latency_pair_phase_times(cost_, received_, dispatch_bytes_per_token_, combine_bytes_per_token_,
-                                 mb.dispatch_recv, mb.combine_send, cost_scratch_);
+    low_latency_pair_phase_times(cost_, received_, exchange_.dispatch_bytes_per_token(),
+                                 exchange_.combine_bytes_per_token(), mb.dispatch_recv, mb.combine_send, cost_scratch_);
   }
-  phases[static_cast<int>(Phase::kDispatch)] += max_of(mb.dispatch_send) + mb.dispatch_ns;
-  const double fabric_tokens = fabric_token_count();
-  mb.comm_rate = comm_rate_while_compute(fabric_tokens * dispatch_bytes_per_token_, mb.dispatch_ns);
-  breakdown.dispatch_bytes += fabric_tokens * dispatch_bytes_per_token_;
-  breakdown.combine_bytes += fabric_tokens * combine_bytes_per_token_;
-  breakdown.tokens_routed += routing_.total_pairs();
-  breakdown.tokens_combined += routing_.total_received();
-}
-
-// AllGather + ReduceScatter (sim/moe_comm.h): every rank receives every other rank's tokens,
-// padded to the largest share, and sends its partial outputs back the same way.
-void StepModel::gather_scatter(MicroBatch& mb, PhaseTimes& phases, LayerBreakdown& breakdown) {
-  const std::int64_t widest = mb.tokens.empty() ? 0 : *std::max_element(mb.tokens.begin(), mb.tokens.end());
-  const double ranks = static_cast<double>(mb.tokens.size());
-  const double gathered = static_cast<double>(widest) * ranks;  // tokens every rank ends up holding
-  const topology::NetworkFidelity& fidelity = *deployment_.config().comm.fidelity;
-  const auto& devices = deployment_.rank_devices();
-  mb.dispatch_ns = tp_collective_ns(cluster_, devices, topology::CollectiveKind::kAllGather,
-                                    gathered * dispatch_bytes_per_token_, fidelity);
-  mb.combine_ns = tp_collective_ns(cluster_, devices, topology::CollectiveKind::kReduceScatter,
-                                   gathered * combine_bytes_per_token_, fidelity);
-  expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()),
-                    mb.gemm_ns, cost_scratch_);
-  phases[static_cast<int>(Phase::kDispatch)] += mb.dispatch_ns;
-  // Each rank receives the other ranks' shares.
-  const double moved = gathered * (ranks - 1);
-  breakdown.dispatch_bytes += moved * dispatch_bytes_per_token_;
-  breakdown.combine_bytes += moved * combine_bytes_per_token_;
+  const double dispatch_bytes = exchange.fabric_tokens * exchange_.dispatch_bytes_per_token();
+  if (gathered) {
+    phases[static_cast<int>(Phase::kDispatch)] += mb.dispatch_ns;
+  } else {
+    phases[static_cast<int>(Phase::kDispatch)] += max_of(mb.dispatch_send) + mb.dispatch_ns;
+    mb.comm_rate = comm_rate_while_compute(dispatch_bytes, mb.dispatch_ns);
+  }
+  breakdown.dispatch_bytes += dispatch_bytes;
+  breakdown.combine_bytes += exchange.fabric_tokens * exchange_.combine_bytes_per_token();
   breakdown.tokens_routed += routing_.total_pairs();
   breakdown.tokens_combined += routing_.total_received();
 }
@@ -286,7 +200,7 @@ void StepModel::gather_scatter(MicroBatch& mb, PhaseTimes& phases, LayerBreakdow
 double StepModel::comm_rate_while_compute(double fabric_bytes, double duration_ns) const {
   if (hbm_bytes_per_ns_ <= 0 || duration_ns <= 0 || overlap_.scheme == OverlapScheme::kNone) return 1.0;
   const double per_rank = fabric_bytes / std::max(1, deployment_.ranks());
-  const double share = hbm_passes_ * per_rank / duration_ns / hbm_bytes_per_ns_;
+  const double share = exchange_.hbm_passes() * per_rank / duration_ns / hbm_bytes_per_ns_;
   return 1.0 / (1.0 + share);
 }
 
@@ -300,14 +214,6 @@ double StepModel::issue_dispatch(MicroBatch& mb, bool shared_during_dispatch) {
     timeline_.compute(mb.ready, mb.scratch, mb.scratch, {"shared_expert", layer_, m, gemm_rate_ < 1.0});
   }
   return dispatch_end;
-}
-
-// Tokens the chosen algorithm puts on the fabric in the last draw: one per token-expert pair for
-// low-latency kernels, one per destination rank otherwise (hierarchical forwarding over NVLink
-// is not counted twice).
-double StepModel::fabric_token_count() const {
-  if (aggregated_) return fabric_tokens_;  // summed by LayerRouting::traffic
-  return (low_latency_ ? traffic_.expert_bytes : traffic_.pair_bytes).total_bytes();
 }
 
 Duration StepModel::rebalance() {
@@ -343,43 +249,10 @@ void StepModel::expert_half(MicroBatch& mb, double dispatch_end, PhaseTimes& pha
   phases[static_cast<int>(Phase::kCombine)] += max_of(mb.combine_send) + mb.combine_ns + max_of(mb.combine_recv);
 }
 
-void StepModel::book_links() {
-  if (!load_) return;
-  if (aggregated_ && !step_volumes_.up_send.empty()) {
-    aggregated_->links(step_volumes_, dispatch_options_, step_result_);
-    step_links_.add(step_result_);
-    step_volumes_.reset(0, 0);  // empty until the next layer adds to it
-  }
-  if (step_links_.listed.empty()) return;
-  load_->add_links(step_links_.bytes, 1.0, &step_links_.listed);
-  load_->add_links_reversed(step_links_.bytes, reverse_links_, combine_options_.scale / dispatch_options_.scale,
-                            &step_links_.listed);
-  step_links_.clear();
-}
-
-void StepModel::LinkBytes::add(const topology::CommResult& r) {
-  if (bytes.size() < r.link_bytes.size()) bytes.resize(r.link_bytes.size(), 0.0);
-  const auto book = [&](std::size_t l) {
-    if (r.link_bytes[l] == 0) return;
-    if (bytes[l] == 0) listed.push_back(static_cast<int>(l));
-    bytes[l] += r.link_bytes[l];
-  };
-  if (r.links_listed) {
-    for (const int l : r.loaded_links) book(static_cast<std::size_t>(l));
-  } else {
-    for (std::size_t l = 0; l < r.link_bytes.size(); ++l) book(l);
-  }
-}
-
-void StepModel::LinkBytes::clear() {
-  for (const int l : listed) bytes[static_cast<std::size_t>(l)] = 0.0;
-  listed.clear();
-}
-
 void StepModel::set_load_stats(LoadStats* stats, int instance) {
   load_ = stats;
   load_instance_ = instance;
-  if (stats) reverse_links_ = reverse_links(cluster_);
+  exchange_.set_load_stats(stats);
 }
 
 void StepModel::set_trace(TraceRecorder* recorder, int pool, int instance) {
@@ -390,8 +263,7 @@ void StepModel::set_trace(TraceRecorder* recorder, int pool, int instance) {
 
 // Every layer in turn, both micro-batches' attention halves before their expert halves.
 void StepModel::run_layers(std::int64_t step, workloads::Rng& rng, LayerBreakdown& breakdown) {
-  begin_layer_accounting();
-  double layer_start = 0;
+  layer_clock_.begin(timeline_, deployment_.ranks());
   int moe_index = moe_layers_before_stage();
   const auto end_layer = static_cast<std::size_t>(deployment_.end_layer());
   for (auto layer = static_cast<std::size_t>(deployment_.first_layer()); layer < end_layer; ++layer) {
@@ -409,7 +281,7 @@ void StepModel::run_layers(std::int64_t step, workloads::Rng& rng, LayerBreakdow
       for (std::size_t m = 0; m < micro_.size(); ++m) moe_back(micro_[m], dispatch_end_[m], phases);
       ++moe_index;
     }
-    end_layer_accounting(static_cast<int>(layer), layer_start, breakdown);
+    close_layer(static_cast<int>(layer), breakdown);
   }
 }
 
@@ -419,34 +291,15 @@ int StepModel::moe_layers_before_stage() const {
   return n;
 }
 
-void StepModel::begin_layer_accounting() {
-  const auto ranks = static_cast<std::size_t>(deployment_.ranks());
-  busy_before_.resize(ranks);
-  for (std::size_t r = 0; r < ranks; ++r) busy_before_[r] = timeline_.compute_busy(static_cast<int>(r));
-}
-
-void StepModel::end_layer_accounting(int layer, double& layer_start, LayerBreakdown& breakdown) {
-  double layer_end = 0, busy = 0;
+void StepModel::close_layer(int layer, LayerBreakdown& breakdown) {
+  double layer_end = 0;
   for (const auto& mb : micro_) layer_end = std::max(layer_end, max_of(mb.ready));
-  for (std::size_t r = 0; r < busy_before_.size(); ++r) {
-    const double now = timeline_.compute_busy(static_cast<int>(r));
-    busy = std::max(busy, now - busy_before_[r]);
-    busy_before_[r] = now;
-  }
-  const double wall = layer_end - layer_start;
-  breakdown.wall_ns[static_cast<std::size_t>(layer)] += wall;
-  breakdown.exposed_comm_ns[static_cast<std::size_t>(layer)] += std::max(0.0, wall - busy);
-  layer_start = layer_end;
+  layer_clock_.end(layer, layer_end, timeline_, breakdown);
 }
 
 Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
                         LayerBreakdown& breakdown, Time start) {
-  const auto layers = static_cast<std::size_t>(model_.num_layers);
-  if (breakdown.layer_ns.size() != layers) {
-    breakdown.layer_ns.assign(layers, PhaseTimes{});
-    breakdown.wall_ns.assign(layers, 0.0);
-    breakdown.exposed_comm_ns.assign(layers, 0.0);
-  }
+  breakdown.size_for(model_.num_layers);
   step_start_ns_ = start.count_ns();
   if (load_) load_->begin_step(load_instance_, step_start_ns_);
   split(batches);
@@ -473,7 +326,7 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
     timeline_.compute(mb.ready, mb.scratch, mb.ready, {"lm_head", -1, static_cast<int>(&mb - micro_.data())});
   }
   breakdown.lm_head_ns += lm;
-  book_links();
+  exchange_.book_step_links();
   return Duration::from_ns_rounded(timeline_.finish());
 }
 

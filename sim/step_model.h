@@ -40,62 +40,28 @@
 // the all-to-all see all of them, its attention reads its cache once (sim/rank_costs.h).
 #pragma once
 
-#include <array>
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <vector>
 
 #include "calibration/cost_model.h"
 #include "models/model_spec.h"
 #include "sim/deployment.h"
+#include "sim/layer_breakdown.h"
 #include "sim/layer_routing.h"
 #include "sim/load_stats.h"
+#include "sim/moe_exchange.h"
 #include "sim/overlap.h"
 #include "sim/rank_costs.h"
 #include "sim/step_batch.h"
 #include "sim/stream_timeline.h"
 #include "sim/time.h"
 #include "sim/trace.h"
-#include "topology/a2a_closed_form.h"
-#include "topology/aggregated_all_to_all.h"
-#include "topology/all_to_all.h"
 #include "topology/cluster.h"
-#include "topology/traffic.h"
 #include "workloads/rng.h"
 #include "workloads/routing_model.h"
 
 namespace moesim::sim {
-
-enum class Phase { kAttention, kDenseMlp, kSharedExpert, kRouter, kDispatch, kExpertGemm, kCombine, kTpComm };
-inline constexpr int kNumPhases = 8;
-const char* phase_name(Phase p);
-
-using PhaseTimes = std::array<double, kNumPhases>;  // nanoseconds
-
-// Per-layer breakdown accumulated over steps. Phase times are work: each op's slowest-rank
-// duration, summed over micro-batches. Wall time is how long the layer held the step; exposed
-// communication is the part of it in which the busiest rank's compute stream sat idle.
-struct LayerBreakdown {
-  std::vector<PhaseTimes> layer_ns;     // [layer][phase], summed over steps
-  std::vector<double> wall_ns;          // [layer]
-  std::vector<double> exposed_comm_ns;  // [layer]
-  double dispatch_bytes = 0;            // on the fabric, summed over MoE layers and steps
-  double combine_bytes = 0;
-  std::int64_t tokens_routed = 0;    // token-expert pairs dispatched
-  std::int64_t tokens_combined = 0;  // token-expert pairs the experts processed
-  double lm_head_ns = 0;             // LM head after the last layer, summed over steps
-  double pipeline_send_ns = 0;       // activations between pipeline stages, summed over steps
-  double draft_ns = 0;               // speculative-decoding draft passes, summed over steps
-  double runtime_ns = 0;             // the runtime beyond the kernels (launches, host), summed over steps
-  std::int64_t graph_steps = 0;      // steps that replayed a CUDA graph (sim/runtime.h)
-  // Attention-FFN disaggregation (sim/afd_step.h), summed over steps: each side's compute time
-  // summed over its ranks, the steps' GPU time, and the token rows the attention ranks sent to
-  // the expert ranks (k pairs and one shared-expert row per token), the rows the expert ranks
-  // computed and the rows the N2M returned.
-  double afd_attention_busy_ns = 0, afd_expert_busy_ns = 0, afd_span_ns = 0;
-  std::int64_t afd_rows_sent = 0, afd_rows_processed = 0, afd_rows_returned = 0;
-};
 
 class StepModel {
  public:
@@ -157,8 +123,6 @@ class StepModel {
   void route(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng, PhaseTimes& phases,
              LayerBreakdown& breakdown);
   double comm_rate_while_compute(double fabric_bytes, double duration_ns) const;
-  // The layer's AllGather + ReduceScatter times and expert GEMMs (moe.comm allgather-reducescatter).
-  void gather_scatter(MicroBatch& mb, PhaseTimes& phases, LayerBreakdown& breakdown);
   // Low-latency send, the dispatch, and the shared expert while it is in flight if asked.
   // Returns the dispatch's end.
   double issue_dispatch(MicroBatch& mb, bool shared_during_dispatch);
@@ -173,15 +137,13 @@ class StepModel {
   void decode_stage(MicroBatch& mb, int layer, int stage, int moe_layer, std::int64_t step, workloads::Rng& rng,
                     LayerBreakdown& breakdown);
   int moe_layers_before_stage() const;  // MoE layers before this stage's first layer
-  // Per-layer wall and exposed communication: a layer ends when its last op issued so far does;
-  // begin before the first layer, end after each (sim/step_model.cpp).
-  void begin_layer_accounting();
-  void end_layer_accounting(int layer, double& layer_start, LayerBreakdown& breakdown);
+  // The layer's wall time and exposed communication (LayerClock) once its ops are issued: it
+  // ends when the last op issued so far does.
+  void close_layer(int layer, LayerBreakdown& breakdown);
   void set_layer(int layer) {
     layer_ = layer;
     layer_local_ = model_.attention_window(layer) > 0 || model_.is_linear_layer(layer);
   }
-  double fabric_token_count() const;
   double attention_of(const RankCosts& c) const { return layer_local_ ? c.attention_local : c.attention; }
   double attention_prep_of(const RankCosts& c) const {
     return layer_local_ ? c.attention_local_prep : c.attention_prep;
@@ -195,28 +157,17 @@ class StepModel {
   double compute_rate_while_comm_ = 1.0;  // a compute kernel's rate beside an in-flight all-to-all
   double hbm_bytes_per_ns_ = 0;           // the device's achievable HBM bandwidth
   double gemm_rate_ = 1.0;                // expert GEMMs' share of the SMs in every step (runtime)
-  double dispatch_bytes_per_token_;
-  double combine_bytes_per_token_;
   LayerRouting routing_;
+  MoeExchange exchange_;  // the layers' dispatch and combine (after routing_: it reads its path)
+  LayerClock layer_clock_;
   StreamTimeline timeline_;
   std::vector<MicroBatch> micro_;
   RankCostMemo rank_cost_memo_;         // the token-count part of every rank's costs, kept across steps
   std::vector<std::int64_t> received_;  // per rank: pairs received in the layer (low-latency phases)
   std::vector<double> cost_scratch_;    // working space of the per-layer cost batches
   std::vector<RankBatch> halves_;
-  topology::AllToAllTraffic traffic_;                       // full-matrix path
-  std::optional<topology::AggregatedAllToAll> aggregated_;  // margins path (analytic, preset fabric)
-  topology::AggregatedTraffic margins_traffic_;
-  topology::A2aVolumes a2a_volumes_;                       // margins path scratch, reused per layer
-  topology::CommResult dispatch_result_, combine_result_;  // likewise (their link loads are cleared sparsely)
-  double fabric_tokens_ = 0;  // the last margins draw's tokens on the fabric (fabric_token_count)
-  topology::AllToAllOptions dispatch_options_, combine_options_;
-  bool combine_mirrors_dispatch_ = false;  // analytic: combine = dispatch reversed (see moe_front)
-  bool low_latency_ = false;               // DeepEP low-latency kernels: SM phases around the transfer
-  double hbm_passes_ = 2;                  // HBM passes per byte moved (comm_rate_while_compute)
-  double combine_fixed_ns_ = 0;            // the combine kernel's fixed cost (topology/a2a_fixed.h)
-  bool gather_scatter_ = false;            // AllGather + ReduceScatter instead of an all-to-all (sim/moe_comm.h)
-  std::vector<double> busy_before_, dispatch_end_;
+  bool low_latency_ = false;  // DeepEP low-latency kernels: SM phases around the transfer
+  std::vector<double> dispatch_end_;
   int layer_ = 0;
   bool layer_local_ = false;  // the current layer has local (windowed) or linear attention
   TraceRecorder* recorder_ = nullptr;
@@ -230,21 +181,7 @@ class StepModel {
   std::vector<double> unit_gemm_ns_;                      // per EP group (MoE TP)
   LoadStats* load_ = nullptr;
   int load_instance_ = 0;
-  // A step's dispatch link loads, summed over its layers and booked (with the combine's, their
-  // reverse) once when the step ends, instead of twice per layer; on the margins path, costed
-  // once from the step's summed volumes.
-  struct LinkBytes {
-    std::vector<double> bytes;  // [link]
-    std::vector<int> listed;    // links with bytes, each once
-    void add(const topology::CommResult& r);
-    void clear();
-  };
-  LinkBytes step_links_;
-  topology::A2aVolumes step_volumes_;  // margins path: the step's dispatch volumes, summed over layers
-  topology::CommResult step_result_;   // their link loads
-  void book_links();
   std::int64_t step_start_ns_ = 0;
-  std::vector<int> reverse_links_;  // for a combine booked as the dispatch reversed
 };
 
 }  // namespace moesim::sim

@@ -84,8 +84,7 @@ void StepModel::run_decode_layers(std::int64_t step, workloads::Rng& rng, LayerB
   const int total = (end - first) * kStages;
   // Each micro-batch's next MoE layer index, advanced as it issues S3 (the routing draw).
   int moe_next[2] = {moe_layers_before_stage(), moe_layers_before_stage()};
-  begin_layer_accounting();
-  double layer_start = 0;
+  layer_clock_.begin(timeline_, deployment_.ranks());
   auto issue = [&](int m, int g) {
     const int layer = first + g / kStages, stage = g % kStages;
     MicroBatch& mb = micro_[static_cast<std::size_t>(m)];
@@ -94,7 +93,7 @@ void StepModel::run_decode_layers(std::int64_t step, workloads::Rng& rng, LayerB
     if (moe && stage == 2) ++moe_next[m];
     // A layer's wall time ends with the second micro-batch's last stage of it (the first's next
     // two stages, issued meanwhile, count towards it).
-    if (m == 1 && stage == kStages - 1) end_layer_accounting(layer, layer_start, breakdown);
+    if (m == 1 && stage == kStages - 1) close_layer(layer, breakdown);
   };
   constexpr int kDelta = 2;
   for (int g = 0; g < std::min(kDelta, total); ++g) issue(0, g);

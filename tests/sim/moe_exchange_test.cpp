@@ -1,0 +1,135 @@
+// MoeExchange (sim/moe_exchange.h) and LayerClock (sim/layer_breakdown.h): the token exchange of an
+// MoE layer and the per-layer wall and exposed-communication bookkeeping, on their own.
+#include "sim/moe_exchange.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "calibration/hardware_profile.h"
+#include "models/layer_ops.h"
+#include "models/presets.h"
+#include "sim/layer_breakdown.h"
+#include "sim/moe_comm.h"
+#include "sim/stream_timeline.h"
+#include "sim/tp_collective.h"
+#include "workloads/routing_model.h"
+
+namespace moesim::sim {
+namespace {
+
+struct Fixture {
+  explicit Fixture(const char* algorithm, int nodes = 2) : cluster(config(nodes)) {
+    model = *models::find_model_preset("deepseek-v3");
+    hw = *calibration::find_hardware_preset("h800");
+    DeploymentConfig d;
+    d.colocated.ranks = d.colocated.attention_dp = d.colocated.moe_ep = nodes * 8;
+    d.colocated.comm.all_to_all = find_moe_comm(algorithm);
+    deployment = std::make_unique<Deployment>(d, model, hw, cluster);
+    layout = std::make_unique<InstanceLayout>(deployment->pools()[0], 0);
+    workloads::RoutingConfig rc;
+    rc.model = "uniform";
+    routing_model = workloads::make_routing_model(rc, model.routed_experts);
+    routing = std::make_unique<LayerRouting>(model, layout->moe_view(), *routing_model, cluster);
+    exchange = std::make_unique<MoeExchange>(model, *layout, cluster, routing->aggregated());
+  }
+  static topology::ClusterConfig config(int nodes) {
+    topology::ClusterConfig c;
+    c.nodes = nodes;
+    return c;
+  }
+  ExchangeTimes layer(std::int64_t tokens_per_rank) {
+    const std::vector<std::int64_t> tokens(static_cast<std::size_t>(layout->ranks()), tokens_per_rank);
+    workloads::Rng rng(7);
+    routing->draw(0, 0, tokens, rng);
+    return exchange->all_to_all(*routing);
+  }
+
+  models::ModelSpec model;
+  calibration::HardwareProfile hw;
+  topology::Cluster cluster;
+  std::unique_ptr<Deployment> deployment;
+  std::unique_ptr<InstanceLayout> layout;
+  std::unique_ptr<workloads::RoutingModel> routing_model;
+  std::unique_ptr<LayerRouting> routing;
+  std::unique_ptr<MoeExchange> exchange;
+};
+
+TEST(MoeExchange, MoreTokensTakeLongerAndTheCombineCarriesWiderRows) {
+  Fixture f("direct");
+  const ExchangeTimes small = f.layer(16), large = f.layer(256);
+  EXPECT_GT(large.dispatch_ns, small.dispatch_ns);
+  EXPECT_GT(large.combine_ns, small.combine_ns);
+  EXPECT_GT(large.fabric_tokens, 10 * small.fabric_tokens);
+  // DeepSeek-V3 dispatches FP8 rows and combines BF16 rows: the combine moves more bytes.
+  ASSERT_LT(f.exchange->dispatch_bytes_per_token(), f.exchange->combine_bytes_per_token());
+  EXPECT_GT(large.combine_ns, large.dispatch_ns);
+  // Direct: one row per destination rank a token reaches; with k = 8 over 16 ranks a token
+  // reaches at most min(k, ranks - 1 others + itself) ranks, so never more than k per token.
+  EXPECT_LE(large.fabric_tokens, 256.0 * 16 * f.model.top_k);
+}
+
+TEST(MoeExchange, LowLatencySendsOneMessagePerPair) {
+  Fixture direct("direct"), ll("low-latency");
+  EXPECT_TRUE(ll.exchange->low_latency());
+  EXPECT_FALSE(direct.exchange->low_latency());
+  const ExchangeTimes d = direct.layer(128), l = ll.layer(128);
+  // Per pair instead of per destination rank: at least as many rows on the fabric.
+  EXPECT_GE(l.fabric_tokens, d.fabric_tokens);
+}
+
+TEST(MoeExchange, GatherScatterMovesTheWidestShareFromEveryRank) {
+  Fixture f("allgather-reducescatter", 1);
+  ASSERT_TRUE(f.exchange->uses_gather_scatter());
+  std::vector<std::int64_t> tokens(8, 10);
+  tokens[3] = 30;  // the widest share pads every rank's
+  const ExchangeTimes t = f.exchange->gather_scatter(tokens);
+  const double gathered = 30.0 * 8;
+  EXPECT_DOUBLE_EQ(t.fabric_tokens, gathered * 7);
+  const auto& devices = f.layout->rank_devices();
+  const auto& fidelity = *f.layout->config().comm.fidelity;
+  EXPECT_DOUBLE_EQ(t.dispatch_ns, tp_collective_ns(f.cluster, devices, topology::CollectiveKind::kAllGather,
+                                                   gathered * f.exchange->dispatch_bytes_per_token(), fidelity));
+  EXPECT_DOUBLE_EQ(t.combine_ns, tp_collective_ns(f.cluster, devices, topology::CollectiveKind::kReduceScatter,
+                                                  gathered * f.exchange->combine_bytes_per_token(), fidelity));
+}
+
+TEST(LayerClock, WallRunsFromTheLayerBeforeAndExposedIsWallLessTheBusiestRank) {
+  StreamTimeline timeline(2);
+  LayerBreakdown b;
+  b.size_for(2);
+  LayerClock clock;
+  clock.begin(timeline, 2);
+  std::vector<double> ready{0, 0};
+  const std::vector<double> work{10, 4};
+  timeline.compute(ready, work, ready);
+  const double end0 = timeline.collective(ready, 6);  // both ranks wait for rank 0, then 6 of transfer
+  ASSERT_DOUBLE_EQ(end0, 16);
+  clock.end(0, end0, timeline, b);
+  EXPECT_DOUBLE_EQ(b.wall_ns[0], 16);
+  EXPECT_DOUBLE_EQ(b.exposed_comm_ns[0], 6);  // rank 0 computed 10 of the 16
+  // The second layer starts where the first ended and counts only its own compute.
+  ready.assign(2, end0);
+  timeline.compute(ready, std::vector<double>{3, 3}, ready);
+  clock.end(1, ready[0], timeline, b);
+  EXPECT_DOUBLE_EQ(b.wall_ns[1], 3);
+  EXPECT_DOUBLE_EQ(b.exposed_comm_ns[1], 0);
+}
+
+TEST(LayerBreakdown, SizeForKeepsWhatItHasAccumulated) {
+  LayerBreakdown b;
+  b.size_for(3);
+  ASSERT_EQ(b.layer_ns.size(), 3u);
+  b.wall_ns[1] = 5;
+  b.size_for(3);
+  EXPECT_EQ(b.wall_ns[1], 5);
+  b.size_for(4);
+  EXPECT_EQ(b.wall_ns.size(), 4u);
+  EXPECT_EQ(b.exposed_comm_ns.size(), 4u);
+  EXPECT_EQ(b.wall_ns[1], 0);
+}
+
+}  // namespace
+}  // namespace moesim::sim
