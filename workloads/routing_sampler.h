@@ -1,10 +1,7 @@
 // RoutingSampler: one MoE layer's routing for a batch, drawn as counts (docs/design.md §4): token-expert
 // pairs from each source rank to each destination rank, and to each expert slot.
 //
-// Targets describe the placement (built by sim/placement.h): which rank hosts each slot, which
-// expert each slot holds, and, per class of source ranks (e.g. per node), the share of an expert's
-// assignments that goes to each of its replicas. Sources are the EP ranks (attention-DP ranks
-// route their own tokens). Every source sends top_k pairs per token.
+// Targets describe the placement (routing_targets.h). Every source sends top_k pairs per token.
 //
 // Paths (all statistically exact for the model they sample, up to the 2^-32 table resolution):
 //  - fast (popularity models): each source row is Multinomial(tokens·k, rank masses), drawn by
@@ -30,31 +27,9 @@
 #include "workloads/multinomial_rows.h"
 #include "workloads/routing_margins.h"
 #include "workloads/routing_model.h"
+#include "workloads/routing_targets.h"
 
 namespace moesim::workloads {
-
-struct RoutingTargets {
-  int ranks = 0;  // EP ranks = source ranks
-  int experts = 0;
-  std::vector<int> slot_rank;      // [slot] rank hosting the slot
-  std::vector<int> slot_expert;    // [slot] expert held by the slot
-  int classes = 1;                 // classes of source ranks with their own replica shares
-  std::vector<int> source_class;   // [source rank] class
-  std::vector<double> slot_share;  // [class * slots + slot] share of the expert's pairs sent to this
-                                   // slot by a source of the class; sums to 1 over the replicas
-  std::vector<int> rank_node;      // [rank] scale-up domain, dense from 0; empty: one node
-  // Names this content for the sampler's kept per-layer setup: a caller that keeps a
-  // RoutingTargets and changes it gives it a new revision (a sampler then rebuilds without
-  // comparing); 0, the default, has every draw compare the content in full.
-  std::uint64_t revision = 0;
-  int slots() const { return static_cast<int>(slot_rank.size()); }
-  int nodes() const;
-  int node_of(int rank) const;
-  // One slot per expert, experts split contiguously over the ranks (experts % ranks == 0).
-  static RoutingTargets contiguous(int experts, int ranks);
-  // Throws WorkloadError when inconsistent.
-  void validate() const;
-};
 
 struct LayerCounts {
   int ranks = 0;

@@ -31,16 +31,6 @@ std::int64_t RoutingMargins::received(int dst) const {
   return self_pairs[d] + received_intra[d] + received_remote[d];
 }
 
-int RoutingTargets::nodes() const {
-  int n = 1;
-  for (const int r : rank_node) n = std::max(n, r + 1);
-  return n;
-}
-
-int RoutingTargets::node_of(int rank) const {
-  return rank_node.empty() ? 0 : rank_node[static_cast<std::size_t>(rank)];
-}
-
 void aggregate_margins(const LayerCounts& c, const RoutingTargets& t, RoutingMargins& out) {
   const int D = c.ranks, N = t.nodes();
   const auto NN = static_cast<std::size_t>(N);
