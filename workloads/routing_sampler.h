@@ -3,6 +3,11 @@
 //
 // Targets describe the placement (routing_targets.h). Every source sends top_k pairs per token.
 //
+// The sampler is the draw: the per-call randomness and its scratch. What a layer's draws derive
+// from its expert popularity and its targets alone (the popularity, the margins' per-layer
+// setup) is kept by its RoutingSetup (routing_setup.h), rebuilt exactly when either changes, so
+// every draw is what a fresh sampler would draw from the same random state.
+//
 // Paths (all statistically exact for the model they sample, up to the 2^-32 table resolution):
 //  - fast (popularity models): each source row is Multinomial(tokens·k, rank masses), drawn by
 //    Poissonisation — independent Poisson(n·q_d) cells from tables shared by all rows of the same
@@ -27,6 +32,7 @@
 #include "workloads/multinomial_rows.h"
 #include "workloads/routing_margins.h"
 #include "workloads/routing_model.h"
+#include "workloads/routing_setup.h"
 #include "workloads/routing_targets.h"
 
 namespace moesim::workloads {
@@ -57,36 +63,10 @@ class RoutingSampler {
                     const RoutingTargets& targets, Rng& rng, RoutingMargins& out, bool per_source_nodes = false);
 
  private:
-  // What draw_margins derives from a layer's expert popularity and its targets alone (no tokens,
-  // no randomness): slot and rank weights per virtual class, the node and slot layout, the
-  // pattern groups. Kept per MoE layer and rebuilt whenever the popularity or the targets differ
-  // from what it was built from (both compared in full), so a cached setup is exactly a fresh one.
-  struct MarginSetup {
-    bool valid = false;
-    std::vector<double> probs;  // what it was built from
-    RoutingTargets targets;
-    std::vector<double> w, q, vw, vq, node_q, share_by_node;
-    std::vector<std::size_t> slot_group, rank_node, node_first, node_ranks, slot_first, order, rank_pos;
-    std::vector<std::size_t> node_slots, node_slot_first, pattern, group_first, group_node, group_class;
-    // Conditional split probabilities (binomial.h, multinomial_conditionals) of the fixed-weight
-    // splits: rank_cond[v * ranks + node_first[n] + k], class v's pairs on node n over its ranks;
-    // slot_cond[v * slots + slot_first[d] + i], class v's pairs on rank d over its slots.
-    std::vector<double> rank_cond, slot_cond;
-    // The model's masses (model_masses) for the classes' shares of the tokens they were computed for.
-    std::vector<double> mass_shares, rank_mass, node_mass;
-  };
-
-  void load_probs(int moe_layer, std::int64_t step);
-  MarginSetup& margin_setup(int moe_layer, const RoutingTargets& t);
-  void build_setup(const RoutingTargets& t, MarginSetup& s);
-  void virtual_weights(const RoutingTargets& t, MarginSetup& s);
   void virtual_rows(std::span<const std::int64_t> tokens, const RoutingTargets& t, Rng& rng);
-  void model_masses(MarginSetup& s, const RoutingTargets& t, std::span<const std::int64_t> tokens, RoutingMargins& out);
-  static void pattern_groups(const RoutingTargets& t, std::size_t V, std::size_t N, MarginSetup& s);
+  void model_masses(int moe_layer, const RoutingTargets& t, std::span<const std::int64_t> tokens, RoutingMargins& out);
   void check(const RoutingTargets& t) const;
   void reset(const RoutingTargets& t, LayerCounts& out) const;
-  void class_weights(const RoutingTargets& t);
-  void class_weights(const RoutingTargets& t, std::vector<double>& w, std::vector<double>& q) const;
   void fast_rows(std::span<const std::int64_t> tokens, const RoutingTargets& t, Rng& rng, LayerCounts& out);
   void split_columns(const RoutingTargets& t, Rng& rng, LayerCounts& out);
   void grouped(std::span<const std::int64_t> tokens, const RoutingTargets& t, GroupLimit g, Rng& rng, LayerCounts& out);
@@ -96,9 +76,7 @@ class RoutingSampler {
 
   const RoutingModel& model_;
   int experts_, top_k_;
-  std::span<const double> probs_;  // the layer's popularity (load_probs): own_probs_ or cached_
-  std::vector<double> own_probs_;
-  std::vector<std::vector<double>> cached_;  // per-layer probs of step-invariant models
+  RoutingSetup setup_;  // the layers' popularity and kept setups
   // Scratch reused across draws.
   std::vector<double> w_;  // [class * slots + slot] pair probability of a slot
   std::vector<double> q_;  // [class * ranks + rank] pair probability of a rank
@@ -107,7 +85,6 @@ class RoutingSampler {
   std::vector<double> sub_;
   std::vector<std::size_t> order_;
   // Margins scratch.
-  std::vector<MarginSetup> setups_;  // [MoE layer]
   LayerCounts full_;
   std::vector<double> inside_weight_, node_w_, group_mass_, class_share_;
   std::vector<std::size_t> row_src_;

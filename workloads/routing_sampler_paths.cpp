@@ -19,7 +19,8 @@ void RoutingSampler::grouped(std::span<const std::int64_t> tokens, const Routing
   const std::int64_t base = top_k_ / M, extra = top_k_ % M;
   const auto slots = t.slot_rank.size();
   std::vector<double> group_mass(G, 0.0);
-  for (std::size_t e = 0; e < probs_.size(); ++e) group_mass[e / static_cast<std::size_t>(group_size)] += probs_[e];
+  const std::span<const double> probs = setup_.probs();
+  for (std::size_t e = 0; e < probs.size(); ++e) group_mass[e / static_cast<std::size_t>(group_size)] += probs[e];
   // Slots of each group, in slot order.
   std::vector<std::vector<std::size_t>> group_slots(G);
   for (std::size_t j = 0; j < slots; ++j)
