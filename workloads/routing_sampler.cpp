@@ -15,7 +15,7 @@ std::int64_t LayerCounts::rank_load(int dst) const {
 }
 
 RoutingSampler::RoutingSampler(const RoutingModel& model, int experts, int top_k)
-    : model_(model), experts_(experts), top_k_(top_k), own_probs_(static_cast<std::size_t>(experts)) {
+    : model_(model), experts_(experts), top_k_(top_k), setup_(model, experts) {
   if (experts < 1 || top_k < 1 || top_k > experts) throw WorkloadError("routing sampler needs 1 <= top_k <= experts");
 }
 
@@ -34,36 +34,6 @@ void RoutingSampler::reset(const RoutingTargets& t, LayerCounts& out) const {
   out.expert_counts.assign(static_cast<std::size_t>(experts_), 0);
 }
 
-void RoutingSampler::class_weights(const RoutingTargets& t) { class_weights(t, w_, q_); }
-
-void RoutingSampler::class_weights(const RoutingTargets& t, std::vector<double>& w, std::vector<double>& q) const {
-  const auto slots = t.slot_rank.size();
-  const auto D = static_cast<std::size_t>(t.ranks);
-  w.assign(static_cast<std::size_t>(t.classes) * slots, 0.0);
-  q.assign(static_cast<std::size_t>(t.classes) * D, 0.0);
-  for (std::size_t c = 0; c < static_cast<std::size_t>(t.classes); ++c)
-    for (std::size_t j = 0; j < slots; ++j) {
-      const double x = probs_[static_cast<std::size_t>(t.slot_expert[j])] * t.slot_share[c * slots + j];
-      w[c * slots + j] = x;
-      q[c * D + static_cast<std::size_t>(t.slot_rank[j])] += x;
-    }
-}
-
-void RoutingSampler::load_probs(int moe_layer, std::int64_t step) {
-  const std::size_t key = model_.is_static() ? 0 : static_cast<std::size_t>(std::max(0, moe_layer));
-  if (model_.is_step_invariant()) {
-    if (key >= cached_.size()) cached_.resize(key + 1);
-    if (cached_[key].empty()) {
-      cached_[key].resize(own_probs_.size());
-      model_.expert_distribution(moe_layer, step, cached_[key]);
-    }
-    probs_ = cached_[key];  // a view: no copy per draw
-  } else {
-    model_.expert_distribution(moe_layer, step, own_probs_);
-    probs_ = own_probs_;
-  }
-}
-
 void RoutingSampler::draw(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens,
                           const RoutingTargets& t, Rng& rng, LayerCounts& out) {
   reset(t, out);
@@ -72,8 +42,8 @@ void RoutingSampler::draw(int moe_layer, std::int64_t step, std::span<const std:
   if (const auto trace = model_.trace_tokens(moe_layer, step); trace && !trace->ids.empty()) {
     replay(tokens, t, *trace, rng, out);
   } else {
-    load_probs(moe_layer, step);
-    class_weights(t);
+    setup_.load(moe_layer, step);
+    setup_.class_weights(t, w_, q_);
     if (const auto g = model_.group_limit()) {
       grouped(tokens, t, *g, rng, out);
     } else {

@@ -1,10 +1,12 @@
 // RoutingSampler: one MoE layer's routing for a batch, drawn as counts (docs/design.md §4): token-expert
 // pairs from each source rank to each destination rank, and to each expert slot.
 //
-// Targets describe the placement (built by sim/placement.h): which rank hosts each slot, which
-// expert each slot holds, and, per class of source ranks (e.g. per node), the share of an expert's
-// assignments that goes to each of its replicas. Sources are the EP ranks (attention-DP ranks
-// route their own tokens). Every source sends top_k pairs per token.
+// Targets describe the placement (routing_targets.h). Every source sends top_k pairs per token.
+//
+// The sampler is the draw: the per-call randomness and its scratch. What a layer's draws derive
+// from its expert popularity and its targets alone (the popularity, the margins' per-layer
+// setup) is kept by its RoutingSetup (routing_setup.h), rebuilt exactly when either changes, so
+// every draw is what a fresh sampler would draw from the same random state.
 //
 // Paths (all statistically exact for the model they sample, up to the 2^-32 table resolution):
 //  - fast (popularity models): each source row is Multinomial(tokens·k, rank masses), drawn by
@@ -30,31 +32,10 @@
 #include "workloads/multinomial_rows.h"
 #include "workloads/routing_margins.h"
 #include "workloads/routing_model.h"
+#include "workloads/routing_setup.h"
+#include "workloads/routing_targets.h"
 
 namespace moesim::workloads {
-
-struct RoutingTargets {
-  int ranks = 0;  // EP ranks = source ranks
-  int experts = 0;
-  std::vector<int> slot_rank;      // [slot] rank hosting the slot
-  std::vector<int> slot_expert;    // [slot] expert held by the slot
-  int classes = 1;                 // classes of source ranks with their own replica shares
-  std::vector<int> source_class;   // [source rank] class
-  std::vector<double> slot_share;  // [class * slots + slot] share of the expert's pairs sent to this
-                                   // slot by a source of the class; sums to 1 over the replicas
-  std::vector<int> rank_node;      // [rank] scale-up domain, dense from 0; empty: one node
-  // Names this content for the sampler's kept per-layer setup: a caller that keeps a
-  // RoutingTargets and changes it gives it a new revision (a sampler then rebuilds without
-  // comparing); 0, the default, has every draw compare the content in full.
-  std::uint64_t revision = 0;
-  int slots() const { return static_cast<int>(slot_rank.size()); }
-  int nodes() const;
-  int node_of(int rank) const;
-  // One slot per expert, experts split contiguously over the ranks (experts % ranks == 0).
-  static RoutingTargets contiguous(int experts, int ranks);
-  // Throws WorkloadError when inconsistent.
-  void validate() const;
-};
 
 struct LayerCounts {
   int ranks = 0;
@@ -82,36 +63,10 @@ class RoutingSampler {
                     const RoutingTargets& targets, Rng& rng, RoutingMargins& out, bool per_source_nodes = false);
 
  private:
-  // What draw_margins derives from a layer's expert popularity and its targets alone (no tokens,
-  // no randomness): slot and rank weights per virtual class, the node and slot layout, the
-  // pattern groups. Kept per MoE layer and rebuilt whenever the popularity or the targets differ
-  // from what it was built from (both compared in full), so a cached setup is exactly a fresh one.
-  struct MarginSetup {
-    bool valid = false;
-    std::vector<double> probs;  // what it was built from
-    RoutingTargets targets;
-    std::vector<double> w, q, vw, vq, node_q, share_by_node;
-    std::vector<std::size_t> slot_group, rank_node, node_first, node_ranks, slot_first, order, rank_pos;
-    std::vector<std::size_t> node_slots, node_slot_first, pattern, group_first, group_node, group_class;
-    // Conditional split probabilities (binomial.h, multinomial_conditionals) of the fixed-weight
-    // splits: rank_cond[v * ranks + node_first[n] + k], class v's pairs on node n over its ranks;
-    // slot_cond[v * slots + slot_first[d] + i], class v's pairs on rank d over its slots.
-    std::vector<double> rank_cond, slot_cond;
-    // The model's masses (model_masses) for the classes' shares of the tokens they were computed for.
-    std::vector<double> mass_shares, rank_mass, node_mass;
-  };
-
-  void load_probs(int moe_layer, std::int64_t step);
-  MarginSetup& margin_setup(int moe_layer, const RoutingTargets& t);
-  void build_setup(const RoutingTargets& t, MarginSetup& s);
-  void virtual_weights(const RoutingTargets& t, MarginSetup& s);
   void virtual_rows(std::span<const std::int64_t> tokens, const RoutingTargets& t, Rng& rng);
-  void model_masses(MarginSetup& s, const RoutingTargets& t, std::span<const std::int64_t> tokens, RoutingMargins& out);
-  static void pattern_groups(const RoutingTargets& t, std::size_t V, std::size_t N, MarginSetup& s);
+  void model_masses(int moe_layer, const RoutingTargets& t, std::span<const std::int64_t> tokens, RoutingMargins& out);
   void check(const RoutingTargets& t) const;
   void reset(const RoutingTargets& t, LayerCounts& out) const;
-  void class_weights(const RoutingTargets& t);
-  void class_weights(const RoutingTargets& t, std::vector<double>& w, std::vector<double>& q) const;
   void fast_rows(std::span<const std::int64_t> tokens, const RoutingTargets& t, Rng& rng, LayerCounts& out);
   void split_columns(const RoutingTargets& t, Rng& rng, LayerCounts& out);
   void grouped(std::span<const std::int64_t> tokens, const RoutingTargets& t, GroupLimit g, Rng& rng, LayerCounts& out);
@@ -121,9 +76,7 @@ class RoutingSampler {
 
   const RoutingModel& model_;
   int experts_, top_k_;
-  std::span<const double> probs_;  // the layer's popularity (load_probs): own_probs_ or cached_
-  std::vector<double> own_probs_;
-  std::vector<std::vector<double>> cached_;  // per-layer probs of step-invariant models
+  RoutingSetup setup_;  // the layers' popularity and kept setups
   // Scratch reused across draws.
   std::vector<double> w_;  // [class * slots + slot] pair probability of a slot
   std::vector<double> q_;  // [class * ranks + rank] pair probability of a rank
@@ -132,7 +85,6 @@ class RoutingSampler {
   std::vector<double> sub_;
   std::vector<std::size_t> order_;
   // Margins scratch.
-  std::vector<MarginSetup> setups_;  // [MoE layer]
   LayerCounts full_;
   std::vector<double> inside_weight_, node_w_, group_mass_, class_share_;
   std::vector<std::size_t> row_src_;

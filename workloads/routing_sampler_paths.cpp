@@ -1,53 +1,9 @@
-// RoutingSampler's group-limited and trace-replay paths, and RoutingTargets helpers.
+// RoutingSampler's group-limited and trace-replay paths.
 #include <algorithm>
-#include <cmath>
-#include <string>
 
 #include "workloads/routing_sampler.h"
-#include "workloads/workload_error.h"
 
 namespace moesim::workloads {
-
-RoutingTargets RoutingTargets::contiguous(int experts, int ranks) {
-  if (experts < 1 || ranks < 1 || experts % ranks != 0)
-    throw WorkloadError("contiguous targets need experts divisible by ranks");
-  RoutingTargets t;
-  t.ranks = ranks;
-  t.experts = experts;
-  for (int e = 0; e < experts; ++e) {
-    t.slot_rank.push_back(e / (experts / ranks));
-    t.slot_expert.push_back(e);
-  }
-  t.source_class.assign(static_cast<std::size_t>(ranks), 0);
-  t.slot_share.assign(static_cast<std::size_t>(experts), 1.0);
-  return t;
-}
-
-void RoutingTargets::validate() const {
-  const auto bad = [](const std::string& why) { throw WorkloadError("routing targets: " + why); };
-  const auto slots = slot_rank.size();
-  if (ranks < 1 || experts < 1 || classes < 1) bad("needs ranks, experts and classes >= 1");
-  if (slot_expert.size() != slots || source_class.size() != static_cast<std::size_t>(ranks) ||
-      slot_share.size() != static_cast<std::size_t>(classes) * slots)
-    bad("array sizes do not match");
-  for (std::size_t j = 0; j < slots; ++j)
-    if (slot_rank[j] < 0 || slot_rank[j] >= ranks || slot_expert[j] < 0 || slot_expert[j] >= experts)
-      bad("slot " + std::to_string(j) + " out of range");
-  for (int c : source_class)
-    if (c < 0 || c >= classes) bad("source class out of range");
-  for (int c = 0; c < classes; ++c) {
-    std::vector<double> sum(static_cast<std::size_t>(experts), 0.0);
-    for (std::size_t j = 0; j < slots; ++j) {
-      const double s = slot_share[static_cast<std::size_t>(c) * slots + j];
-      if (!(s >= 0)) bad("negative share");
-      sum[static_cast<std::size_t>(slot_expert[j])] += s;
-    }
-    for (int e = 0; e < experts; ++e)
-      if (std::fabs(sum[static_cast<std::size_t>(e)] - 1.0) > 1e-9)
-        bad("class " + std::to_string(c) + ": shares of expert " + std::to_string(e) + " sum to " +
-            std::to_string(sum[static_cast<std::size_t>(e)]));
-  }
-}
 
 void RoutingSampler::add_pairs(int src, int slot, std::int64_t n, const RoutingTargets& t, LayerCounts& out) const {
   out.pairs[static_cast<std::size_t>(src) * static_cast<std::size_t>(t.ranks) +
@@ -63,7 +19,8 @@ void RoutingSampler::grouped(std::span<const std::int64_t> tokens, const Routing
   const std::int64_t base = top_k_ / M, extra = top_k_ % M;
   const auto slots = t.slot_rank.size();
   std::vector<double> group_mass(G, 0.0);
-  for (std::size_t e = 0; e < probs_.size(); ++e) group_mass[e / static_cast<std::size_t>(group_size)] += probs_[e];
+  const std::span<const double> probs = setup_.probs();
+  for (std::size_t e = 0; e < probs.size(); ++e) group_mass[e / static_cast<std::size_t>(group_size)] += probs[e];
   // Slots of each group, in slot order.
   std::vector<std::vector<std::size_t>> group_slots(G);
   for (std::size_t j = 0; j < slots; ++j)
