@@ -95,9 +95,8 @@ void read_pool(const MapReader& m, const ClusterShape& cluster, const models::Mo
                const PathContext& paths, sim::PoolConfig& p);
 extern const std::vector<std::string_view> kPoolKeys;
 
-// read_speculative.cpp: a pool's `speculative:` map (`key` is the pool's entry for it).
-void read_speculative(const MapReader& m, const Field& key, const models::ModelSpec& model, const PathContext& paths,
-                      sim::PoolConfig& p);
+// read_speculative.cpp: a pool's `speculative:` map (its rules are sim::speculative_problem()'s).
+void read_speculative(const MapReader& m, const PathContext& paths, sim::PoolConfig& p);
 extern const std::vector<std::string_view> kSpeculativeKeys;
 
 // read_runtime.cpp: a pool's `runtime:` map (an engine preset and its overrides).

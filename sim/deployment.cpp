@@ -2,9 +2,7 @@
 
 #include <algorithm>
 
-#include "models/parallel_shard.h"
-#include "sim/afd.h"
-#include "sim/speculative.h"
+#include "sim/deployment_rules.h"
 
 namespace moesim::sim {
 
@@ -67,63 +65,15 @@ namespace {
 
 std::string str(int v) { return std::to_string(v); }
 
-void check_degrees(const PoolConfig& p, const models::ModelSpec& model, const std::string& name) {
-  if (p.ranks < 1 || p.instances < 1) throw DeploymentError(name + "needs at least one instance of one rank");
-  if (p.pipeline_stages < 1) throw DeploymentError(name + "needs at least one pipeline stage");
-  if (p.ranks % p.pipeline_stages != 0)
-    throw DeploymentError(name + str(p.ranks) + " ranks do not split into pp " + str(p.pipeline_stages) + " stages");
-  if (p.pipeline_stages > model.num_layers)
-    throw DeploymentError(name + "pp " + str(p.pipeline_stages) + " exceeds the " + str(model.num_layers) +
-                          " layers of " + model.name);
-  if (const auto why = afd_problem(p, model); !why.empty()) throw DeploymentError(name + "afd: " + why);
-  const int stage = p.stage_ranks();
-  const std::string of = p.pipeline_stages == 1 ? str(stage) + " ranks"
-                                                : str(stage) + " ranks per stage (" + str(p.ranks) + " ranks / pp " +
-                                                      str(p.pipeline_stages) + ")";
-  const std::string attention_of = p.afd.enabled() ? str(p.attention_ranks()) + " attention ranks" : of;
-  const std::string expert_of = p.afd.enabled() ? str(p.expert_ranks()) + " expert ranks" : of;
-  if (p.attention_dp < 1 || p.attention_tp < 1 || p.attention_dp * p.attention_tp != p.attention_ranks())
-    throw DeploymentError(name + "attention dp " + str(p.attention_dp) + " x tp " + str(p.attention_tp) +
-                          " != " + attention_of);
-  if (p.moe_ep < 1 || p.moe_tp < 1 || p.moe_ep * p.moe_tp != p.expert_ranks())
-    throw DeploymentError(name + "moe ep " + str(p.moe_ep) + " x tp " + str(p.moe_tp) + " != " + expert_of);
-  if (const auto why = models::attention_tp_problem(model, p.attention_tp); !why.empty())
-    throw DeploymentError(name + why);
-  if (const auto why = models::moe_tp_problem(model, p.moe_tp); !why.empty()) throw DeploymentError(name + why);
-  const std::int64_t shared = static_cast<std::int64_t>(model.moe_intermediate) * model.shared_experts;
-  if (p.moe_tp > 1 && shared > 0 && shared % stage != 0)
-    throw DeploymentError(name + "the shared experts' intermediate size " + std::to_string(shared) +
-                          " does not divide over " + of + " (MoE TP splits it over every rank of the stage)");
-  if (p.pipeline_stages > 1 && p.placement.rebalance_interval_s > 0)
-    throw DeploymentError(name + "EPLB rebalancing is not modelled with pipeline stages");
-  if (const auto why = speculative_problem(p, model); !why.empty()) throw DeploymentError(name + why);
-}
-
-PoolLayout layout_pool(const PoolConfig& p, const models::ModelSpec& model, const calibration::HardwareProfile& hw) {
+PoolLayout layout_pool(const PoolConfig& p, const models::ModelSpec& model, const calibration::HardwareProfile& hw,
+                       int devices_per_node) {
   const std::string name = std::string(to_string(p.role)) + " pool: ";
-  check_degrees(p, model, name);
+  if (const auto bad = pool_problem(p, model, devices_per_node)) throw DeploymentError(name + bad->text());
   PoolLayout pool;
   pool.config = p;
   pool.hardware = hw;
   pool.stage_layers = split_layers(model.num_layers, p.pipeline_stages);
-  if (model.routed_experts > 0) {
-    PlacementShape shape;
-    shape.experts = model.routed_experts;
-    shape.ep = p.moe_ep;
-    shape.redundant = p.placement.redundant;
-    shape.expert_groups = std::max(1, model.expert_groups);
-    const int slots = model.routed_experts + p.placement.redundant;
-    if (slots % p.moe_ep != 0)
-      throw DeploymentError(name + std::to_string(slots) + " expert slots (" + std::to_string(model.routed_experts) +
-                            " + " + std::to_string(p.placement.redundant) + " redundant) do not divide over ep " +
-                            std::to_string(p.moe_ep));
-    try {
-      validate_placement(p.placement, shape);
-    } catch (const DeploymentError& e) {
-      throw DeploymentError(name + e.what());
-    }
-    pool.slots_per_rank = slots / p.moe_ep;
-  }
+  if (model.routed_experts > 0) pool.slots_per_rank = (model.routed_experts + p.placement.redundant) / p.moe_ep;
   models::MemoryOptions mem;
   mem.ep = p.moe_ep;
   mem.redundant_experts = p.placement.redundant;
@@ -172,7 +122,7 @@ Deployment::Deployment(const DeploymentConfig& config, const models::ModelSpec& 
     throw DeploymentError(why);
   int next_device = 0;
   for (const PoolConfig& p : config.pools()) {
-    PoolLayout pool = layout_pool(p, model, pool_hardware(p, hw));
+    PoolLayout pool = layout_pool(p, model, pool_hardware(p, hw), cluster.config().devices_per_node);
     const int needed = p.instances * p.ranks;
     if (next_device + needed > cluster.num_devices())
       throw DeploymentError("the pools need " + std::to_string(next_device + needed) + " devices; the cluster has " +

@@ -8,10 +8,11 @@
 // as vLLM splits them. Within a stage, attention TP groups and MoE TP groups are consecutive
 // ranks (so a TP group of up to 8 stays inside an HGX node). The routed experts of every MoE
 // layer (plus redundant slots) are placed over a stage's EP groups by the pool's placement
-// policy. Construction checks that the degrees are consistent and divide the model, that the
-// pools fit the cluster and that each rank's memory holds weights, buffers and some KV cache; a
-// violation throws DeploymentError with the reason (and the memory table for an out-of-memory
-// pool). A pool may run on hardware of its own (PoolConfig::hardware), on whole nodes.
+// policy. Construction checks each pool against the rules of sim/deployment_rules.h (degrees
+// consistent and dividing the model, placement, AFD, speculative decoding), that the pools fit
+// the cluster and that each rank's memory holds weights, buffers and some KV cache; a violation
+// throws DeploymentError with the reason (and the memory table for an out-of-memory pool). A pool may run on hardware
+// of its own (PoolConfig::hardware), on whole nodes.
 #pragma once
 
 #include <string>

@@ -6,6 +6,7 @@
 
 #include "sim/check.h"
 #include "sim/deployment_error.h"
+#include "sim/deployment_rules.h"
 #include "sim/placement_eplb.h"
 
 namespace moesim::sim {
@@ -109,23 +110,26 @@ workloads::RoutingTargets ExpertPlacement::routing_targets(ReplicaSplit split) c
   return t;
 }
 
-void validate_placement(const PlacementConfig& config, const PlacementShape& s) {
-  const auto bad = [&](const std::string& why) {
-    throw DeploymentError("placement '" + std::string(to_string(config.policy)) + "': " + why);
-  };
-  if (s.experts < 1 || s.ep < 1 || s.redundant < 0 || s.devices_per_node < 1) bad("needs experts, ep >= 1");
+std::string placement_problem(const PlacementConfig& config, const PlacementShape& s) {
+  const std::string policy = "placement '" + std::string(to_string(config.policy)) + "': ";
+  if (s.experts < 1 || s.ep < 1 || s.redundant < 0 || s.devices_per_node < 1) return policy + "needs experts, ep >= 1";
   if ((s.experts + s.redundant) % s.ep != 0)
-    bad(std::to_string(s.experts) + " experts + " + std::to_string(s.redundant) +
-        " redundant slots do not divide over ep " + std::to_string(s.ep));
-  if (!config.eplb() && s.redundant > 0) bad("has no redundant slots (use eplb)");
-  if (!(config.rebalance_interval_s >= 0)) bad("rebalance interval must be >= 0");
+    return policy + std::to_string(s.experts) + " experts + " + std::to_string(s.redundant) +
+           " redundant slots do not divide over ep " + std::to_string(s.ep);
+  if (!config.eplb() && s.redundant > 0) return policy + "has no redundant slots (use eplb)";
+  if (!(config.rebalance_interval_s >= 0)) return policy + "rebalance interval must be >= 0";
   if (config.policy == PlacementPolicy::kEplbHierarchical) {
     const int nodes = node_count(s);
-    if (s.ep % s.devices_per_node != 0) bad("ep must be a multiple of devices_per_node");
+    if (s.ep % s.devices_per_node != 0) return policy + "ep must be a multiple of devices_per_node";
     const int groups = s.expert_groups > 1 ? s.expert_groups : nodes;
     if (groups % nodes != 0 || s.experts % groups != 0)
-      bad(std::to_string(groups) + " expert groups do not split over " + std::to_string(nodes) + " nodes");
+      return policy + std::to_string(groups) + " expert groups do not split over " + std::to_string(nodes) + " nodes";
   }
+  return "";
+}
+
+void validate_placement(const PlacementConfig& config, const PlacementShape& s) {
+  if (auto why = placement_problem(config, s); !why.empty()) throw DeploymentError(why);
 }
 
 ExpertPlacement place_layer(const PlacementConfig& config, const PlacementShape& s, std::span<const double> load) {

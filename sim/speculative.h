@@ -17,10 +17,12 @@
 // both).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "models/model_spec.h"
 #include "sim/deployment_config.h"
+#include "sim/deployment_rules.h"
 #include "workloads/rng.h"
 
 namespace moesim::sim {
@@ -33,7 +35,8 @@ double expected_emitted_tokens(const SpeculativeConfig& spec);
 // rejection, one uniform draw each.
 int draw_accepted(const SpeculativeConfig& spec, workloads::Rng& rng);
 
-// Why the pool's speculative configuration cannot run on `model`, or "" when it can.
-std::string speculative_problem(const PoolConfig& pool, const models::ModelSpec& model);
+// Why the pool's speculative configuration cannot run on `model` (and the field to change), or
+// none when it can (one of pool_problem()'s rules).
+std::optional<DeploymentProblem> speculative_problem(const PoolConfig& pool, const models::ModelSpec& model);
 
 }  // namespace moesim::sim

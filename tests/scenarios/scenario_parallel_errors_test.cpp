@@ -86,8 +86,8 @@ TEST(ScenarioParallel, SpeculativeErrors) {
   EXPECT_EQ(load_error(pool("8", "    speculative: {method: draft, acceptance: 0.8}\n")),
             "scn.yaml:7:18: deployment.colocated.speculative: missing required key 'draft_model'");
   EXPECT_EQ(load_error(pool("8", "    speculative: {method: mtp, tokens: 2, acceptance: [0.9, 0.8, 0.7]}\n")),
-            "scn.yaml:7:55: deployment.colocated.speculative.acceptance: expected one acceptance probability per "
-            "draft token (2), got 3");
+            "scn.yaml:7:55: deployment.colocated.speculative.acceptance: speculative acceptance needs one value or "
+            "one per draft token (2), got 3");
   EXPECT_EQ(load_error(pool("8", "    speculative: {method: mtp, acceptance: 1.5}\n")),
             "scn.yaml:7:44: deployment.colocated.speculative.acceptance: expected a number in [0, 1], got 1.5");
   EXPECT_EQ(load_error(pool("8", "    speculative: {method: medusa, acceptance: 0.5}\n")),

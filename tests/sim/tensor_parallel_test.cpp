@@ -206,7 +206,7 @@ TEST(TensorParallelDeployment, ErrorsNameTheDegrees) {
   d.colocated.attention_dp = 4;
   d.colocated.attention_tp = 1;
   d.colocated.moe_ep = 8;
-  EXPECT_EQ(deployment_error(d, "mixtral-8x7b"), "colocated pool: attention dp 4 x tp 1 != 8 ranks");
+  EXPECT_EQ(deployment_error(d, "mixtral-8x7b"), "colocated pool: attention dp 4 x tp 1 = 4 does not match ranks 8");
   d.colocated.ranks = 6;
   d.colocated.attention_dp = 2;
   d.colocated.attention_tp = 3;
@@ -218,7 +218,7 @@ TEST(TensorParallelDeployment, ErrorsNameTheDegrees) {
   d.colocated.attention_tp = 1;
   d.colocated.moe_ep = 2;
   d.colocated.moe_tp = 2;
-  EXPECT_EQ(deployment_error(d, "mixtral-8x7b"), "colocated pool: moe ep 2 x tp 2 != 8 ranks");
+  EXPECT_EQ(deployment_error(d, "mixtral-8x7b"), "colocated pool: moe ep 2 x tp 2 = 4 does not match ranks 8");
   d.colocated.ranks = 6;
   d.colocated.attention_dp = 6;
   d.colocated.moe_ep = 2;
@@ -231,7 +231,7 @@ TEST(TensorParallelDeployment, ErrorsNameTheDegrees) {
   d.colocated.moe_ep = 8;
   d.colocated.moe_tp = 1;
   EXPECT_EQ(deployment_error(d, "tiny-moe", 2),
-            "colocated pool: attention dp 16 x tp 1 != 8 ranks per stage (16 ranks / pp 2)");
+            "colocated pool: attention dp 16 x tp 1 = 16 does not match ranks 8 per stage (16 / pp 2)");
   d.colocated.pipeline_stages = 3;
   EXPECT_EQ(deployment_error(d, "tiny-moe", 2), "colocated pool: 16 ranks do not split into pp 3 stages");
 }
