@@ -21,14 +21,6 @@ using kernels::ElementType;
 
 [[noreturn]] void bad(const std::string& flag, const std::string& what) { throw CalibrationError(flag + ": " + what); }
 
-void check_choice(const std::string& flag, std::string_view what, const std::string& value,
-                  const std::vector<CaptureEntry>& entries) {
-  std::vector<std::string_view> valid;
-  for (const auto& e : entries) valid.push_back(e.name);
-  if (std::find(valid.begin(), valid.end(), value) == valid.end())
-    bad(flag, models::unknown_name_message(what, value, valid));
-}
-
 ElementType element_type(const std::string& dtype) {
   if (dtype == "fp32") return ElementType::kFp32;
   if (dtype == "fp16") return ElementType::kFp16;
@@ -47,8 +39,6 @@ struct Resolved {
 };
 
 Resolved resolve(const CaptureOptions& o) {
-  check_choice("--backend", "backend", o.backend, capture_backends());
-  check_choice("--suite", "suite", o.suite, capture_suites());
   Resolved r{suite_defaults(o.backend, o.suite), o.dtype, 0, 0, 0};
   SuiteDefaults& d = r.d;
   if (!o.shapes.empty()) d.shapes = o.shapes;
@@ -58,11 +48,8 @@ Resolved resolve(const CaptureOptions& o) {
   if (!o.sizes.empty()) d.sizes = o.sizes;
   if (o.max_tokens > 0) d.max_tokens = o.max_tokens;
   if (o.ranks > 0) d.ranks = o.ranks;
-  if (r.dtype.empty()) r.dtype = o.backend == "cpu" ? "fp32" : "bf16";
-  if (o.suite != "alltoall") element_type(r.dtype);
-  for (const auto& dist : d.distributions)
-    if (dist != "uniform" && dist != "zipf")
-      bad("--distribution", models::unknown_name_message("distribution", dist, {"uniform", "zipf"}));
+  if (r.dtype.empty()) r.dtype = o.backend == CaptureBackend::kCpu ? "fp32" : "bf16";
+  if (o.suite != CaptureSuite::kAllToAll) element_type(r.dtype);
   if (!(o.skew >= 0)) bad("--skew", "expected a zipf exponent >= 0");
   for (const auto& [n, k] : d.shapes)
     if (n < 1 || k < 1) bad("--shape", "n and k must be >= 1");
@@ -72,16 +59,10 @@ Resolved resolve(const CaptureOptions& o) {
     if (g < 1) bad("--groups", "groups must be >= 1");
   for (auto s : d.sizes)
     if (s < 1) bad("--size", "sizes must be >= 1 byte");
-  if (o.clock != "wall" && o.clock != "cpu")
-    bad("--clock", models::unknown_name_message("clock", o.clock, {"wall", "cpu"}));
-  if (o.clock == "cpu" && o.backend != "cpu")
+  if (o.clock == CaptureClock::kCpu && o.backend != CaptureBackend::kCpu)
     bad("--clock", "the cuda backend times with CUDA events (cpu clock is for --backend cpu)");
-  if (o.launcher != "local" && o.launcher != "mpi")
-    bad("--launcher", models::unknown_name_message("launcher", o.launcher, {"local", "mpi"}));
-  if (o.launcher == "mpi" && (o.backend == "cpu" || o.suite != "alltoall"))
+  if (o.launcher == CaptureLauncher::kMpi && (o.backend == CaptureBackend::kCpu || o.suite != CaptureSuite::kAllToAll))
     bad("--launcher", "mpi launches the cuda (or fake) alltoall suite only");
-  if (o.throttled != "flag" && o.throttled != "refuse")
-    bad("--throttled", models::unknown_name_message("throttle policy", o.throttled, {"flag", "refuse"}));
   r.warmup = o.warmup >= 0 ? o.warmup : d.warmup;
   r.reps = o.repetitions > 0 ? o.repetitions : d.repetitions;
   r.rounds = o.rounds > 0 ? o.rounds : d.rounds;
@@ -93,12 +74,12 @@ std::vector<Case> gemm_cases(const CaptureOptions& o, const Resolved& r) {
   std::vector<Case> out;
   const ElementType t = element_type(r.dtype);
   for (const auto& [n, k] : r.d.shapes) {
-    if (o.suite == "gemm") {
+    if (o.suite == CaptureSuite::kGemm) {
       for (auto m : r.d.m) {
         Case c;
         c.gemm = {{m}, n, k, t, false};
         c.tokens = m;
-        c.distribution = "uniform";
+        c.distribution = SplitDistribution::kUniform;
         c.what = "gemm m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k);
         out.push_back(std::move(c));
       }
@@ -107,14 +88,14 @@ std::vector<Case> gemm_cases(const CaptureOptions& o, const Resolved& r) {
     for (int g : r.d.groups)
       for (auto m : r.d.m) {
         if (r.d.max_tokens > 0 && g * m > r.d.max_tokens) continue;
-        for (const auto& dist : r.d.distributions) {
+        for (const SplitDistribution dist : r.d.distributions) {
           Case c;
           c.groups = g;
           c.tokens = g * m;
           c.distribution = dist;
           c.gemm = {split_tokens(c.tokens, g, dist, o.skew), n, k, t, true};
-          c.what = "grouped " + std::to_string(g) + "x" + std::to_string(m) + " " + dist + " n=" + std::to_string(n) +
-                   " k=" + std::to_string(k);
+          c.what = "grouped " + std::to_string(g) + "x" + std::to_string(m) + " " + std::string(to_string(dist)) +
+                   " n=" + std::to_string(n) + " k=" + std::to_string(k);
           out.push_back(std::move(c));
         }
       }
@@ -125,12 +106,13 @@ std::vector<Case> gemm_cases(const CaptureOptions& o, const Resolved& r) {
 std::vector<Case> all_to_all_cases(const CaptureOptions& o, const Resolved& r, int ranks) {
   std::vector<Case> out;
   for (auto size : r.d.sizes)
-    for (const auto& dist : r.d.distributions) {
+    for (const SplitDistribution dist : r.d.distributions) {
       Case c;
       c.peer_bytes = size;
       c.distribution = dist;
       c.a2a = {ranks, all_to_all_bytes(ranks, size, dist, o.skew)};
-      c.what = "alltoall " + std::to_string(ranks) + " ranks " + std::to_string(size) + " B/peer " + dist;
+      c.what = "alltoall " + std::to_string(ranks) + " ranks " + std::to_string(size) + " B/peer " +
+               std::string(to_string(dist));
       out.push_back(std::move(c));
     }
   return out;
@@ -140,27 +122,29 @@ std::vector<Case> all_to_all_cases(const CaptureOptions& o, const Resolved& r, i
 CaptureBenches backend_benches(const CaptureOptions& o, const Resolved& r, const CaptureBenches& given) {
   CaptureBenches b = given;
   if (!b.gemm) {
-    if (o.backend == "cpu")
-      b.gemm = [] { return kernels::make_cpu_gemm_bench(); };
-    else if (o.backend == "fake")
-      b.gemm = [d = o.device] { return kernels::make_fake_plugin_gemm_bench(d); };
-    else
-      b.gemm = [d = o.device] { return kernels::make_cuda_gemm_bench(d); };
+    switch (o.backend) {
+      case CaptureBackend::kCpu: b.gemm = [] { return kernels::make_cpu_gemm_bench(); }; break;
+      case CaptureBackend::kFake: b.gemm = [d = o.device] { return kernels::make_fake_plugin_gemm_bench(d); }; break;
+      case CaptureBackend::kCuda: b.gemm = [d = o.device] { return kernels::make_cuda_gemm_bench(d); }; break;
+    }
   }
   if (!b.all_to_all) {
     const int ranks = r.d.ranks;
-    const bool mpi = o.launcher == "mpi";
-    if (o.backend == "cpu")
-      b.all_to_all = [ranks] { return kernels::make_cpu_all_to_all_bench(ranks); };
-    else if (o.backend == "fake")
-      b.all_to_all = [ranks, mpi] {
-        return mpi ? kernels::make_fake_plugin_mpi_all_to_all_bench()
-                   : kernels::make_fake_plugin_all_to_all_bench(ranks);
-      };
-    else
-      b.all_to_all = [ranks, mpi] {
-        return mpi ? kernels::make_nccl_mpi_all_to_all_bench() : kernels::make_nccl_all_to_all_bench(ranks);
-      };
+    const bool mpi = o.launcher == CaptureLauncher::kMpi;
+    switch (o.backend) {
+      case CaptureBackend::kCpu: b.all_to_all = [ranks] { return kernels::make_cpu_all_to_all_bench(ranks); }; break;
+      case CaptureBackend::kFake:
+        b.all_to_all = [ranks, mpi] {
+          return mpi ? kernels::make_fake_plugin_mpi_all_to_all_bench()
+                     : kernels::make_fake_plugin_all_to_all_bench(ranks);
+        };
+        break;
+      case CaptureBackend::kCuda:
+        b.all_to_all = [ranks, mpi] {
+          return mpi ? kernels::make_nccl_mpi_all_to_all_bench() : kernels::make_nccl_all_to_all_bench(ranks);
+        };
+        break;
+    }
   }
   return b;
 }
@@ -177,29 +161,13 @@ void take(Case& c, const kernels::RunResult& run) {
 
 }  // namespace
 
-std::vector<CaptureEntry> capture_backends() {
-  return {{"cpu", "reference kernels on this CPU: Eigen FP32 GEMMs, threads exchanging through shared memory"},
-          {"cuda", kernels::cuda_backend_built()
-                       ? "cuBLAS/cuBLASLt GEMMs (bf16, fp16, fp8, fp32) and NCCL all-to-all on the local GPUs"
-                       : "cuBLAS/cuBLASLt GEMMs and NCCL all-to-all (not in this build: no CUDA toolkit found)"},
-          {"fake",
-           "no device: analytic timings of a made-up H200 through the GPU plugin path, for dry runs "
-           "(measures nothing)"}};
-}
-
-std::vector<CaptureEntry> capture_suites() {
-  return {{"gemm", "dense GEMMs over a sweep of rows (m) at each (n, k)"},
-          {"grouped-gemm", "grouped GEMMs: experts x rows per expert, uniform and zipf-skewed, at each (n, k)"},
-          {"alltoall", "all-to-all-v over a sweep of bytes per peer, uniform and zipf-skewed receivers"}};
-}
-
 CaptureOutput run_capture(const CaptureOptions& o, const CaptureProgress& progress) {
   return run_capture(o, CaptureBenches{}, progress);
 }
 
 CaptureOutput run_capture(const CaptureOptions& o, const CaptureBenches& given, const CaptureProgress& progress) {
   const Resolved r = resolve(o);
-  const bool a2a = o.suite == "alltoall";
+  const bool a2a = o.suite == CaptureSuite::kAllToAll;
   const CaptureBenches benches = backend_benches(o, r, given);
   std::unique_ptr<kernels::GemmBench> gemm;
   std::unique_ptr<kernels::AllToAllBench> comm;
@@ -209,7 +177,8 @@ CaptureOutput run_capture(const CaptureOptions& o, const CaptureBenches& given, 
   } else {
     gemm = benches.gemm();
     if (!gemm->supports(element_type(r.dtype)))
-      throw kernels::KernelError("the " + o.backend + " backend does not run " + r.dtype + " GEMMs");
+      throw kernels::KernelError("the " + std::string(to_string(o.backend)) + " backend does not run " + r.dtype +
+                                 " GEMMs");
   }
   std::vector<Case> cases = a2a ? all_to_all_cases(o, r, comm->ranks()) : gemm_cases(o, r);
   if (a2a)
@@ -222,8 +191,9 @@ CaptureOutput run_capture(const CaptureOptions& o, const CaptureBenches& given, 
     // Spread the repetitions over the rounds: the first (reps % rounds) rounds take one more.
     const int reps = r.reps / r.rounds + (round < r.reps % r.rounds ? 1 : 0);
     for (Case& c : cases) {
-      const kernels::BenchSettings s{r.warmup, reps, o.flush_cache,
-                                     o.clock == "cpu" ? kernels::CpuClock::kThreadCpu : kernels::CpuClock::kWall};
+      const kernels::BenchSettings s{
+          r.warmup, reps, o.flush_cache,
+          o.clock == CaptureClock::kCpu ? kernels::CpuClock::kThreadCpu : kernels::CpuClock::kWall};
       if (c.skipped.empty()) {
         if (a2a) {
           take(c, comm->run(c.a2a, s));  // every MPI rank must run every case
@@ -244,7 +214,8 @@ CaptureOutput run_capture(const CaptureOptions& o, const CaptureBenches& given, 
     }
   }
   for (Case& c : cases)
-    if (c.skipped.empty() && o.throttled == "refuse" && c.state.known && kernels::throttled(c.state.reasons))
+    if (c.skipped.empty() && o.throttled == ThrottlePolicy::kRefuse && c.state.known &&
+        kernels::throttled(c.state.reasons))
       c.skipped = "ran throttled (" + kernels::clocks_reason_names(c.state.reasons) + ", SM clock down to " +
                   std::to_string(c.state.sm_clock_mhz) + " MHz)";
   const auto refused = std::count_if(cases.begin(), cases.end(), [](const Case& c) { return !c.skipped.empty(); });
@@ -254,7 +225,7 @@ CaptureOutput run_capture(const CaptureOptions& o, const CaptureBenches& given, 
   out.cases = static_cast<int>(cases.size()) - static_cast<int>(refused);
   out.is_root = a2a ? comm->is_root() : true;
   const kernels::DeviceInfo device = a2a ? comm->device_info() : gemm->device_info();
-  const std::string kernel = a2a ? "" : gemm->kernel(element_type(r.dtype), o.suite == "grouped-gemm");
+  const std::string kernel = a2a ? "" : gemm->kernel(element_type(r.dtype), o.suite == CaptureSuite::kGroupedGemm);
   out.table = capture_table(o, r.settings(), device, kernel, cases);
   return out;
 }

@@ -18,39 +18,35 @@
 #include <vector>
 
 #include "calibration/calibration_csv.h"
+#include "calibration/capture_names.h"
 #include "kernels/all_to_all_bench.h"
 #include "kernels/gemm_bench.h"
 
 namespace moesim::calibration {
 
-struct CaptureEntry {
-  std::string_view name;
-  std::string_view description;
-};
-std::vector<CaptureEntry> capture_backends();  // cpu, cuda, fake
-std::vector<CaptureEntry> capture_suites();    // gemm, grouped-gemm, alltoall
-
+// The named choices (backend, suite, distributions, launcher, clock, throttled) are values of the
+// registries of calibration/capture_names.h.
 struct CaptureOptions {
-  std::string backend = "cpu";
-  std::string suite = "gemm";
+  CaptureBackend backend = CaptureBackend::kCpu;
+  CaptureSuite suite = CaptureSuite::kGemm;
   std::string dtype;                                          // "" : fp32 on cpu, bf16 on cuda
   std::vector<std::pair<std::int64_t, std::int64_t>> shapes;  // (n, k); empty: the suite's
   std::vector<std::int64_t> m;                                // gemm: rows; grouped-gemm: mean rows per group
   std::vector<int> groups;                                    // grouped-gemm
-  std::vector<std::string> distributions;                     // uniform, zipf
+  std::vector<SplitDistribution> distributions;               // empty: the suite's (uniform, zipf)
   double skew = 1.0;                                          // zipf exponent
   std::int64_t max_tokens = 0;                                // grouped-gemm: skip groups × m above (0: none)
   std::vector<std::int64_t> sizes;                            // alltoall: mean bytes per peer
   int ranks = 0;                                              // alltoall: cpu threads (default 2); cuda GPUs (0: all)
-  std::string launcher = "local";                             // alltoall on cuda: local | mpi
+  CaptureLauncher launcher = CaptureLauncher::kLocal;         // alltoall on cuda: local | mpi
   int device = 0;                                             // cuda: GPU index (GEMM suites)
   int warmup = -1, repetitions = -1, rounds = -1;             // -1: the backend's default
   bool flush_cache = true;                                    // cuda: scrub L2 before each timed run
-  std::string clock = "wall";                                 // cpu: wall (steady_clock) or cpu (thread CPU time)
-  std::string throttled = "flag";  // a case run while the GPU throttled (kernels/device_state.h):
-                                   // flag (kept, marked in column `throttled`) or refuse (left out,
-                                   // listed with the skipped cases)
-  std::string command_line;        // recorded in the metadata
+  CaptureClock clock = CaptureClock::kWall;                   // cpu: wall (steady_clock) or cpu (thread CPU time)
+  // A case run while the GPU throttled (kernels/device_state.h): flag (kept, marked in column
+  // `throttled`) or refuse (left out, listed with the skipped cases).
+  ThrottlePolicy throttled = ThrottlePolicy::kFlag;
+  std::string command_line;  // recorded in the metadata
 };
 
 // Where run_capture gets its benchmarks: the backend's factories (kernels/) unless a caller hands
@@ -73,7 +69,7 @@ using CaptureProgress = std::function<void(int done, int total, const std::strin
 // backend cannot run (no GPU, an operand type it lacks, ...). A GEMM case the backend refuses
 // (e.g. no cuBLASLt algorithm for a shape) is left out and listed in the metadata
 // (skipped_cases, skipped_1, ...); if every case is refused, the first refusal is thrown. So is
-// a case run while the GPU throttled, with throttled = "refuse".
+// a case run while the GPU throttled, with throttled = refuse.
 CaptureOutput run_capture(const CaptureOptions& options, const CaptureProgress& progress = {});
 // The same with the benchmarks `benches` makes (a missing factory: the backend's own).
 CaptureOutput run_capture(const CaptureOptions& options, const CaptureBenches& benches,

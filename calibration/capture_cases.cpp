@@ -2,10 +2,10 @@
 
 namespace moesim::calibration {
 
-SuiteDefaults suite_defaults(const std::string& backend, const std::string& suite) {
+SuiteDefaults suite_defaults(CaptureBackend backend, CaptureSuite suite) {
   SuiteDefaults d;
-  const bool cpu = backend == "cpu";
-  d.distributions = {"uniform", "zipf"};
+  const bool cpu = backend == CaptureBackend::kCpu;
+  d.distributions = {SplitDistribution::kUniform, SplitDistribution::kZipf};
   if (cpu) {
     d.warmup = 1;  // per round
     d.repetitions = 24;
@@ -15,13 +15,13 @@ SuiteDefaults suite_defaults(const std::string& backend, const std::string& suit
     d.repetitions = 20;
     d.rounds = 1;
   }
-  if (suite == "gemm") {
+  if (suite == CaptureSuite::kGemm) {
     d.shapes = cpu ? std::vector<std::pair<std::int64_t, std::int64_t>>{{128, 256}, {256, 128}, {192, 192}}
                    : std::vector<std::pair<std::int64_t, std::int64_t>>{{4096, 7168}, {7168, 2048}, {3072, 4096},
                                                                         {4096, 1536}, {1536, 2048}, {2048, 768}};
     d.m = cpu ? std::vector<std::int64_t>{2, 4, 8, 16, 32, 64, 128}
               : std::vector<std::int64_t>{1, 16, 64, 128, 256, 512, 1024, 2048, 4096, 8192};
-  } else if (suite == "grouped-gemm") {
+  } else if (suite == CaptureSuite::kGroupedGemm) {
     d.shapes = cpu ? std::vector<std::pair<std::int64_t, std::int64_t>>{{128, 256}, {256, 128}}
                    : std::vector<std::pair<std::int64_t, std::int64_t>>{{4096, 7168}, {7168, 2048}, {3072, 4096},
                                                                         {4096, 1536}, {1536, 2048}, {2048, 768}};

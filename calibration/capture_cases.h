@@ -15,19 +15,21 @@
 #include <utility>
 #include <vector>
 
+#include "calibration/capture_names.h"
+
 namespace moesim::calibration {
 
 struct SuiteDefaults {
   std::vector<std::pair<std::int64_t, std::int64_t>> shapes;
   std::vector<std::int64_t> m;
   std::vector<int> groups;
-  std::vector<std::string> distributions;
+  std::vector<SplitDistribution> distributions;
   std::int64_t max_tokens = 0;
   std::vector<std::int64_t> sizes;
   int ranks = 0;
   int warmup = 0, repetitions = 0, rounds = 0;
 };
 
-SuiteDefaults suite_defaults(const std::string& backend, const std::string& suite);
+SuiteDefaults suite_defaults(CaptureBackend backend, CaptureSuite suite);
 
 }  // namespace moesim::calibration

@@ -47,9 +47,10 @@ std::vector<std::string> state_cells(const kernels::DeviceState& s) {
 }
 
 std::string clock_description(const CaptureOptions& o) {
-  if (o.backend == "cuda") return "cuda events, each start event behind a launch gate (host launch time not timed)";
-  if (o.backend == "fake") return "none: analytic timings (fake backend)";
-  return o.clock == "cpu" ? "thread cpu time (CLOCK_THREAD_CPUTIME_ID)" : "wall (steady_clock)";
+  if (o.backend == CaptureBackend::kCuda)
+    return "cuda events, each start event behind a launch gate (host launch time not timed)";
+  if (o.backend == CaptureBackend::kFake) return "none: analytic timings (fake backend)";
+  return o.clock == CaptureClock::kCpu ? "thread cpu time (CLOCK_THREAD_CPUTIME_ID)" : "wall (steady_clock)";
 }
 
 std::vector<std::string> all_to_all_cells(const CaptureOptions& o, const ResolvedSettings& r, const CapturedCase& c,
@@ -67,10 +68,10 @@ std::vector<std::string> all_to_all_cells(const CaptureOptions& o, const Resolve
       slowest_rank = rank;
     }
   }
-  return {o.suite,
+  return {std::string(to_string(o.suite)),
           std::to_string(c.a2a.ranks),
-          c.distribution,
-          c.distribution == "zipf" ? fmt(o.skew, "%g") : "0",
+          std::string(to_string(c.distribution)),
+          c.distribution == SplitDistribution::kZipf ? fmt(o.skew, "%g") : "0",
           std::to_string(c.peer_bytes),
           std::to_string(v.max_send),
           std::to_string(v.max_recv),
@@ -92,12 +93,12 @@ std::vector<std::string> gemm_cells(const CaptureOptions& o, const ResolvedSetti
                                     const kernels::TimingSummary& s) {
   const double flops =
       2.0 * static_cast<double>(c.tokens) * static_cast<double>(c.gemm.n) * static_cast<double>(c.gemm.k);
-  return {o.suite,
+  return {std::string(to_string(o.suite)),
           r.dtype,
           std::to_string(c.groups),
           std::to_string(c.tokens),
-          c.distribution,
-          c.distribution == "zipf" ? fmt(o.skew, "%g") : "0",
+          std::string(to_string(c.distribution)),
+          c.distribution == SplitDistribution::kZipf ? fmt(o.skew, "%g") : "0",
           join_ints(c.gemm.m_per_group),
           std::to_string(c.gemm.n),
           std::to_string(c.gemm.k),
@@ -114,7 +115,7 @@ std::vector<std::string> gemm_cells(const CaptureOptions& o, const ResolvedSetti
 
 CalibrationTable capture_table(const CaptureOptions& o, const ResolvedSettings& r, const kernels::DeviceInfo& device,
                                const std::string& gemm_kernel, const std::vector<CapturedCase>& cases) {
-  const bool a2a = o.suite == "alltoall";
+  const bool a2a = o.suite == CaptureSuite::kAllToAll;
   CalibrationTable t;
   std::vector<std::string> skipped;
   int throttled = 0, exposed = 0, timed = 0;
@@ -132,8 +133,8 @@ CalibrationTable capture_table(const CaptureOptions& o, const ResolvedSettings& 
     t.add_meta(key, value);
   };
   add("format", std::string(kCalibrationFormat));
-  add("suite", o.suite);
-  add("backend", o.backend);
+  add("suite", std::string(to_string(o.suite)));
+  add("backend", std::string(to_string(o.backend)));
   for (const auto& [k, v] : device.fields) add(k, v);
   if (!a2a) {
     add("dtype", r.dtype);
@@ -142,11 +143,12 @@ CalibrationTable capture_table(const CaptureOptions& o, const ResolvedSettings& 
   add("warmup", std::to_string(r.warmup) + (r.rounds > 1 ? " per round" : ""));
   add("repetitions", std::to_string(r.repetitions));
   add("rounds", std::to_string(r.rounds));
-  if (o.backend == "cuda") add("flush_l2", o.flush_cache ? "yes" : "no");
+  if (o.backend == CaptureBackend::kCuda) add("flush_l2", o.flush_cache ? "yes" : "no");
   add("clock", clock_description(o));
   add("exposed_launches", std::to_string(exposed) + " of " + std::to_string(timed) + " timed repetitions");
   add("throttled_cases",
-      std::to_string(throttled) + (o.throttled == "refuse" ? " (refused)" : " (flagged in column throttled)"));
+      std::to_string(throttled) +
+          (o.throttled == ThrottlePolicy::kRefuse ? " (refused)" : " (flagged in column throttled)"));
   add("date", utc_now());
   add("skipped_cases", std::to_string(skipped.size()));
   for (std::size_t i = 0; i < skipped.size(); ++i) add("skipped_" + std::to_string(i + 1), skipped[i]);

@@ -20,7 +20,7 @@ namespace moesim::calibration {
 struct CapturedCase {
   kernels::GemmShape gemm;
   kernels::AllToAllPattern a2a;
-  std::string distribution;
+  SplitDistribution distribution = SplitDistribution::kUniform;
   int groups = 1;
   std::int64_t tokens = 0, peer_bytes = 0;
   std::string what;

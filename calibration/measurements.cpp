@@ -178,11 +178,15 @@ MeasurementFile read_measurements(CalibrationTable table) {
     fail(t, format.line,
          "metadata 'format': expected '" + std::string(kCalibrationFormat) + "', got '" + format.value + "'");
   const auto& suite = require_meta(t, "suite");
-  const std::vector<std::string_view> suites = {"gemm", "grouped-gemm", "alltoall"};
-  if (std::find(suites.begin(), suites.end(), suite.value) == suites.end())
-    fail(t, suite.line, "metadata 'suite': " + models::unknown_name_message("suite", suite.value, suites));
-  f.suite = suite.value;
-  f.backend = require_meta(t, "backend").value;
+  const auto suite_value = find_capture_value<CaptureSuite>(capture_suites(), suite.value);
+  if (!suite_value)
+    fail(t, suite.line, "metadata 'suite': " + unknown_capture_name("suite", suite.value, capture_suites()));
+  f.suite = *suite_value;
+  const auto& backend = require_meta(t, "backend");
+  const auto backend_value = find_capture_value<CaptureBackend>(capture_backends(), backend.value);
+  if (!backend_value)
+    fail(t, backend.line, "metadata 'backend': " + unknown_capture_name("backend", backend.value, capture_backends()));
+  f.backend = *backend_value;
   f.device = require_meta(t, "device").value;
   const auto& sm = require_meta(t, "sm_count");
   int sms = 0;
@@ -191,10 +195,10 @@ MeasurementFile read_measurements(CalibrationTable table) {
     fail(t, sm.line, "metadata 'sm_count': expected an integer >= 1, got '" + sm.value + "'");
   f.sm_count = sms;
   f.gemm_kernel = t.meta("gemm_kernel").value_or("");
-  if (f.suite == "alltoall")
+  if (f.suite == CaptureSuite::kAllToAll)
     read_all_to_all(f);
   else
-    read_gemm(f, f.suite == "grouped-gemm");
+    read_gemm(f, f.suite == CaptureSuite::kGroupedGemm);
   return f;
 }
 

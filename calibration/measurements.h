@@ -3,7 +3,7 @@
 // capture carries. See docs/calibration.md for what each column means.
 //
 // Required metadata: `format` (moesim-calibration 1), `suite` (gemm | grouped-gemm | alltoall),
-// `backend`, `device`, `sm_count` (an integer >= 1: the device's SMs, or the CPU threads the
+// `backend` (cpu | cuda | fake), `device`, `sm_count` (an integer >= 1: the device's SMs, or the CPU threads the
 // kernel used). GEMM suites need the columns dtype, m_per_group, n, k, median_ns, p10_ns, p90_ns;
 // the all-to-all suite needs ranks, max_send_bytes, max_recv_bytes, median_ns, p10_ns, p90_ns.
 // Other columns are informative and may be absent; of them the readers keep `throttled` (a row
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "calibration/calibration_csv.h"
+#include "calibration/capture_names.h"
 #include "models/dtype.h"
 
 namespace moesim::calibration {
@@ -56,7 +57,9 @@ struct AllToAllMeasurement {
 
 struct MeasurementFile {
   CalibrationTable table;
-  std::string suite, backend, device;
+  CaptureSuite suite = CaptureSuite::kGemm;  // metadata `suite` and `backend`, resolved when read
+  CaptureBackend backend = CaptureBackend::kCpu;
+  std::string device;
   int sm_count = 0;
   std::string gemm_kernel;  // metadata `gemm_kernel`, "" when absent (older captures)
   std::vector<GemmMeasurement> gemm;

@@ -211,7 +211,8 @@ void fit_all_to_all(Context& c, const std::vector<AllToAllMeasurement>& rows) {
 // per kernel.
 void note_gemm_kernels(const std::vector<MeasurementFile>& files, FitResult& r) {
   struct Seen {
-    std::string suite, dtype, kernel, source;
+    CaptureSuite suite;
+    std::string dtype, kernel, source;
   };
   std::vector<Seen> seen;
   for (const auto& f : files) {
@@ -229,13 +230,15 @@ void note_gemm_kernels(const std::vector<MeasurementFile>& files, FitResult& r) 
         continue;
       }
       if (other->kernel != f.gemm_kernel)
-        throw CalibrationError(f.table.source + ": " + d + " " + f.suite + " rows from '" + f.gemm_kernel + "', but " +
-                               other->source + " has them from '" + other->kernel + "': fit one kernel per dtype");
+        throw CalibrationError(f.table.source + ": " + d + " " + std::string(to_string(f.suite)) + " rows from '" +
+                               f.gemm_kernel + "', but " + other->source + " has them from '" + other->kernel +
+                               "': fit one kernel per dtype");
     }
   }
   for (const auto& x : seen) {
-    r.report.push_back(x.dtype + " " + x.suite + " kernel: " + x.kernel);
-    r.comments.header.push_back(x.dtype + " " + x.suite + " measured on: " + x.kernel);
+    const std::string suite(to_string(x.suite));
+    r.report.push_back(x.dtype + " " + suite + " kernel: " + x.kernel);
+    r.comments.header.push_back(x.dtype + " " + suite + " measured on: " + x.kernel);
   }
 }
 
@@ -307,7 +310,7 @@ FitResult fit_profile(const std::vector<MeasurementFile>& files, const FitOption
     sources += (sources.empty() ? "" : ", ") + f.table.source;
   }
   const MeasurementFile& first = files.front();
-  const std::string backend = first.backend;
+  const std::string backend(to_string(first.backend));
   p.name = !o.name.empty() ? o.name : o.base ? o.base->profile.name + "-measured" : slug(first.device);
   r.file.description = first.device + ", measured with moesim calibrate (" + backend + " backend)";
   p.source = "moesim calibrate fit of " + sources + (o.base ? "; spec-sheet figures from " + o.base_label : "");
@@ -327,7 +330,7 @@ FitResult fit_profile(const std::vector<MeasurementFile>& files, const FitOption
 
   if (!o.base) {
     // Figures no measurement informed: from the metadata, or (CPU) a measured neighbour.
-    const bool cpu = backend == "cpu";
+    const bool cpu = first.backend == CaptureBackend::kCpu;
     const auto mem = (gemm_file ? gemm_file : &first)->table.meta("memory_bytes");
     double capacity = 0;
     if (mem) std::from_chars(mem->data(), mem->data() + mem->size(), capacity);

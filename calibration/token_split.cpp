@@ -10,12 +10,10 @@
 namespace moesim::calibration {
 namespace {
 
-std::vector<double> weights(int n, std::string_view distribution, double s) {
-  if (distribution != "uniform" && distribution != "zipf")
-    throw CalibrationError("unknown distribution '" + std::string(distribution) + "' (valid: uniform, zipf)");
+std::vector<double> weights(int n, SplitDistribution distribution, double s) {
   if (!(s >= 0)) throw CalibrationError("zipf exponent must be >= 0");
   std::vector<double> w(static_cast<std::size_t>(n), 1.0);
-  if (distribution == "zipf")
+  if (distribution == SplitDistribution::kZipf)
     for (int g = 0; g < n; ++g) w[static_cast<std::size_t>(g)] = 1.0 / std::pow(g + 1.0, s);
   return w;
 }
@@ -39,20 +37,20 @@ std::vector<std::int64_t> apportion(std::int64_t total, const std::vector<double
 
 }  // namespace
 
-std::vector<std::int64_t> split_tokens(std::int64_t total, int groups, std::string_view distribution, double s) {
+std::vector<std::int64_t> split_tokens(std::int64_t total, int groups, SplitDistribution distribution, double s) {
   if (groups < 1) throw CalibrationError("groups must be >= 1");
   if (total < 0) throw CalibrationError("total tokens must be >= 0");
   return apportion(total, weights(groups, distribution, s));
 }
 
-std::vector<std::int64_t> all_to_all_bytes(int ranks, std::int64_t peer_bytes, std::string_view distribution, double s,
+std::vector<std::int64_t> all_to_all_bytes(int ranks, std::int64_t peer_bytes, SplitDistribution distribution, double s,
                                            std::int64_t granule) {
   if (ranks < 1) throw CalibrationError("ranks must be >= 1");
   if (peer_bytes < 0 || granule < 1) throw CalibrationError("bytes must be >= 0");
   const auto r = static_cast<std::size_t>(ranks);
   const std::vector<double> w = weights(ranks, distribution, s);
   std::vector<std::int64_t> out(r * r, 0);
-  if (distribution == "uniform") {
+  if (distribution == SplitDistribution::kUniform) {
     std::fill(out.begin(), out.end(), peer_bytes);
     return out;
   }

@@ -13,17 +13,19 @@
 #include <string_view>
 #include <vector>
 
+#include "calibration/capture_names.h"
+
 namespace moesim::calibration {
 
-// Throws CalibrationError for an unknown distribution, groups < 1, total < 0 or s < 0.
-std::vector<std::int64_t> split_tokens(std::int64_t total, int groups, std::string_view distribution, double s);
+// Throws CalibrationError for groups < 1, total < 0 or s < 0.
+std::vector<std::int64_t> split_tokens(std::int64_t total, int groups, SplitDistribution distribution, double s);
 
 // ranks × ranks bytes (row = sender). uniform: every entry, the diagonal included, is
 // `peer_bytes` (so the library's all-to-all collective applies). zipf: receiver d's share of
 // every sender's traffic is ∝ 1 / (d + 1)^s over all ranks, the sender's own share is dropped
 // (nothing to itself), and entries are scaled so that the mean off-diagonal entry is
 // `peer_bytes`; entries are multiples of `granule` bytes.
-std::vector<std::int64_t> all_to_all_bytes(int ranks, std::int64_t peer_bytes, std::string_view distribution, double s,
+std::vector<std::int64_t> all_to_all_bytes(int ranks, std::int64_t peer_bytes, SplitDistribution distribution, double s,
                                            std::int64_t granule = 256);
 
 }  // namespace moesim::calibration

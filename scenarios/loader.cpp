@@ -145,7 +145,7 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
   s.routing = read_routing(top.map("routing", kRoutingKeys), s.model, paths);
   s.workload = read_workload(top.map("workload", kWorkloadKeys), paths);
   const sim::PoolConfig& entry = s.deployment.disaggregated ? s.deployment.prefill : s.deployment.colocated;
-  if (entry.kv_tiers.enabled() && s.workload.prefix_hit.dist != "cache")
+  if (entry.kv_tiers.enabled() && s.workload.prefix_hit.dist != workloads::PrefixHitDist::kCache)
     fail_at(deployment.loc(), std::string("deployment.") + sim::to_string(entry.role) + ".kv_tiers",
             "KV tiers hold prefix-cache blocks: give workload prefix_hit {dist: cache} (sessions, or a trace with "
             "hash_ids)");

@@ -20,6 +20,7 @@
 #include "sim/deployment_config.h"
 #include "sim/runtime.h"
 #include "topology/cluster.h"
+#include "workloads/registry.h"
 #include "workloads/workload_config.h"
 
 namespace moesim::scenarios {
@@ -46,6 +47,13 @@ std::vector<std::string_view> names_of(const Entries& entries) {
   std::vector<std::string_view> names;
   for (const auto& e : entries) names.push_back(e.name);
   return names;
+}
+
+// The value of a registry listed in the order of an enum (workloads/registry.h), named by the
+// field: as_choice's errors (position, did-you-mean) for an unknown name.
+template <typename Enum>
+Enum as_registry_value(const Field& f, std::string_view what, const std::vector<workloads::RegistryEntry>& entries) {
+  return workloads::registry_value<Enum>(entries, as_choice(f, what, names_of(entries)), what);
 }
 
 // "expected <noun> > 0, got '<text>'" unless value > 0.

@@ -148,7 +148,7 @@ class ServingRun {
   }
 
   SimulationResult run() {
-    if (config_.workload.arrivals.process == "closed-loop") {
+    if (config_.workload.arrivals.process == workloads::ArrivalProcess::kClosedLoop) {
       closed_loop_.emplace(requests_, config_.workload.arrivals);
       for (std::size_t index : closed_loop_->initial()) release(index);
     } else if (!timed_.empty()) {

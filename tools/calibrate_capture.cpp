@@ -15,8 +15,12 @@
 namespace moesim::tools {
 namespace {
 
+// The named choices are read as words and resolved once, before the capture runs: an unknown
+// word is one line naming the flag and the valid words (calibration/capture_names.h).
 struct CaptureFlags {
   calibration::CaptureOptions options;
+  std::string backend = "cpu", suite = "gemm", launcher = "local", clock = "wall", throttled = "flag";
+  std::vector<std::string> distributions;
   std::vector<std::string> shapes, sizes;
   std::string output;
   bool quiet = false;
@@ -45,6 +49,12 @@ int capture(CaptureFlags& f) {
       throw UsageError(std::string("--size: ") + e.what());
     }
   }
+  o.backend = calibration::capture_backend(f.backend);
+  o.suite = calibration::capture_suite(f.suite);
+  for (const auto& d : f.distributions) o.distributions.push_back(calibration::split_distribution(d));
+  o.clock = calibration::capture_clock(f.clock);
+  o.launcher = calibration::capture_launcher(f.launcher);
+  o.throttled = calibration::throttle_policy(f.throttled);
   o.flush_cache = !f.no_flush;
   const auto progress = [&](int done, int total, const std::string& what) {
     if (!f.quiet) std::fprintf(stderr, "[%d/%d] %s\n", done, total, what.c_str());
@@ -67,31 +77,32 @@ Command add_calibrate_capture(CLI::App& calibrate, std::string command_line) {
   f->options.command_line = std::move(command_line);
   calibration::CaptureOptions& o = f->options;
   auto* cmd = calibrate.add_subcommand("capture", "Measure GEMMs, grouped GEMMs or all-to-alls into a calibration CSV");
-  cmd->add_option("--backend", o.backend, "cpu, cuda, or fake (analytic timings for dry runs; see 'moesim list')");
-  cmd->add_option("--suite", o.suite, "gemm, grouped-gemm or alltoall");
+  cmd->add_option("--backend", f->backend, "cpu, cuda, or fake (analytic timings for dry runs; see 'moesim list')");
+  cmd->add_option("--suite", f->suite, "gemm, grouped-gemm or alltoall");
   cmd->add_option("--dtype", o.dtype, "GEMM operands: bf16, fp16, fp8 or fp32 (default: fp32 on cpu, bf16 on cuda)");
   cmd->add_option("--shape", f->shapes, "GEMM shapes NxK (output columns x reduction), comma separated")
       ->delimiter(',');
   cmd->add_option("--m", o.m, "Rows per GEMM, or mean rows per expert for grouped-gemm, comma separated")
       ->delimiter(',');
   cmd->add_option("--groups", o.groups, "grouped-gemm: experts per GEMM, comma separated")->delimiter(',');
-  cmd->add_option("--distribution", o.distributions, "uniform and/or zipf (rows over experts, bytes over receivers)")
+  cmd->add_option("--distribution", f->distributions, "uniform and/or zipf (rows over experts, bytes over receivers)")
       ->delimiter(',');
   cmd->add_option("--skew", o.skew, "zipf exponent (default 1)");
   cmd->add_option("--max-tokens", o.max_tokens, "grouped-gemm: skip cases with more rows in total");
   cmd->add_option("--size", f->sizes, "alltoall: mean bytes per peer (e.g. 64KiB,1MiB), comma separated")
       ->delimiter(',');
   cmd->add_option("--ranks", o.ranks, "alltoall: threads (cpu, default 2) or local GPUs (cuda, default all)");
-  cmd->add_option("--launcher", o.launcher,
+  cmd->add_option("--launcher", f->launcher,
                   "alltoall on cuda or fake: local (one process, all GPUs) or mpi (one process per GPU)");
   cmd->add_option("--device", o.device, "cuda GEMM suites: GPU index");
   cmd->add_option("--warmup", o.warmup, "untimed runs before timing (per round)");
   cmd->add_option("--reps", o.repetitions, "timed runs per case");
   cmd->add_option("--rounds", o.rounds, "interleaved passes over all cases (cpu default 6, cuda 1)");
   cmd->add_flag("--no-flush", f->no_flush, "cuda: do not scrub the L2 cache before each timed run");
-  cmd->add_option("--clock", o.clock, "cpu: wall (steady_clock, default) or cpu (thread CPU time: ignores other load)");
+  cmd->add_option("--clock", f->clock,
+                  "cpu: wall (steady_clock, default) or cpu (thread CPU time: ignores other load)");
   cmd->add_option(
-      "--throttled", o.throttled,
+      "--throttled", f->throttled,
       "a case run while the GPU throttled: flag (default: kept, column throttled = yes) or refuse (left out)");
   cmd->add_option("-o,--output", f->output, "CSV file to write")->required();
   cmd->add_flag("-q,--quiet", f->quiet, "No progress lines");

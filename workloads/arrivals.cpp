@@ -46,6 +46,12 @@ std::vector<RegistryEntry> arrival_processes() {
   };
 }
 
+ArrivalProcess arrival_process(std::string_view name) {
+  return registry_value<ArrivalProcess>(arrival_processes(), name, "arrival process");
+}
+
+std::string_view to_string(ArrivalProcess process) { return registry_name(arrival_processes(), process); }
+
 namespace {
 
 // Arrival nanoseconds, refused past the clock's horizon (input_limits.h) rather than overflowing.
@@ -68,9 +74,9 @@ ArrivalClock::ArrivalClock(const ArrivalConfig& config)
 
 std::int64_t ArrivalClock::next(Rng& rng) {
   const std::int64_t i = i_++;
-  if (a_.process == "poisson") {
+  if (a_.process == ArrivalProcess::kPoisson) {
     t_s_ += exp_gap_(rng);
-  } else if (a_.process == "gamma") {
+  } else if (a_.process == ArrivalProcess::kGamma) {
     t_s_ += gamma_gap_(rng);
   } else {  // constant: computed as i / rate (summing 1/rate drifts by rounding error over long runs)
     return horizon(static_cast<double>(i) * 1e9 / a_.rate_per_s, i);
@@ -80,20 +86,18 @@ std::int64_t ArrivalClock::next(Rng& rng) {
 
 std::vector<Request> generate_requests(const WorkloadConfig& config, Rng& rng) {
   const auto& a = config.arrivals;
-  const auto& valid = arrival_processes();
-  if (std::none_of(valid.begin(), valid.end(), [&](const RegistryEntry& e) { return e.name == a.process; }))
-    throw WorkloadError("unknown arrival process '" + a.process + "' (valid: " + join_names(valid) + ")");
-  const bool open_rate = a.process == "poisson" || a.process == "gamma" || a.process == "constant";
+  using enum ArrivalProcess;
+  const bool open_rate = a.process == kPoisson || a.process == kGamma || a.process == kConstant;
   if (open_rate && !(a.rate_per_s > 0)) throw WorkloadError("arrival rate must be positive");
-  if (a.process == "gamma" && !(a.cv > 0)) throw WorkloadError("gamma arrivals need cv > 0");
-  if (a.process == "closed-loop" && (a.concurrency < 1 || !(a.think_time_s >= 0)))
+  if (a.process == kGamma && !(a.cv > 0)) throw WorkloadError("gamma arrivals need cv > 0");
+  if (a.process == kClosedLoop && (a.concurrency < 1 || !(a.think_time_s >= 0)))
     throw WorkloadError("closed-loop arrivals need concurrency >= 1 and think_time >= 0");
-  if (a.process == "trace" && !(a.time_scale > 0)) throw WorkloadError("trace time_scale must be positive");
+  if (a.process == kTrace && !(a.time_scale > 0)) throw WorkloadError("trace time_scale must be positive");
   if (config.requests < 0) throw WorkloadError("requests must be >= 0");
 
   PrefixHitSampler prefix(config.prefix_hit);
   std::vector<Request> out;
-  if (a.process == "trace") {
+  if (a.process == kTrace) {
     RequestTraceOptions o;
     o.format = a.trace_format;
     o.block_tokens = config.prefix_hit.block_tokens;
@@ -116,7 +120,7 @@ std::vector<Request> generate_requests(const WorkloadConfig& config, Rng& rng) {
   if (config.sessions.enabled) return generate_sessions(config, rng);
   LengthSampler input(config.input_tokens), output(config.output_tokens);
   out.reserve(static_cast<std::size_t>(config.requests));
-  const bool open = a.process != "closed-loop";
+  const bool open = a.process != kClosedLoop;
   ArrivalClock clock(a);
   for (std::int64_t i = 0; i < config.requests; ++i) {
     Request r;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string_view>
 #include <vector>
 
 #include "workloads/lengths.h"  // length_distributions(), for callers of the registries
@@ -67,10 +68,13 @@ class ArrivalClock {
   std::int64_t i_ = 0;
 };
 
+// In the order of ArrivalProcess (workload_config.h).
 std::vector<RegistryEntry> arrival_processes();
+ArrivalProcess arrival_process(std::string_view name);  // WorkloadError for an unknown name
+std::string_view to_string(ArrivalProcess process);
 
-// Requests sorted by arrival time (id order for closed loop). Throws WorkloadError for an
-// unknown name or a bad parameter (the scenario loader validates first), or for a bad trace or
+// Requests sorted by arrival time (id order for closed loop). Throws WorkloadError for a bad
+// parameter (the scenario loader validates first), or for a bad trace or
 // lengths file (file:line).
 std::vector<Request> generate_requests(const WorkloadConfig& config, Rng& rng);
 

@@ -34,6 +34,12 @@ std::vector<RegistryEntry> length_distributions() {
   };
 }
 
+LengthDist length_distribution(std::string_view name) {
+  return registry_value<LengthDist>(length_distributions(), name, "length distribution");
+}
+
+std::string_view to_string(LengthDist dist) { return registry_name(length_distributions(), dist); }
+
 EmpiricalLengths read_empirical_lengths(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw WorkloadError(path + ": cannot open the lengths file");
@@ -62,24 +68,28 @@ EmpiricalLengths read_empirical_lengths(const std::string& path) {
 
 LengthSampler::LengthSampler(const LengthConfig& config) : c_(config) {
   const auto bad = [&](const std::string& why) {
-    throw WorkloadError("length distribution '" + c_.dist + "': " + why);
+    throw WorkloadError("length distribution '" + std::string(to_string(c_.dist)) + "': " + why);
   };
   if (c_.max < 0) bad("max must be >= 0");
-  if (c_.dist == "fixed") {
-    if (c_.value < 1) bad("value must be >= 1");
-  } else if (c_.dist == "uniform") {
-    if (c_.min < 1 || c_.max < c_.min) bad("needs 1 <= min <= max");
-  } else if (c_.dist == "normal") {
-    if (!(c_.mean >= 1) || !(c_.stddev >= 0)) bad("needs mean >= 1 and stddev >= 0");
-  } else if (c_.dist == "lognormal") {
-    if (!(c_.mean >= 1) || !(c_.sigma >= 0) || c_.sigma > 10) bad("needs mean >= 1 and 0 <= sigma <= 10");
-  } else if (c_.dist == "empirical") {
-    auto e = read_empirical_lengths(c_.path);
-    values_ = std::move(e.lengths);
-    pick_ = std::discrete_distribution<std::size_t>(e.weights.begin(), e.weights.end());
-  } else {
-    throw WorkloadError("unknown length distribution '" + c_.dist + "' (valid: " + join_names(length_distributions()) +
-                        ")");
+  switch (c_.dist) {
+    case LengthDist::kFixed:
+      if (c_.value < 1) bad("value must be >= 1");
+      break;
+    case LengthDist::kUniform:
+      if (c_.min < 1 || c_.max < c_.min) bad("needs 1 <= min <= max");
+      break;
+    case LengthDist::kNormal:
+      if (!(c_.mean >= 1) || !(c_.stddev >= 0)) bad("needs mean >= 1 and stddev >= 0");
+      break;
+    case LengthDist::kLognormal:
+      if (!(c_.mean >= 1) || !(c_.sigma >= 0) || c_.sigma > 10) bad("needs mean >= 1 and 0 <= sigma <= 10");
+      break;
+    case LengthDist::kEmpirical: {
+      auto e = read_empirical_lengths(c_.path);
+      values_ = std::move(e.lengths);
+      pick_ = std::discrete_distribution<std::size_t>(e.weights.begin(), e.weights.end());
+      break;
+    }
   }
 }
 
@@ -90,9 +100,9 @@ std::int64_t LengthSampler::clamp(double x) const {
 }
 
 std::int64_t LengthSampler::operator()(Rng& rng) {
-  if (c_.dist == "fixed") return clamp(static_cast<double>(c_.value));
-  if (c_.dist == "uniform") return std::uniform_int_distribution<std::int64_t>(c_.min, c_.max)(rng);
-  if (c_.dist == "normal") {
+  if (c_.dist == LengthDist::kFixed) return clamp(static_cast<double>(c_.value));
+  if (c_.dist == LengthDist::kUniform) return std::uniform_int_distribution<std::int64_t>(c_.min, c_.max)(rng);
+  if (c_.dist == LengthDist::kNormal) {
     std::normal_distribution<double> n(c_.mean, c_.stddev);
     for (int i = 0; i < 1000; ++i) {
       const double x = n(rng);
@@ -100,7 +110,7 @@ std::int64_t LengthSampler::operator()(Rng& rng) {
     }
     return 1;
   }
-  if (c_.dist == "lognormal") {
+  if (c_.dist == LengthDist::kLognormal) {
     const double mu = std::log(c_.mean) - 0.5 * c_.sigma * c_.sigma;
     return clamp(std::lognormal_distribution<double>(mu, c_.sigma)(rng));
   }

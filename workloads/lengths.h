@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "workloads/registry.h"
@@ -18,7 +19,10 @@
 
 namespace moesim::workloads {
 
+// In the order of LengthDist (workload_config.h).
 std::vector<RegistryEntry> length_distributions();
+LengthDist length_distribution(std::string_view name);  // WorkloadError for an unknown name
+std::string_view to_string(LengthDist dist);
 
 // Lengths (and weights) of an empirical file: one length per line, or "length,weight"; blank
 // lines and lines starting with '#' are skipped. Throws WorkloadError naming file:line.
@@ -30,7 +34,7 @@ EmpiricalLengths read_empirical_lengths(const std::string& path);
 
 class LengthSampler {
  public:
-  // Throws WorkloadError for an unknown name, inconsistent parameters or a bad empirical file.
+  // Throws WorkloadError for inconsistent parameters or a bad empirical file.
   explicit LengthSampler(const LengthConfig& config);
   std::int64_t operator()(Rng& rng);
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <random>
+#include <string_view>
 #include <vector>
 
 #include "workloads/registry.h"
@@ -16,14 +17,17 @@
 
 namespace moesim::workloads {
 
+// In the order of PrefixHitDist (workload_config.h).
 std::vector<RegistryEntry> prefix_hit_distributions();
+PrefixHitDist prefix_hit_distribution(std::string_view name);  // WorkloadError for an unknown name
+std::string_view to_string(PrefixHitDist dist);
 
 class PrefixHitSampler {
  public:
-  // Throws WorkloadError for an unknown name or parameters outside [0, 1].
+  // Throws WorkloadError for parameters outside [0, 1].
   explicit PrefixHitSampler(const PrefixHitConfig& config);
-  bool from_trace() const { return c_.dist == "trace"; }
-  bool from_caches() const { return c_.dist == "cache"; }
+  bool from_trace() const { return c_.dist == PrefixHitDist::kTrace; }
+  bool from_caches() const { return c_.dist == PrefixHitDist::kCache; }
   double operator()(Rng& rng);  // in [0, 1]; 0 for "trace" and "cache" (they supply it)
 
  private:

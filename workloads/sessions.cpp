@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 
+#include "workloads/arrivals.h"
 #include "workloads/input_limits.h"
 #include "workloads/lengths.h"
 #include "workloads/workload_error.h"
@@ -13,8 +15,10 @@ namespace moesim::workloads {
 std::vector<Request> generate_sessions(const WorkloadConfig& config, Rng& rng) {
   const SessionConfig& s = config.sessions;
   const auto& a = config.arrivals;
-  if (a.process != "poisson" && a.process != "gamma" && a.process != "constant")
-    throw WorkloadError("sessions start by an open-loop process (poisson, gamma or constant), not '" + a.process + "'");
+  using enum ArrivalProcess;
+  if (a.process != kPoisson && a.process != kGamma && a.process != kConstant)
+    throw WorkloadError("sessions start by an open-loop process (poisson, gamma or constant), not '" +
+                        std::string(to_string(a.process)) + "'");
   if (!(s.think_time_s >= 0) || s.system_prompt_tokens < 0 || s.system_prompts < 1)
     throw WorkloadError("sessions need think_time >= 0, system_prompt_tokens >= 0 and system_prompts >= 1");
   LengthSampler turns(s.turns), input(config.input_tokens), output(config.output_tokens);

@@ -265,18 +265,31 @@ std::vector<TraceRequest> parse_request_trace_jsonl(std::istream& in, const std:
   return out;
 }
 
+std::vector<RegistryEntry> trace_formats() {
+  return {
+      {"auto", "by the file's extension: .jsonl or .json is JSONL, anything else CSV"},
+      {"csv", "CSV with a header row (the Azure LLM inference traces)"},
+      {"jsonl", "one JSON object per line (the Mooncake traces)"},
+  };
+}
+
+TraceFormat trace_format(std::string_view name) {
+  return registry_value<TraceFormat>(trace_formats(), name, "trace format");
+}
+
+std::string_view to_string(TraceFormat format) { return registry_name(trace_formats(), format); }
+
 std::vector<TraceRequest> read_request_trace(const std::string& path, const RequestTraceOptions& options) {
   std::ifstream in(path);
   if (!in) throw WorkloadError(path + ": cannot open the request trace");
-  std::string format = options.format;
-  if (format == "auto") {
+  TraceFormat format = options.format;
+  if (format == TraceFormat::kAuto) {
     const auto dot = path.rfind('.');
     const std::string ext = dot == std::string::npos ? "" : lower(path.substr(dot + 1));
-    format = ext == "jsonl" || ext == "json" ? "jsonl" : "csv";
+    format = ext == "jsonl" || ext == "json" ? TraceFormat::kJsonl : TraceFormat::kCsv;
   }
-  if (format == "csv") return parse_request_trace_csv(in, path, options.max_rows);
-  if (format == "jsonl") return parse_request_trace_jsonl(in, path, options.block_tokens, options.max_rows);
-  throw WorkloadError("unknown trace format '" + options.format + "' (valid: auto, csv, jsonl)");
+  if (format == TraceFormat::kJsonl) return parse_request_trace_jsonl(in, path, options.block_tokens, options.max_rows);
+  return parse_request_trace_csv(in, path, options.max_rows);
 }
 
 }  // namespace moesim::workloads

@@ -18,9 +18,18 @@
 #include <cstdint>
 #include <istream>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "workloads/registry.h"
+#include "workloads/workload_config.h"
+
 namespace moesim::workloads {
+
+// auto, csv, jsonl, in the order of TraceFormat.
+std::vector<RegistryEntry> trace_formats();
+TraceFormat trace_format(std::string_view name);  // WorkloadError for an unknown name
+std::string_view to_string(TraceFormat format);
 
 struct TraceRequest {
   std::int64_t arrival_ns = 0;
@@ -31,9 +40,9 @@ struct TraceRequest {
 };
 
 struct RequestTraceOptions {
-  std::string format = "auto";  // "auto": .jsonl / .json → JSONL, anything else → CSV
-  int block_tokens = 512;       // tokens per hash block (Mooncake traces use 512)
-  std::int64_t max_rows = -1;   // stop after this many requests (-1: all)
+  TraceFormat format = TraceFormat::kAuto;  // auto: .jsonl / .json → JSONL, anything else → CSV
+  int block_tokens = 512;                   // tokens per hash block (Mooncake traces use 512)
+  std::int64_t max_rows = -1;               // stop after this many requests (-1: all)
 };
 
 std::vector<TraceRequest> read_request_trace(const std::string& path, const RequestTraceOptions& options = {});

@@ -8,32 +8,39 @@
 
 namespace moesim::workloads {
 
+// Each enum lists its registry's entries in order (registry.h): the loader resolves a name once,
+// the rest of the program passes the value, and text written out takes the registry's name.
+enum class ArrivalProcess { kPoisson, kGamma, kConstant, kClosedLoop, kTrace };  // arrival_processes()
+enum class TraceFormat { kAuto, kCsv, kJsonl };                                  // trace_formats()
+enum class LengthDist { kFixed, kUniform, kNormal, kLognormal, kEmpirical };     // length_distributions()
+enum class PrefixHitDist { kFixed, kUniform, kBeta, kTrace, kCache };            // prefix_hit_distributions()
+
 struct ArrivalConfig {
-  std::string process = "poisson";    // registry name, see workloads/arrivals.h
-  double rate_per_s = 10.0;           // mean arrival rate (poisson, gamma, constant)
-  double cv = 1.0;                    // gamma: coefficient of variation of the gaps (1 = Poisson, >1 bursty)
-  int concurrency = 1;                // closed-loop: requests in flight at once
-  double think_time_s = 0.0;          // closed-loop: delay between a completion and the next release
-  std::string trace_path = "";        // trace: CSV or JSONL request trace (workloads/trace_replay.h)
-  std::string trace_format = "auto";  // trace: "auto" (by extension), "csv" or "jsonl"
-  double time_scale = 1.0;            // trace: arrival times are multiplied by this (0.5 = twice the load)
+  ArrivalProcess process = ArrivalProcess::kPoisson;  // see workloads/arrivals.h
+  double rate_per_s = 10.0;                           // mean arrival rate (poisson, gamma, constant)
+  double cv = 1.0;              // gamma: coefficient of variation of the gaps (1 = Poisson, >1 bursty)
+  int concurrency = 1;          // closed-loop: requests in flight at once
+  double think_time_s = 0.0;    // closed-loop: delay between a completion and the next release
+  std::string trace_path = "";  // trace: CSV or JSONL request trace (workloads/trace_replay.h)
+  TraceFormat trace_format = TraceFormat::kAuto;  // trace: auto (by extension), csv or jsonl
+  double time_scale = 1.0;                        // trace: arrival times are multiplied by this (0.5 = twice the load)
 };
 
 struct LengthConfig {
-  std::string dist = "fixed";  // registry name, see workloads/lengths.h
-  std::int64_t value = 1;      // fixed: every request has this many tokens
-  std::int64_t min = 1;        // uniform: inclusive bounds; every distribution is clamped to [1, max]
-  std::int64_t max = 0;        //   when max > 0
-  double mean = 0.0;           // normal, lognormal: the mean length in tokens
-  double stddev = 0.0;         // normal: standard deviation in tokens (truncated to >= 1)
-  double sigma = 0.0;          // lognormal: standard deviation of ln(length)
-  std::string path = "";       // empirical: file of lengths (one per line, or "length,weight")
+  LengthDist dist = LengthDist::kFixed;  // see workloads/lengths.h
+  std::int64_t value = 1;                // fixed: every request has this many tokens
+  std::int64_t min = 1;                  // uniform: inclusive bounds; every distribution is clamped to [1, max]
+  std::int64_t max = 0;                  //   when max > 0
+  double mean = 0.0;                     // normal, lognormal: the mean length in tokens
+  double stddev = 0.0;                   // normal: standard deviation in tokens (truncated to >= 1)
+  double sigma = 0.0;                    // lognormal: standard deviation of ln(length)
+  std::string path = "";                 // empirical: file of lengths (one per line, or "length,weight")
 };
 
 struct PrefixHitConfig {
-  std::string dist = "fixed";  // registry name, see workloads/prefix_hit.h
-  double value = 0.0;          // fixed: fraction of every prompt already in the prefix cache
-  double min = 0.0;            // uniform: bounds of the fraction
+  PrefixHitDist dist = PrefixHitDist::kFixed;  // see workloads/prefix_hit.h
+  double value = 0.0;                          // fixed: fraction of every prompt already in the prefix cache
+  double min = 0.0;                            // uniform: bounds of the fraction
   double max = 0.0;
   double mean = 0.0;            // beta: mean fraction ...
   double concentration = 10.0;  // ... and alpha + beta (larger = tighter around the mean)
@@ -48,17 +55,17 @@ struct PrefixHitConfig {
 // when the reply has finished plus a think time. `requests` counts turns.
 struct SessionConfig {
   bool enabled = false;
-  LengthConfig turns{"fixed", 1};         // turns per session (any length distribution)
-  double think_time_s = 0.0;              // mean of the exponential wait between a reply and the next turn
-  std::int64_t system_prompt_tokens = 0;  // a system prompt shared by every session that uses it
-  int system_prompts = 1;                 // distinct system prompts; each session picks one uniformly
+  LengthConfig turns{LengthDist::kFixed, 1};  // turns per session (any length distribution)
+  double think_time_s = 0.0;                  // mean of the exponential wait between a reply and the next turn
+  std::int64_t system_prompt_tokens = 0;      // a system prompt shared by every session that uses it
+  int system_prompts = 1;                     // distinct system prompts; each session picks one uniformly
 };
 
 struct WorkloadConfig {
   std::int64_t requests = 100;  // number of requests to generate (trace: at most this many rows)
   ArrivalConfig arrivals;
-  LengthConfig input_tokens{"fixed", 1000};
-  LengthConfig output_tokens{"fixed", 100};
+  LengthConfig input_tokens{LengthDist::kFixed, 1000};
+  LengthConfig output_tokens{LengthDist::kFixed, 100};
   PrefixHitConfig prefix_hit{};
   SessionConfig sessions{};
 };

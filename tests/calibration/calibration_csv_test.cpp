@@ -39,8 +39,8 @@ using moesim::testing::replace;
 
 TEST(CalibrationCsv, ReadsMetadataColumnsAndTypedRows) {
   const MeasurementFile f = read_measurements(parse_calibration_csv(kGood, "data.csv"));
-  EXPECT_EQ(f.suite, "grouped-gemm");
-  EXPECT_EQ(f.backend, "cpu");
+  EXPECT_EQ(f.suite, CaptureSuite::kGroupedGemm);
+  EXPECT_EQ(f.backend, CaptureBackend::kCpu);
   EXPECT_EQ(f.device, "Test CPU");
   EXPECT_EQ(f.sm_count, 1);
   EXPECT_EQ(f.table.meta("command"), "moesim calibrate capture --suite grouped-gemm -o a: b.csv");  // colons kept
@@ -85,6 +85,8 @@ TEST(CalibrationCsv, BadMetadata) {
   EXPECT_EQ(error_of(replace(kGood, "grouped-gemm\n", "grouped-gem\n")),
             "data.csv:2: metadata 'suite': unknown suite 'grouped-gem'; did you mean 'grouped-gemm'? (valid: gemm, "
             "grouped-gemm, alltoall)");
+  EXPECT_EQ(error_of(replace(kGood, "# backend: cpu", "# backend: gpu")),
+            "data.csv:3: metadata 'backend': unknown backend 'gpu'; did you mean 'cpu'? (valid: cpu, cuda, fake)");
   EXPECT_EQ(error_of(replace(kGood, "moesim-calibration 1", "moesim-calibration 2")),
             "data.csv:1: metadata 'format': expected 'moesim-calibration 1', got 'moesim-calibration 2'");
   EXPECT_EQ(error_of(replace(kGood, "# sm_count: 1", "# sm_count: many")),

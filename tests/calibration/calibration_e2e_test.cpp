@@ -37,8 +37,8 @@ constexpr bool kInstrumented = false;
 
 MeasurementFile capture(const std::string& suite, std::vector<std::int64_t> m = {}) {
   CaptureOptions o;
-  o.suite = suite;
-  o.clock = "cpu";
+  o.suite = capture_suite(suite);
+  o.clock = CaptureClock::kCpu;
   o.repetitions = 24;
   o.rounds = 6;
   o.m = std::move(m);

@@ -30,9 +30,9 @@ CaptureBenches fake(const kernels::FakeDevice& d = {}, int gpus = 0) {
 
 CaptureOptions cuda(const std::string& suite, const std::string& dtype = "bf16") {
   CaptureOptions o;
-  o.backend = "cuda";
-  o.suite = suite;
-  o.dtype = suite == "alltoall" ? "" : dtype;
+  o.backend = CaptureBackend::kCuda;
+  o.suite = capture_suite(suite);
+  o.dtype = o.suite == CaptureSuite::kAllToAll ? "" : dtype;
   o.shapes = {{4096, 7168}, {7168, 2048}};
   o.m = {16, 128, 1024};
   o.groups = {8, 32};
@@ -61,7 +61,7 @@ TEST(CudaShapedCapture, EverySuiteWritesEachMetadataKeyOnce) {
     SCOPED_TRACE(suite);
     const CaptureOutput out = run_capture(cuda(suite), fake());
     const MeasurementFile f = written(out, std::string(suite) + ".csv");  // a key twice would throw here
-    EXPECT_EQ(f.backend, "cuda");
+    EXPECT_EQ(f.backend, CaptureBackend::kCuda);
     EXPECT_EQ(f.sm_count, 132);
     const CalibrationTable& t = out.table;
     EXPECT_EQ(t.meta("clock"), "cuda events, each start event behind a launch gate (host launch time not timed)");
@@ -183,7 +183,7 @@ TEST(Throttling, RefusedCasesAreLeftOutAndListed) {
   CaptureOptions o = cuda("gemm");
   o.shapes = {{4096, 7168}};
   o.m = {16, 128};
-  o.throttled = "refuse";
+  o.throttled = ThrottlePolicy::kRefuse;
   const CaptureOutput out = run_capture(o, fake({8, kernels::kClocksSwThermalSlowdown, 2}));
   EXPECT_EQ(out.cases, 1);
   EXPECT_EQ(out.table.meta("skipped_cases"), "1");
@@ -197,8 +197,7 @@ TEST(Throttling, RefusedCasesAreLeftOutAndListed) {
   } catch (const kernels::KernelError& e) {
     EXPECT_STREQ(e.what(), "ran throttled (sw_thermal_slowdown, SM clock down to 1500 MHz)");
   }
-  o.throttled = "ignore";
-  EXPECT_EQ(calibration_error_of([&] { run_capture(o, fake()); }),
+  EXPECT_EQ(calibration_error_of([&] { throttle_policy("ignore"); }),
             "--throttled: unknown throttle policy 'ignore' (valid: flag, refuse)");
 }
 
@@ -214,7 +213,7 @@ TEST(FitKernels, OneKernelPerDtypeAndSuite) {
             }),
             "b.csv: fp8 gemm rows from '" + b.gemm_kernel + "', but a.csv has them from '" + a.gemm_kernel +
                 "': fit one kernel per dtype");
-  b.suite = "grouped-gemm";  // another suite may run another kernel
+  b.suite = CaptureSuite::kGroupedGemm;  // another suite may run another kernel
   b.gemm_kernel += " (grouped)";
   EXPECT_NO_THROW(fit_profile({a, b}, o));
 }

@@ -23,7 +23,7 @@ std::string error_of(const CaptureOptions& o) {
 
 CaptureOptions tiny_gemm() {
   CaptureOptions o;
-  o.suite = "grouped-gemm";
+  o.suite = CaptureSuite::kGroupedGemm;
   o.shapes = {{32, 64}};
   o.m = {2, 6};
   o.groups = {3};
@@ -66,12 +66,12 @@ TEST(Capture, GroupedGemmRowsPerCaseWithMetadata) {
 
 TEST(Capture, AllToAllRowsCarryTheBusiestRanksVolumes) {
   CaptureOptions o;
-  o.suite = "alltoall";
+  o.suite = CaptureSuite::kAllToAll;
   o.sizes = {3072};
   o.ranks = 2;
   o.repetitions = 3;
   o.rounds = 1;
-  o.clock = "cpu";
+  o.clock = CaptureClock::kCpu;
   const CaptureOutput out = run_capture(o);
   const CalibrationTable& t = out.table;
   EXPECT_EQ(t.columns, all_to_all_columns());
@@ -88,30 +88,68 @@ TEST(Capture, AllToAllRowsCarryTheBusiestRanksVolumes) {
   EXPECT_EQ(read_measurements(t).all_to_all.size(), 2u);
 }
 
+// The capture's named choices: a name resolves to the value at its index in the registry, the
+// value prints as the name, and an unknown name is one line naming the flag and the valid words.
+template <typename Enum>
+void expect_round_trip(const std::vector<CaptureEntry>& entries, Enum (*value)(std::string_view),
+                       std::string_view (*name)(Enum)) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(value(entries[i].name)), i) << entries[i].name;
+    EXPECT_EQ(name(static_cast<Enum>(i)), entries[i].name);
+  }
+}
+
+template <typename Resolve>
+std::string name_error(Resolve resolve, std::string_view name) {
+  try {
+    resolve(name);
+  } catch (const CalibrationError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(CaptureNames, NamesAndValuesRoundTrip) {
+  expect_round_trip<CaptureBackend>(capture_backends(), capture_backend, to_string);
+  expect_round_trip<CaptureSuite>(capture_suites(), capture_suite, to_string);
+  expect_round_trip<SplitDistribution>(split_distributions(), split_distribution, to_string);
+  expect_round_trip<CaptureClock>(capture_clocks(), capture_clock, to_string);
+  expect_round_trip<CaptureLauncher>(capture_launchers(), capture_launcher, to_string);
+  expect_round_trip<ThrottlePolicy>(throttle_policies(), throttle_policy, to_string);
+  EXPECT_EQ(to_string(CaptureSuite::kGroupedGemm), "grouped-gemm");
+  EXPECT_EQ(to_string(CaptureSuite::kAllToAll), "alltoall");
+  EXPECT_EQ(to_string(CaptureBackend::kFake), "fake");
+}
+
+TEST(CaptureNames, UnknownNamesNameTheFlag) {
+  EXPECT_EQ(name_error(capture_backend, "gpu"),
+            "--backend: unknown backend 'gpu'; did you mean 'cpu'? (valid: cpu, cuda, fake)");
+  EXPECT_EQ(name_error(capture_suite, "gemms"),
+            "--suite: unknown suite 'gemms'; did you mean 'gemm'? (valid: gemm, grouped-gemm, alltoall)");
+  EXPECT_EQ(name_error(split_distribution, "normal"),
+            "--distribution: unknown distribution 'normal' (valid: uniform, zipf)");
+  EXPECT_EQ(name_error(capture_clock, "tsc"), "--clock: unknown clock 'tsc' (valid: wall, cpu)");
+  EXPECT_EQ(name_error(capture_launcher, "slurm"), "--launcher: unknown launcher 'slurm' (valid: local, mpi)");
+  EXPECT_EQ(name_error(throttle_policy, "ignore"),
+            "--throttled: unknown throttle policy 'ignore' (valid: flag, refuse)");
+}
+
 TEST(Capture, BadOptionsNameTheFlag) {
   CaptureOptions o = tiny_gemm();
-  o.backend = "gpu";
-  EXPECT_EQ(error_of(o), "--backend: unknown backend 'gpu'; did you mean 'cpu'? (valid: cpu, cuda, fake)");
-  o = tiny_gemm();
-  o.suite = "gemms";
-  EXPECT_EQ(error_of(o), "--suite: unknown suite 'gemms'; did you mean 'gemm'? (valid: gemm, grouped-gemm, alltoall)");
-  o = tiny_gemm();
   o.dtype = "int4";
   EXPECT_EQ(error_of(o), "--dtype: unknown dtype 'int4' (valid: bf16, fp16, fp8, fp32)");
   o = tiny_gemm();
-  o.distributions = {"zipf", "normal"};
-  EXPECT_EQ(error_of(o), "--distribution: unknown distribution 'normal' (valid: uniform, zipf)");
-  o = tiny_gemm();
-  o.launcher = "mpi";
+  o.launcher = CaptureLauncher::kMpi;
   EXPECT_EQ(error_of(o), "--launcher: mpi launches the cuda (or fake) alltoall suite only");
   o = tiny_gemm();
-  o.clock = "tsc";
-  EXPECT_EQ(error_of(o), "--clock: unknown clock 'tsc' (valid: wall, cpu)");
+  o.clock = CaptureClock::kCpu;
+  o.backend = CaptureBackend::kFake;
+  EXPECT_EQ(error_of(o), "--clock: the cuda backend times with CUDA events (cpu clock is for --backend cpu)");
   o = tiny_gemm();
   o.max_tokens = 5;  // every case has 6 or 18 rows
   EXPECT_EQ(error_of(o), "--suite: no cases to measure (every case was filtered out)");
   o = tiny_gemm();
-  o.suite = "alltoall";
+  o.suite = CaptureSuite::kAllToAll;
   o.ranks = 1;
   EXPECT_EQ(error_of(o), "--ranks: an all-to-all needs at least 2 ranks, got 1");
   // The cpu backend runs fp32 only: the kernel says so.

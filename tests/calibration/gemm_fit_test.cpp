@@ -100,8 +100,8 @@ TEST(ProfileFit, UnboundedFitOfACpuPredictsItsOwnRows) {
   gemm.table.add_meta("memory_bytes", "17179869184");
   gemm.table.add_meta("gemm_block_m", "1,4");
   gemm.table.add_meta("gemm_block_n", "4,8");
-  gemm.suite = "grouped-gemm";
-  gemm.backend = "cpu";
+  gemm.suite = CaptureSuite::kGroupedGemm;
+  gemm.backend = CaptureBackend::kCpu;
   gemm.device = "Test CPU";
   gemm.sm_count = 1;
   for (auto [n, k] : {std::pair<std::int64_t, std::int64_t>{256, 512}, {512, 256}}) {
@@ -112,8 +112,8 @@ TEST(ProfileFit, UnboundedFitOfACpuPredictsItsOwnRows) {
   }
   MeasurementFile a2a;
   a2a.table.source = "a2a.csv";
-  a2a.suite = "alltoall";
-  a2a.backend = "cpu";
+  a2a.suite = CaptureSuite::kAllToAll;
+  a2a.backend = CaptureBackend::kCpu;
   a2a.device = "Test CPU";
   a2a.sm_count = 2;
   for (double bytes : {131072.0, 524288.0, 2097152.0}) {
@@ -156,8 +156,8 @@ TEST(ProfileFit, BoundedFitKeepsTheSpecSheetAndFitsFractions) {
   base.profile.nic_bytes_per_s = 50e9;
   MeasurementFile f;
   f.table.source = "g.csv";
-  f.suite = "grouped-gemm";
-  f.backend = "cuda";
+  f.suite = CaptureSuite::kGroupedGemm;
+  f.backend = CaptureBackend::kCuda;
   f.device = "GPU";
   f.sm_count = 16;
   f.gemm = synthetic({16, 100e12, 1e12}, truth(), models::DType::kBf16, true);

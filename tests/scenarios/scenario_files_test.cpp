@@ -183,11 +183,11 @@ TEST(ScenarioFiles, TraceAndLengthPathsResolveAgainstTheScenarioFolder) {
   const Scenario s = load_scenario_file(scn);
   const std::string sub = (dir.path() / "sub").string();
   EXPECT_EQ(s.routing.trace_path, sub + "/../traces/routing.bin");
-  EXPECT_EQ(s.workload.arrivals.process, "trace");
+  EXPECT_EQ(s.workload.arrivals.process, workloads::ArrivalProcess::kTrace);
   EXPECT_EQ(s.workload.arrivals.trace_path, sub + "/../traces/azure.csv");
-  EXPECT_EQ(s.workload.arrivals.trace_format, "csv");
+  EXPECT_EQ(s.workload.arrivals.trace_format, workloads::TraceFormat::kCsv);
   EXPECT_EQ(s.workload.arrivals.time_scale, 0.5);
-  EXPECT_EQ(s.workload.output_tokens.dist, "empirical");
+  EXPECT_EQ(s.workload.output_tokens.dist, workloads::LengthDist::kEmpirical);
   EXPECT_EQ(s.workload.output_tokens.path, sub + "/../lengths.txt");
   EXPECT_EQ(s.workload.output_tokens.max, 150);
 

@@ -68,9 +68,9 @@ TEST(ScenarioLoader, FullScenarioGivesTypedValues) {
   EXPECT_EQ(p.batch.token_budget_per_rank, 256);
   EXPECT_EQ(s.routing.model, "uniform");
   EXPECT_EQ(s.workload.requests, 20000);
-  EXPECT_EQ(s.workload.arrivals.process, "poisson");
+  EXPECT_EQ(s.workload.arrivals.process, workloads::ArrivalProcess::kPoisson);
   EXPECT_EQ(s.workload.arrivals.rate_per_s, 2000.0);
-  EXPECT_EQ(s.workload.input_tokens.dist, "fixed");
+  EXPECT_EQ(s.workload.input_tokens.dist, workloads::LengthDist::kFixed);
   EXPECT_EQ(s.workload.input_tokens.value, 2000);
   EXPECT_EQ(s.workload.output_tokens.value, 1000);
   EXPECT_EQ(s.slo.ttft_p90_s, 2.0);
@@ -97,7 +97,7 @@ TEST(ScenarioLoader, DefaultsComeFromHardwareAndConfigStructs) {
   EXPECT_EQ(s.deployment.colocated.batch.token_budget_per_rank, 4096);
   EXPECT_EQ(s.routing.model, "uniform");
   EXPECT_EQ(s.workload.requests, 100);
-  EXPECT_EQ(s.workload.arrivals.process, "poisson");
+  EXPECT_EQ(s.workload.arrivals.process, workloads::ArrivalProcess::kPoisson);
   EXPECT_EQ(s.workload.input_tokens.value, 1000);
   EXPECT_EQ(s.workload.output_tokens.value, 100);
   EXPECT_EQ(s.slo.ttft_p90_s, 0.0);

@@ -59,17 +59,17 @@ TEST(ScenarioSections, DeepSeekDecodeGivesTypedValues) {
   EXPECT_EQ(s.routing.group_limit.top_groups, 4);  // the model's top_groups
 
   const workloads::WorkloadConfig& w = s.workload;
-  EXPECT_EQ(w.arrivals.process, "gamma");
+  EXPECT_EQ(w.arrivals.process, workloads::ArrivalProcess::kGamma);
   EXPECT_EQ(w.arrivals.rate_per_s, 400.0);
   EXPECT_EQ(w.arrivals.cv, 2.5);
-  EXPECT_EQ(w.input_tokens.dist, "lognormal");
+  EXPECT_EQ(w.input_tokens.dist, workloads::LengthDist::kLognormal);
   EXPECT_EQ(w.input_tokens.mean, 2000.0);
   EXPECT_EQ(w.input_tokens.sigma, 0.5);
   EXPECT_EQ(w.input_tokens.max, 16000);
-  EXPECT_EQ(w.output_tokens.dist, "uniform");
+  EXPECT_EQ(w.output_tokens.dist, workloads::LengthDist::kUniform);
   EXPECT_EQ(w.output_tokens.min, 100);
   EXPECT_EQ(w.output_tokens.max, 900);
-  EXPECT_EQ(w.prefix_hit.dist, "beta");
+  EXPECT_EQ(w.prefix_hit.dist, workloads::PrefixHitDist::kBeta);
   EXPECT_EQ(w.prefix_hit.mean, 0.3);
   EXPECT_EQ(w.prefix_hit.concentration, 20.0);
 }
@@ -104,7 +104,7 @@ TEST(ScenarioSections, DefaultsAreTheConfigStructs) {
   EXPECT_EQ(s.routing.group_limit.groups, 0);
   EXPECT_EQ(s.routing.hot_experts, 8);
   EXPECT_EQ(s.workload.arrivals.cv, 1.0);
-  EXPECT_EQ(s.workload.prefix_hit.dist, "fixed");
+  EXPECT_EQ(s.workload.prefix_hit.dist, workloads::PrefixHitDist::kFixed);
   EXPECT_EQ(s.workload.prefix_hit.value, 0.0);
   EXPECT_EQ(s.workload.prefix_hit.block_tokens, 512);
 }
@@ -130,14 +130,14 @@ workload:
   EXPECT_FALSE(s.routing.group_limit.enabled);
   EXPECT_EQ(s.routing.group_limit.groups, 4);
   EXPECT_EQ(s.routing.group_limit.top_groups, 2);
-  EXPECT_EQ(s.workload.arrivals.process, "closed-loop");
+  EXPECT_EQ(s.workload.arrivals.process, workloads::ArrivalProcess::kClosedLoop);
   EXPECT_EQ(s.workload.arrivals.concurrency, 64);
   EXPECT_EQ(s.workload.arrivals.think_time_s, 0.5);
-  EXPECT_EQ(s.workload.input_tokens.dist, "normal");
+  EXPECT_EQ(s.workload.input_tokens.dist, workloads::LengthDist::kNormal);
   EXPECT_EQ(s.workload.input_tokens.mean, 1500.0);
   EXPECT_EQ(s.workload.input_tokens.stddev, 300.0);
   EXPECT_EQ(s.workload.output_tokens.value, 200);
-  EXPECT_EQ(s.workload.prefix_hit.dist, "fixed");
+  EXPECT_EQ(s.workload.prefix_hit.dist, workloads::PrefixHitDist::kFixed);
   EXPECT_EQ(s.workload.prefix_hit.value, 0.5);
 }
 

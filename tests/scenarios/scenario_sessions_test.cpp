@@ -24,13 +24,13 @@ TEST(ScenarioSessions, RouterAndSessionsGiveTypedValues) {
   EXPECT_EQ(s.deployment.router.overlap_weight, 2.0);
   const auto& se = s.workload.sessions;
   EXPECT_TRUE(se.enabled);
-  EXPECT_EQ(se.turns.dist, "uniform");
+  EXPECT_EQ(se.turns.dist, workloads::LengthDist::kUniform);
   EXPECT_EQ(se.turns.max, 6);
   EXPECT_EQ(se.think_time_s, 3.0);
   EXPECT_EQ(se.system_prompt_tokens, 800);
   EXPECT_EQ(se.system_prompts, 3);
   // Sessions take their hits from the caches, matched at vLLM's default block size.
-  EXPECT_EQ(s.workload.prefix_hit.dist, "cache");
+  EXPECT_EQ(s.workload.prefix_hit.dist, workloads::PrefixHitDist::kCache);
   EXPECT_EQ(s.workload.prefix_hit.block_tokens, 16);
   // Without a router key the policy is least-loaded, as before.
   EXPECT_EQ(load_scenario_string(kMinimal, "scn.yaml").deployment.router.policy, sim::RouterPolicy::kLeastLoaded);

@@ -25,14 +25,14 @@ SimulationConfig chat(RouterPolicy policy) {
   p.moe_ep = 1;
   c.deployment.router.policy = policy;
   c.workload.arrivals.rate_per_s = 20;
-  c.workload.input_tokens = {"uniform", 0, 100, 600};
-  c.workload.output_tokens = {"uniform", 0, 20, 200};
+  c.workload.input_tokens = {workloads::LengthDist::kUniform, 0, 100, 600};
+  c.workload.output_tokens = {workloads::LengthDist::kUniform, 0, 20, 200};
   c.workload.sessions.enabled = true;
-  c.workload.sessions.turns = {"uniform", 0, 2, 8};
+  c.workload.sessions.turns = {workloads::LengthDist::kUniform, 0, 2, 8};
   c.workload.sessions.think_time_s = 1;
   c.workload.sessions.system_prompt_tokens = 2000;
   c.workload.sessions.system_prompts = 4;
-  c.workload.prefix_hit.dist = "cache";
+  c.workload.prefix_hit.dist = workloads::PrefixHitDist::kCache;
   c.workload.prefix_hit.block_tokens = 16;
   return c;
 }

@@ -62,7 +62,7 @@ TEST(Rebalancing, EplbReplacesFromObservedLoadAndChargesTheMigration) {
 
 TEST(ClosedLoop, KeepsConcurrencyRequestsInFlight) {
   auto c = testing::tiny_config(60);
-  c.workload.arrivals.process = "closed-loop";
+  c.workload.arrivals.process = workloads::ArrivalProcess::kClosedLoop;
   c.workload.arrivals.concurrency = 4;
   const auto r = simulate(c);
   EXPECT_EQ(r.summary.completed, 60);
@@ -80,7 +80,7 @@ TEST(ClosedLoop, KeepsConcurrencyRequestsInFlight) {
 
 TEST(LocalAttention, SlidingWindowLayersCostLessOnLongContexts) {
   auto full = testing::tiny_config(40);
-  full.workload.input_tokens = {"fixed", 8000};
+  full.workload.input_tokens = {workloads::LengthDist::kFixed, 8000};
   auto windowed = full;
   windowed.model.window.size = 512;
   windowed.model.window.full_every = 2;

@@ -20,8 +20,8 @@ inline SimulationConfig dsv3_config(int nodes, std::int64_t requests, double rat
   c.deployment.colocated.moe_ep = ranks;
   c.workload.requests = requests;
   c.workload.arrivals.rate_per_s = rate_per_s;
-  c.workload.input_tokens = {"fixed", input};
-  c.workload.output_tokens = {"fixed", output};
+  c.workload.input_tokens = {workloads::LengthDist::kFixed, input};
+  c.workload.output_tokens = {workloads::LengthDist::kFixed, output};
   c.seed = 11;
   return c;
 }
@@ -37,8 +37,8 @@ inline SimulationConfig tiny_config(std::int64_t requests) {
   c.deployment.colocated.moe_ep = 8;
   c.workload.requests = requests;
   c.workload.arrivals.rate_per_s = 200;
-  c.workload.input_tokens = {"fixed", 300};
-  c.workload.output_tokens = {"fixed", 20};
+  c.workload.input_tokens = {workloads::LengthDist::kFixed, 300};
+  c.workload.output_tokens = {workloads::LengthDist::kFixed, 20};
   c.seed = 3;
   return c;
 }

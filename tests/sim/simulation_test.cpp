@@ -90,7 +90,7 @@ TEST(Simulation, HeavierLoadRaisesLatency) {
 
 TEST(Simulation, RequestLargerThanKvCacheIsRejectedWithReason) {
   auto config = testing::dsv3_config(2, 5, 10, 100, 10);
-  config.workload.input_tokens = {"fixed", 50'000'000};  // far beyond one rank's KV cache
+  config.workload.input_tokens = {workloads::LengthDist::kFixed, 50'000'000};  // far beyond one rank's KV cache
   const auto r = simulate(config);
   EXPECT_EQ(r.summary.rejected, 5);
   EXPECT_EQ(r.summary.completed, 0);
@@ -192,8 +192,8 @@ TEST(Instances, ArrivalsSpreadOverInstances) {
 
 TEST(Simulation, KvPressureCausesPreemptionsButEveryRequestFinishes) {
   auto c = testing::tiny_config(120);
-  c.workload.input_tokens = {"fixed", 2000};
-  c.workload.output_tokens = {"fixed", 400};
+  c.workload.input_tokens = {workloads::LengthDist::kFixed, 2000};
+  c.workload.output_tokens = {workloads::LengthDist::kFixed, 400};
   c.workload.arrivals.rate_per_s = 1000;
   c.deployment.colocated.batch.max_running_per_rank = 512;
   // A device with room for 20,000 KV tokens per rank besides weights and buffers, while the

@@ -16,7 +16,7 @@ namespace {
 SimulationConfig one_request(int draft_tokens, double acceptance) {
   auto c = testing::tiny_config(1);
   c.model.mtp_layers = 1;
-  c.workload.output_tokens = {"fixed", 21};
+  c.workload.output_tokens = {workloads::LengthDist::kFixed, 21};
   if (draft_tokens > 0) {
     c.deployment.colocated.speculative.method = SpeculativeMethod::kMtp;
     c.deployment.colocated.speculative.tokens = draft_tokens;
@@ -81,7 +81,7 @@ TEST(Speculative, AcceptanceMatchesLeviathanExpectation) {
 // prompts and long outputs (decode-bound).
 SimulationConfig low_batch(bool mtp) {
   auto c = testing::dsv3_config(4, 32, 100, 64, 128);
-  c.workload.arrivals.process = "closed-loop";
+  c.workload.arrivals.process = workloads::ArrivalProcess::kClosedLoop;
   c.workload.arrivals.concurrency = 32;
   if (mtp) {
     c.deployment.colocated.speculative.method = SpeculativeMethod::kMtp;
@@ -106,7 +106,7 @@ TEST(Speculative, MtpRaisesTokensPerSecondAtLowBatch) {
 TEST(Speculative, EveryRequestEndsWithExactlyItsOutputTokens) {
   auto c = testing::tiny_config(120);
   c.model.mtp_layers = 1;
-  c.workload.output_tokens = {"uniform", 0, 2, 40};
+  c.workload.output_tokens = {workloads::LengthDist::kUniform, 0, 2, 40};
   c.deployment.colocated.speculative.method = SpeculativeMethod::kMtp;
   c.deployment.colocated.speculative.tokens = 3;
   c.deployment.colocated.speculative.acceptance = {0.9, 0.7, 0.5};

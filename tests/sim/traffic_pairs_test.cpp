@@ -28,8 +28,8 @@ SimulationConfig two_nodes(const std::string& algorithm, const std::string& fide
   c.deployment.colocated.ranks = c.deployment.colocated.attention_dp = c.deployment.colocated.moe_ep = 16;
   c.deployment.colocated.comm.all_to_all = sim::find_moe_comm(algorithm);
   c.deployment.colocated.comm.fidelity = &topology::find_fidelity(fidelity);
-  c.workload.input_tokens = {"fixed", 200};
-  c.workload.output_tokens = {"fixed", 12};
+  c.workload.input_tokens = {workloads::LengthDist::kFixed, 200};
+  c.workload.output_tokens = {workloads::LengthDist::kFixed, 12};
   c.workload.arrivals.rate_per_s = 400;
   return c;
 }

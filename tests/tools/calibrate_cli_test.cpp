@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "kernels/bench_types.h"
 #include "tests/tools/cli_runner.h"
@@ -91,6 +92,27 @@ TEST(CalibrateCli, CudaBackendWithoutAGpuExitsTwoWithOneLine) {
     EXPECT_EQ(r.out.rfind("moesim: kernels: ", 0), 0u) << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
     EXPECT_NE(r.out.find("CUDA"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(out));
+  }
+  fs::remove_all(d);
+}
+
+// An unknown word for a named choice is resolved before anything runs: one line naming the flag
+// and the valid words, exit code 2, no file written.
+TEST(CalibrateCli, UnknownWordsNameTheFlag) {
+  const auto d = temp_dir("words");
+  const auto out = d / "x.csv";
+  const std::pair<const char*, const char*> cases[] = {
+      {"--backend gpu", "--backend: unknown backend 'gpu'; did you mean 'cpu'? (valid: cpu, cuda, fake)"},
+      {"--suite gemms", "--suite: unknown suite 'gemms'; did you mean 'gemm'? (valid: gemm, grouped-gemm, alltoall)"},
+      {"--distribution zipf,normal", "--distribution: unknown distribution 'normal' (valid: uniform, zipf)"},
+      {"--clock tsc", "--clock: unknown clock 'tsc' (valid: wall, cpu)"},
+      {"--launcher slurm", "--launcher: unknown launcher 'slurm' (valid: local, mpi)"},
+  };
+  for (const auto& [flags, message] : cases) {
+    const auto r = run_moesim(std::string("calibrate capture ") + flags + " -o " + out.string());
+    EXPECT_EQ(r.exit_code, 2) << flags;
+    EXPECT_EQ(r.out, std::string("moesim: ") + message + "\n");
     EXPECT_FALSE(fs::exists(out));
   }
   fs::remove_all(d);

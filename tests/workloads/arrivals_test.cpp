@@ -8,6 +8,8 @@
 #include <string>
 
 #include "test_files.h"
+#include "workloads/prefix_hit.h"
+#include "workloads/trace_replay.h"
 #include "workloads/workload_error.h"
 
 namespace moesim::workloads {
@@ -16,10 +18,10 @@ namespace {
 WorkloadConfig config(const char* process, double rate, std::int64_t requests) {
   WorkloadConfig c;
   c.requests = requests;
-  c.arrivals.process = process;
+  c.arrivals.process = arrival_process(process);
   c.arrivals.rate_per_s = rate;
-  c.input_tokens = {"fixed", 2000};
-  c.output_tokens = {"fixed", 300};
+  c.input_tokens = {LengthDist::kFixed, 2000};
+  c.output_tokens = {LengthDist::kFixed, 300};
   return c;
 }
 
@@ -91,20 +93,57 @@ TEST(Arrivals, SameSeedSameRequestsOtherSeedOtherTimes) {
 TEST(Arrivals, ZeroRequestsGiveAnEmptyList) { EXPECT_TRUE(generate(config("poisson", 1.0, 0), 1).empty()); }
 
 TEST(Arrivals, BadNamesAndRatesThrow) {
-  auto c = config("bursty", 10.0, 10);
   try {
-    generate(c, 1);
+    config("bursty", 10.0, 10);
     FAIL() << "expected WorkloadError";
   } catch (const WorkloadError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("bursty"), std::string::npos) << msg;
     for (const auto& p : arrival_processes()) EXPECT_NE(msg.find(p.name), std::string::npos) << msg;
   }
-  c = config("poisson", 0.0, 10);
+  auto c = config("poisson", 0.0, 10);
   EXPECT_THROW(generate(c, 1), WorkloadError);
-  c = config("poisson", 10.0, 10);
-  c.input_tokens.dist = "zipf";
-  EXPECT_THROW(generate(c, 1), WorkloadError);
+  EXPECT_THROW(length_distribution("zipf"), WorkloadError);
+}
+
+// Each registry lists its names in the order of its enum: a name resolves to the value at its
+// index, the value prints as the name, and an unknown name lists the valid ones.
+template <typename Enum>
+void expect_round_trip(const std::vector<RegistryEntry>& entries, Enum (*value)(std::string_view),
+                       std::string_view (*name)(Enum)) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(value(entries[i].name)), i) << entries[i].name;
+    EXPECT_EQ(name(static_cast<Enum>(i)), entries[i].name);
+  }
+}
+
+TEST(WorkloadRegistries, NamesAndValuesRoundTrip) {
+  expect_round_trip<ArrivalProcess>(arrival_processes(), arrival_process, to_string);
+  expect_round_trip<LengthDist>(length_distributions(), length_distribution, to_string);
+  expect_round_trip<PrefixHitDist>(prefix_hit_distributions(), prefix_hit_distribution, to_string);
+  expect_round_trip<TraceFormat>(trace_formats(), trace_format, to_string);
+  EXPECT_EQ(to_string(ArrivalProcess::kClosedLoop), "closed-loop");
+  EXPECT_EQ(to_string(LengthDist::kLognormal), "lognormal");
+  EXPECT_EQ(to_string(PrefixHitDist::kCache), "cache");
+  EXPECT_EQ(to_string(TraceFormat::kJsonl), "jsonl");
+}
+
+TEST(WorkloadRegistries, UnknownNamesListTheValidOnes) {
+  const auto message = [](auto resolve, std::string_view name) {
+    try {
+      resolve(name);
+    } catch (const WorkloadError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(arrival_process, "bursty"),
+            "unknown arrival process 'bursty' (valid: poisson, gamma, constant, closed-loop, trace)");
+  EXPECT_EQ(message(length_distribution, "pareto"),
+            "unknown length distribution 'pareto' (valid: fixed, uniform, normal, lognormal, empirical)");
+  EXPECT_EQ(message(prefix_hit_distribution, "zipf"),
+            "unknown prefix hit distribution 'zipf' (valid: fixed, uniform, beta, trace, cache)");
+  EXPECT_EQ(message(trace_format, "parquet"), "unknown trace format 'parquet' (valid: auto, csv, jsonl)");
 }
 
 }  // namespace
@@ -157,7 +196,7 @@ TEST(PrefixHits, ConstantAndDistributed) {
     EXPECT_DOUBLE_EQ(r.prefix_hit, 0.25);
     EXPECT_EQ(r.cached_tokens(), 500);
   }
-  c.prefix_hit.dist = "beta";
+  c.prefix_hit.dist = PrefixHitDist::kBeta;
   c.prefix_hit.mean = 0.6;
   c.prefix_hit.concentration = 5;
   double sum = 0;
@@ -168,7 +207,7 @@ TEST(PrefixHits, ConstantAndDistributed) {
     sum += r.prefix_hit;
   }
   EXPECT_NEAR(sum / 20'000, 0.6, 0.01);
-  c.prefix_hit.dist = "uniform";
+  c.prefix_hit.dist = PrefixHitDist::kUniform;
   c.prefix_hit.min = 0.5;
   c.prefix_hit.max = 0.2;
   EXPECT_THROW(generate(c, 1), WorkloadError);

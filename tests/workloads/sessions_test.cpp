@@ -15,14 +15,14 @@ WorkloadConfig chat(std::int64_t requests) {
   WorkloadConfig c;
   c.requests = requests;
   c.arrivals.rate_per_s = 3;
-  c.input_tokens = {"uniform", 0, 50, 400};
-  c.output_tokens = {"uniform", 0, 20, 300};
+  c.input_tokens = {LengthDist::kUniform, 0, 50, 400};
+  c.output_tokens = {LengthDist::kUniform, 0, 20, 300};
   c.sessions.enabled = true;
-  c.sessions.turns = {"uniform", 0, 1, 6};
+  c.sessions.turns = {LengthDist::kUniform, 0, 1, 6};
   c.sessions.think_time_s = 2;
   c.sessions.system_prompt_tokens = 1000;
   c.sessions.system_prompts = 2;
-  c.prefix_hit.dist = "cache";
+  c.prefix_hit.dist = PrefixHitDist::kCache;
   c.prefix_hit.block_tokens = 16;
   return c;
 }
@@ -75,7 +75,7 @@ TEST(Sessions, SystemPromptBlocksAreSharedAcrossSessionsAndTheRestAreNot) {
 
 TEST(Sessions, OnlyOpenLoopProcessesStartThem) {
   auto c = chat(10);
-  c.arrivals.process = "closed-loop";
+  c.arrivals.process = ArrivalProcess::kClosedLoop;
   Rng rng(1);
   EXPECT_THROW(generate_requests(c, rng), WorkloadError);
 }
