@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/linear_attention.h"
+#include "models/model_error.h"
 
 namespace moesim::models {
 
@@ -355,22 +356,34 @@ double dispatch_bytes_per_token(const ModelSpec& m) {
   return b + m.top_k * (4.0 + 4.0);
 }
 
-double dispatch_bytes_per_token(const ModelSpec& m, std::string_view format) {
+double dispatch_bytes_per_token(const ModelSpec& m, PayloadFormat format) {
   const double h = m.hidden;
   const double routing = m.top_k * (4.0 + 4.0);  // int32 expert id and FP32 weight per choice
-  if (format == "bf16") return 2.0 * h + routing;
-  if (format == "fp8") return h + h / 128.0 * 4.0 + routing;
-  if (format == "mxfp8") return h + h / 32.0 + routing;
-  if (format == "nvfp4") return h / 2.0 + h / 16.0 + routing;
+  switch (format) {
+    case PayloadFormat::kModel: break;
+    case PayloadFormat::kBf16: return 2.0 * h + routing;
+    case PayloadFormat::kFp8: return h + h / 128.0 * 4.0 + routing;
+    case PayloadFormat::kMxfp8: return h + h / 32.0 + routing;
+    case PayloadFormat::kNvfp4: return h / 2.0 + h / 16.0 + routing;
+  }
   return dispatch_bytes_per_token(m);
 }
 
 std::vector<PayloadFormatInfo> payload_formats() {
-  return {{"model", "the model's dispatch dtype (dtypes.dispatch)"},
-          {"bf16", "BF16, 2 bytes per value"},
-          {"fp8", "FP8 with an FP32 scale per 128 values (DeepEP)"},
-          {"mxfp8", "MXFP8: FP8 with an E8M0 scale per 32 values (OCP MX)"},
-          {"nvfp4", "NVFP4: FP4 with an E4M3 scale per 16 values"}};
+  return {{"model", "the model's dispatch dtype (dtypes.dispatch)", PayloadFormat::kModel},
+          {"bf16", "BF16, 2 bytes per value", PayloadFormat::kBf16},
+          {"fp8", "FP8 with an FP32 scale per 128 values (DeepEP)", PayloadFormat::kFp8},
+          {"mxfp8", "MXFP8: FP8 with an E8M0 scale per 32 values (OCP MX)", PayloadFormat::kMxfp8},
+          {"nvfp4", "NVFP4: FP4 with an E4M3 scale per 16 values", PayloadFormat::kNvfp4}};
+}
+
+PayloadFormat payload_format(std::string_view name) {
+  std::string valid;
+  for (const auto& f : payload_formats()) {
+    if (f.name == name) return f.value;
+    valid += (valid.empty() ? "" : ", ") + std::string(f.name);
+  }
+  throw ModelError("unknown dispatch payload '" + std::string(name) + "' (valid: " + valid + ")");
 }
 
 double combine_bytes_per_token(const ModelSpec& m) { return m.hidden * bytes_per_element(m.combine_dtype); }

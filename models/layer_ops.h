@@ -133,17 +133,22 @@ namespace moesim::models {
 // dispatch dtype, plus for FP8 one FP32 scale per 128 values, plus the token's top-k expert ids
 // (int32) and router weights (FP32). Combine sends the expert output back in the combine dtype.
 double dispatch_bytes_per_token(const ModelSpec& m);
-// The same with the dispatch payload in `format` (payload_formats()): "model" (as above), "bf16",
-// "fp8" (one FP32 scale per 128 values, as DeepEP), "mxfp8" (one E8M0 scale per 32 values, OCP
-// MX), "nvfp4" (FP4 with one E4M3 scale per 16 values); the top-k ids and weights ride along.
-// TensorRT-LLM's NVLinkOneSided blog counts 7,392 (MXFP8) and 4,032 (NVFP4) payload bytes per
-// token at hidden 7168, which these give.
-double dispatch_bytes_per_token(const ModelSpec& m, std::string_view format);
+// A dispatch payload format (the registry payload_formats(), listed in this order).
+enum class PayloadFormat { kModel, kBf16, kFp8, kMxfp8, kNvfp4 };
+// The same with the dispatch payload in `format`: model (as above), bf16, fp8 (one FP32 scale
+// per 128 values, as DeepEP), mxfp8 (one E8M0 scale per 32 values, OCP MX), nvfp4 (FP4 with one
+// E4M3 scale per 16 values); the top-k ids and weights ride along. TensorRT-LLM's NVLinkOneSided
+// blog counts 7,392 (MXFP8) and 4,032 (NVFP4) payload bytes per token at hidden 7168, which these
+// give.
+double dispatch_bytes_per_token(const ModelSpec& m, PayloadFormat format);
 struct PayloadFormatInfo {
   std::string_view name;
   std::string_view description;
+  PayloadFormat value;
 };
 std::vector<PayloadFormatInfo> payload_formats();
+// The format named `name`; throws ModelError "unknown dispatch payload 'x' (valid: ...)".
+PayloadFormat payload_format(std::string_view name);
 double combine_bytes_per_token(const ModelSpec& m);
 
 }  // namespace moesim::models

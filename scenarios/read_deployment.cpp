@@ -106,7 +106,8 @@ void read_moe(const MapReader& m, sim::PoolConfig& p, PoolKeys& k) {
   if (auto f = m.get("comm"))
     p.comm.all_to_all = sim::find_moe_comm(as_choice(*f, "all-to-all algorithm", names_of(sim::moe_comm_algorithms())));
   if (auto f = m.get("dispatch_payload"))
-    p.comm.dispatch_payload = as_choice(*f, "dispatch payload", names_of(models::payload_formats()));
+    p.comm.dispatch_payload =
+        models::payload_format(as_choice(*f, "dispatch payload", names_of(models::payload_formats())));
   if (auto f = m.get("fidelity"))
     p.comm.fidelity =
         &topology::find_fidelity(as_choice(*f, "network fidelity", names_of(topology::network_fidelities())));

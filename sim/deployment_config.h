@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "calibration/hardware_profile.h"
+#include "models/layer_ops.h"
 #include "models/model_spec.h"
 #include "sim/overlap.h"
 #include "sim/placement.h"
@@ -50,8 +51,8 @@ struct MoeCommConfig {
   // allow_nvlink_for_low_latency_mode, a property of the low-latency kernels: the other
   // algorithms never send a pair over the network inside a domain.
   bool ll_network_only = false;
-  // The dispatch payload's format (models::payload_formats()): "model" takes the model's dtypes.
-  std::string dispatch_payload = "model";
+  // The dispatch payload's format (models::payload_formats()): kModel takes the model's dtypes.
+  models::PayloadFormat dispatch_payload = models::PayloadFormat::kModel;
   bool gather_scatter() const { return all_to_all == nullptr; }
   bool low_latency() const { return all_to_all != nullptr && all_to_all->low_latency(); }
   bool network_only() const { return ll_network_only && low_latency(); }

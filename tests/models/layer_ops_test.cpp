@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "models/model_error.h"
 #include "models/presets.h"
 
 namespace moesim::models {
@@ -276,6 +277,24 @@ TEST(StreamOps, Int8WeightsQuantiseTheirActivationsPerToken) {
   auto bf16 = m;
   bf16.weight_dtype = DType::kBf16;
   EXPECT_EQ(layer_kernels(m, 5, 2), layer_kernels(bf16, 5, 2) + 4 + 2 + 2);  // attention, shared, experts' MLPs
+}
+
+TEST(LayerOps, DispatchPayloadFormatsAreResolvedOnceByName) {
+  for (const auto& f : payload_formats()) EXPECT_EQ(payload_format(f.name), f.value) << f.name;
+  try {
+    payload_format("fp6");
+    ADD_FAILURE() << "an unknown format was found";
+  } catch (const ModelError& e) {
+    EXPECT_STREQ(e.what(), "unknown dispatch payload 'fp6' (valid: model, bf16, fp8, mxfp8, nvfp4)");
+  }
+  ModelSpec m = *find_model_preset("deepseek-v3");
+  const double routing = m.top_k * 8.0;
+  // TensorRT-LLM's NVLinkOneSided blog: 7,392 (MXFP8) and 4,032 (NVFP4) payload bytes per token at
+  // hidden 7168.
+  ASSERT_EQ(m.hidden, 7168);
+  EXPECT_DOUBLE_EQ(dispatch_bytes_per_token(m, PayloadFormat::kMxfp8) - routing, 7392);
+  EXPECT_DOUBLE_EQ(dispatch_bytes_per_token(m, PayloadFormat::kNvfp4) - routing, 4032);
+  EXPECT_DOUBLE_EQ(dispatch_bytes_per_token(m, PayloadFormat::kModel), dispatch_bytes_per_token(m));
 }
 
 }  // namespace
