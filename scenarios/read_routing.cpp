@@ -16,7 +16,7 @@ const std::vector<std::string_view> kRoutingKeys = {
     "model",       "s",           "hot_experts",          "hot_fraction", "alpha",
     "drift_rho",   "drift_sigma", "drift_interval_steps", "layer_sigma",  "layer_sigma_spread",
     "step_sigma",  "step_memory", "step_interval",        "base",         "trace_path",
-    "group_limit", "counts"};
+    "group_limit", "counts",      "reuse_draws"};
 
 namespace {
 
@@ -78,6 +78,7 @@ workloads::RoutingConfig read_routing(const MapReader& m, const models::ModelSpe
     r.base = as_choice(*f, "base routing model", bases);
   }
   if (auto f = m.get("counts")) r.counts = as_choice(*f, "count method", names_of(workloads::count_methods()));
+  if (auto f = m.get("reuse_draws")) r.reuse_draws = as_int(*f, 0, workloads::kMaxReuseDraws);
   const auto trace = m.get("trace_path");
   if (trace) r.trace_path = paths.existing_file(*trace, "routing trace");
   const bool group_model = r.model == "group-limited";

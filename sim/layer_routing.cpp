@@ -45,6 +45,7 @@ LayerRouting::LayerRouting(const models::ModelSpec& model, const InstanceLayout&
     : model_(model),
       layout_(layout),
       config_(layout.config().placement),
+      model_routing_(routing),
       sampler_(routing, model.routed_experts, model.top_k) {
   shape_.experts = model.routed_experts;
   shape_.ep = layout.ep();
@@ -82,6 +83,33 @@ LayerRouting::LayerRouting(const models::ModelSpec& model, const InstanceLayout&
   }
   observed_.assign(static_cast<std::size_t>(layers),
                    std::vector<double>(static_cast<std::size_t>(model.routed_experts)));
+  law_probs_.resize(static_cast<std::size_t>(layers));
+  law_changes_.assign(static_cast<std::size_t>(layers), 0);
+}
+
+std::optional<std::uint64_t> LayerRouting::law_version(int moe_layer, std::int64_t step) {
+  const auto l = static_cast<std::size_t>(moe_layer);
+  step += step_offset_;
+  if (model_routing_.trace_tokens(moe_layer, step)) return std::nullopt;
+  if (!model_routing_.is_step_invariant()) {
+    // The popularity is compared in full, as the sampler's kept setup is (routing_setup.h).
+    auto& seen = law_probs_[l];
+    law_scratch_.resize(static_cast<std::size_t>(model_.routed_experts));
+    model_routing_.expert_distribution(moe_layer, step, law_scratch_);
+    if (seen != law_scratch_) {
+      seen = law_scratch_;
+      ++law_changes_[l];
+    }
+  }
+  // Targets carry a fresh revision whenever a layer is placed again (rebalance).
+  return (targets_[l].revision << 32) ^ law_changes_[l];
+}
+
+void LayerRouting::observe(int moe_layer, std::span<const std::int64_t> expert_counts) {
+  if (config_.rebalance_interval_s <= 0) return;
+  auto& seen = observed_[static_cast<std::size_t>(moe_layer)];
+  for (std::size_t e = 0; e < seen.size() && e < expert_counts.size(); ++e)
+    seen[e] += static_cast<double>(expert_counts[e]);
 }
 
 std::span<const std::int64_t> LayerRouting::local_counts(int rank) const {

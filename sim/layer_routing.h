@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -50,6 +51,14 @@ class LayerRouting {
 
   // Draws layer `moe_layer` of step `step` for tokens[r] tokens on each rank r.
   void draw(int moe_layer, std::int64_t step, std::span<const std::int64_t> tokens, workloads::Rng& rng);
+  // A number that changes whenever the law of the layer's draw at `step` may have changed (its
+  // expert popularity or its placement targets): two draws of the same version and tokens per
+  // rank are draws of one law (sim/route_memo.h). Nullopt when the step's choices are replayed
+  // from a routing trace, which a draw cannot stand in for.
+  std::optional<std::uint64_t> law_version(int moe_layer, std::int64_t step);
+  // Counts a replayed draw's expert counts towards the load the next rebalance places from, as
+  // draw() counts its own.
+  void observe(int moe_layer, std::span<const std::int64_t> expert_counts);
 
   // Margins (analytic fidelity on a preset fabric) or the full matrix.
   bool aggregated() const { return aggregated_; }
@@ -94,6 +103,10 @@ class LayerRouting {
   std::vector<workloads::RoutingTargets> targets_;  // per MoE layer, each with its own revision
   std::uint64_t revisions_ = 0;                     // the last revision given to targets_
   std::vector<std::vector<double>> observed_;       // per MoE layer, per expert, since last rebalance
+  const workloads::RoutingModel& model_routing_;
+  std::vector<std::vector<double>> law_probs_;  // law_version: per MoE layer, the popularity last seen
+  std::vector<std::uint64_t> law_changes_;      // ... and how often it changed
+  std::vector<double> law_scratch_;
   workloads::RoutingSampler sampler_;
   workloads::LayerCounts counts_;
   workloads::RoutingMargins margins_;

@@ -28,8 +28,9 @@ MoeExchange::MoeExchange(const models::ModelSpec& model, const InstanceLayout& l
   if (aggregated) aggregated_.emplace(cluster, devices_);
 }
 
-ExchangeTimes MoeExchange::all_to_all(const LayerRouting& routing) {
+ExchangeTimes MoeExchange::all_to_all(const LayerRouting& routing, ExchangeRecord* record) {
   ExchangeTimes t;
+  if (record) record->has_volumes = record->has_dispatch = record->has_combine = false;
   topology::CommResult& dispatch = dispatch_result_;
   if (aggregated_) {
     fabric_tokens_ = routing.traffic(margins_traffic_, *dispatch_options_.algorithm);
@@ -40,6 +41,11 @@ ExchangeTimes MoeExchange::all_to_all(const LayerRouting& routing) {
       // once from its summed volumes (book_step_links).
       aggregated_->timing(margins_traffic_, dispatch_options_, a2a_volumes_, dispatch);
       if (load_) step_volumes_.add(a2a_volumes_);
+      if (load_ && record) {
+        record->volumes = a2a_volumes_;
+        std::vector<double>().swap(record->volumes.work);  // scratch, not volumes: not kept
+        record->has_volumes = true;
+      }
     } else {
       (*aggregated_)(margins_traffic_, dispatch_options_, a2a_volumes_, dispatch);
     }
@@ -62,15 +68,35 @@ ExchangeTimes MoeExchange::all_to_all(const LayerRouting& routing) {
       combine = topology::all_to_all(cluster_, devices_, traffic_, combine_options_);
     t.combine_ns = combine.duration_ns;
     if (load_) load_->add_links(combine);
+    if (load_ && record) {
+      record->combine = combine;
+      record->has_combine = true;
+    }
   }
   if (load_) {
     if (!combine_mirrors_dispatch_)
       load_->add_links(dispatch);
     else if (!aggregated_)
       step_links_.add(dispatch);
+    if (record && (!combine_mirrors_dispatch_ || !aggregated_)) {
+      record->dispatch = dispatch;
+      record->has_dispatch = true;
+    }
   }
   t.fabric_tokens = fabric_token_count();
   return t;
+}
+
+void MoeExchange::replay(const ExchangeRecord& record) {
+  if (!load_) return;
+  if (record.has_volumes) step_volumes_.add(record.volumes);
+  if (record.has_combine) load_->add_links(record.combine);
+  if (record.has_dispatch) {
+    if (combine_mirrors_dispatch_)
+      step_links_.add(record.dispatch);
+    else
+      load_->add_links(record.dispatch);
+  }
 }
 
 ExchangeTimes MoeExchange::gather_scatter(std::span<const std::int64_t> tokens) const {

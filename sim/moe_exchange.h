@@ -36,6 +36,14 @@ struct ExchangeTimes {
   double fabric_tokens = 0;
 };
 
+// What one all_to_all booked in the load statistics, to book again when its draw is replayed
+// (sim/route_memo.h).
+struct ExchangeRecord {
+  topology::A2aVolumes volumes;            // margins path with a mirrored combine: the dispatch's volumes
+  topology::CommResult dispatch, combine;  // otherwise: the results whose link loads were booked
+  bool has_volumes = false, has_dispatch = false, has_combine = false;
+};
+
 class MoeExchange {
  public:
   // `aggregated`: the routing draws margins (LayerRouting::aggregated()), costed by the
@@ -45,7 +53,10 @@ class MoeExchange {
 
   // The dispatch and combine all-to-alls of `routing`'s last draw; adds their link loads to the
   // load statistics (set_load_stats), the mirrored combine's at book_step_links.
-  ExchangeTimes all_to_all(const LayerRouting& routing);
+  // With `record`, also keeps what it booked there.
+  ExchangeTimes all_to_all(const LayerRouting& routing, ExchangeRecord* record = nullptr);
+  // Books the link loads `record` kept again, as all_to_all did for the draw it recorded.
+  void replay(const ExchangeRecord& record);
   // AllGather + ReduceScatter: every rank receives every other rank's tokens, padded to the
   // largest share (`tokens`: per rank), and sends its partial outputs back the same way.
   ExchangeTimes gather_scatter(std::span<const std::int64_t> tokens) const;

@@ -41,6 +41,10 @@ void InstanceStep::set_load_stats(LoadStats* stats, int instance) {
   for (auto& s : stages_) s->set_load_stats(stats, instance);
 }
 
+void InstanceStep::set_reuse_draws(int draws) {
+  for (auto& s : stages_) s->set_reuse_draws(draws);
+}
+
 void InstanceStep::set_trace(TraceRecorder* recorder, int pool, int instance) {
   if (afd_) afd_->set_trace(recorder, pool, instance);
   for (auto& s : stages_) s->set_trace(recorder, pool, instance);

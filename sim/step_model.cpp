@@ -25,6 +25,7 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
       overlap_(overlap),
       routing_(model, deployment.moe_view(), routing, cluster),
       exchange_(model, deployment, cluster, routing_.aggregated()),
+      memo_(0, model.num_moe_layers()),
       timeline_(deployment.ranks()) {
   low_latency_ = exchange_.low_latency();
   MOESIM_CHECK(overlap.comm_sm_share >= 0 && overlap.comm_sm_share < 1, "comm_sm_share must lie in [0, 1)");
@@ -158,17 +159,34 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
 
 void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng, PhaseTimes& phases,
                       LayerBreakdown& breakdown) {
+  RouteOutcome* kept = nullptr;
+  if (memo_.enabled() && !exchange_.uses_gather_scatter()) {
+    if (const auto version = routing_.law_version(moe_layer, step)) {
+      if (const RouteOutcome* o = memo_.find(moe_layer, *version, mb.tokens, rng)) {
+        // A kept draw of the same law and tokens: its loads count as a fresh draw's would.
+        if (load_)
+          load_->add_routing(load_instance_, step_start_ns_, moe_layer, o->expert_counts, o->slot_counts,
+                             routing_.slots_per_rank());
+        routing_.observe(moe_layer, o->expert_counts);
+        exchange_.replay(o->links);
+        apply_route(mb, *o, phases, breakdown);
+        return;
+      }
+      kept = &memo_.keep();
+    }
+  }
+  RouteOutcome& out = kept ? *kept : fresh_;
   routing_.draw(moe_layer, step, mb.tokens, rng);
   if (load_)
     load_->add_routing(load_instance_, step_start_ns_, moe_layer, routing_.expert_counts(), routing_.slot_counts(),
                        routing_.slots_per_rank());
   check_layer_pairs(moe_layer, routing_.total_pairs(), routing_.total_received());
   const bool gathered = exchange_.uses_gather_scatter();
-  const ExchangeTimes exchange = gathered ? exchange_.gather_scatter(mb.tokens) : exchange_.all_to_all(routing_);
-  mb.dispatch_ns = exchange.dispatch_ns;
-  mb.combine_ns = exchange.combine_ns;
+  out.exchange =
+      gathered ? exchange_.gather_scatter(mb.tokens) : exchange_.all_to_all(routing_, kept ? &out.links : nullptr);
+  out.gemm_ns.resize(mb.gemm_ns.size());
   expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()),
-                    mb.gemm_ns, cost_scratch_);
+                    out.gemm_ns, cost_scratch_);
   if (low_latency_) {
     // The phases over the ranks' own tokens were costed with the step (token_phases).
     received_.resize(mb.dispatch_send.size());
@@ -176,20 +194,41 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
       const auto local = routing_.local_counts(static_cast<int>(r));
       received_[r] = std::accumulate(local.begin(), local.end(), std::int64_t{0});
     }
+    out.dispatch_recv.resize(received_.size());
+    out.combine_send.resize(received_.size());
     low_latency_pair_phase_times(cost_, received_, exchange_.dispatch_bytes_per_token(),
-                                 exchange_.combine_bytes_per_token(), mb.dispatch_recv, mb.combine_send, cost_scratch_);
+                                 exchange_.combine_bytes_per_token(), out.dispatch_recv, out.combine_send,
+                                 cost_scratch_);
   }
-  const double dispatch_bytes = exchange.fabric_tokens * exchange_.dispatch_bytes_per_token();
-  if (gathered) {
+  out.total_pairs = routing_.total_pairs();
+  out.total_received = routing_.total_received();
+  if (kept) {
+    const auto experts = routing_.expert_counts(), slots = routing_.slot_counts();
+    out.expert_counts.assign(experts.begin(), experts.end());
+    out.slot_counts.assign(slots.begin(), slots.end());
+  }
+  apply_route(mb, out, phases, breakdown);
+}
+
+void StepModel::apply_route(MicroBatch& mb, const RouteOutcome& o, PhaseTimes& phases, LayerBreakdown& breakdown) {
+  mb.dispatch_ns = o.exchange.dispatch_ns;
+  mb.combine_ns = o.exchange.combine_ns;
+  std::copy(o.gemm_ns.begin(), o.gemm_ns.end(), mb.gemm_ns.begin());
+  if (low_latency_) {
+    std::copy(o.dispatch_recv.begin(), o.dispatch_recv.end(), mb.dispatch_recv.begin());
+    std::copy(o.combine_send.begin(), o.combine_send.end(), mb.combine_send.begin());
+  }
+  const double dispatch_bytes = o.exchange.fabric_tokens * exchange_.dispatch_bytes_per_token();
+  if (exchange_.uses_gather_scatter()) {
     phases[static_cast<int>(Phase::kDispatch)] += mb.dispatch_ns;
   } else {
     phases[static_cast<int>(Phase::kDispatch)] += max_of(mb.dispatch_send) + mb.dispatch_ns;
     mb.comm_rate = comm_rate_while_compute(dispatch_bytes, mb.dispatch_ns);
   }
   breakdown.dispatch_bytes += dispatch_bytes;
-  breakdown.combine_bytes += exchange.fabric_tokens * exchange_.combine_bytes_per_token();
-  breakdown.tokens_routed += routing_.total_pairs();
-  breakdown.tokens_combined += routing_.total_received();
+  breakdown.combine_bytes += o.exchange.fabric_tokens * exchange_.combine_bytes_per_token();
+  breakdown.tokens_routed += o.total_pairs;
+  breakdown.tokens_combined += o.total_received;
 }
 
 // An all-to-all's copies read every byte at its sender and write it at its receiver (and again at
@@ -248,6 +287,8 @@ void StepModel::expert_half(MicroBatch& mb, double dispatch_end, PhaseTimes& pha
   phases[static_cast<int>(Phase::kDispatch)] += max_of(mb.dispatch_recv);
   phases[static_cast<int>(Phase::kCombine)] += max_of(mb.combine_send) + mb.combine_ns + max_of(mb.combine_recv);
 }
+
+void StepModel::set_reuse_draws(int draws) { memo_ = RouteMemo(draws, model_.num_moe_layers()); }
 
 void StepModel::set_load_stats(LoadStats* stats, int instance) {
   load_ = stats;

@@ -53,6 +53,7 @@
 #include "sim/moe_exchange.h"
 #include "sim/overlap.h"
 #include "sim/rank_costs.h"
+#include "sim/route_memo.h"
 #include "sim/step_batch.h"
 #include "sim/stream_timeline.h"
 #include "sim/time.h"
@@ -80,6 +81,9 @@ class StepModel {
   const InstanceLayout& layout() const { return deployment_; }
   // Adds this instance's routing and link loads to `stats` (null: none).
   void set_load_stats(LoadStats* stats, int instance);
+  // Keeps up to `draws` routing draws per MoE layer and tokens per rank and replays them
+  // (sim/route_memo.h; RoutingConfig::reuse_draws); 0, the default: every draw is fresh.
+  void set_reuse_draws(int draws);
 
  private:
   struct MicroBatch {
@@ -122,6 +126,8 @@ class StepModel {
   // The layer's routing draw, then its dispatch, combine and expert GEMM costs into `mb`.
   void route(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng, PhaseTimes& phases,
              LayerBreakdown& breakdown);
+  // A draw's costs into `mb`, its phases and byte counts into the breakdown.
+  void apply_route(MicroBatch& mb, const RouteOutcome& outcome, PhaseTimes& phases, LayerBreakdown& breakdown);
   double comm_rate_while_compute(double fabric_bytes, double duration_ns) const;
   // Low-latency send, the dispatch, and the shared expert while it is in flight if asked.
   // Returns the dispatch's end.
@@ -159,6 +165,8 @@ class StepModel {
   double gemm_rate_ = 1.0;                // expert GEMMs' share of the SMs in every step (runtime)
   LayerRouting routing_;
   MoeExchange exchange_;  // the layers' dispatch and combine (after routing_: it reads its path)
+  RouteMemo memo_;        // kept draws (set_reuse_draws)
+  RouteOutcome fresh_;    // a draw's outcome when the memo does not keep it
   LayerClock layer_clock_;
   StreamTimeline timeline_;
   std::vector<MicroBatch> micro_;

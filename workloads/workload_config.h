@@ -78,6 +78,8 @@ struct GroupLimitConfig {
   int top_groups = 0;
 };
 
+constexpr int kMaxReuseDraws = 1024;  // RoutingConfig::reuse_draws' upper bound (memory: sim/route_memo.h)
+
 struct RoutingConfig {
   std::string model = "uniform";          // registry name, see workloads/routing_model.h
   double s = 1.0;                         // zipf: exponent (0 = uniform)
@@ -99,6 +101,9 @@ struct RoutingConfig {
   std::string trace_path = "";      // trace: routing-trace file (models/routing_trace.h)
   GroupLimitConfig group_limit{};   // any model: restrict each token to top_groups of groups
   std::string counts = "fast";      // how binomial counts are drawn: count_methods() (workloads/binomial.h)
+  // Draws kept per MoE layer and tokens per rank, then replayed at random (sim/route_memo.h):
+  // each step's draw keeps its law, steps sharing a draw are correlated. 0: every draw fresh.
+  int reuse_draws = 0;
 };
 
 }  // namespace moesim::workloads

@@ -114,6 +114,10 @@ TEST(ScenarioSectionErrors, RoutingParameters) {
             "scn.yaml:7:10: routing: routing model 'trace' needs trace_path");
   EXPECT_EQ(load_error(with("routing: {counts: exakt}\n")),
             "scn.yaml:7:19: routing.counts: unknown count method 'exakt'; did you mean 'exact'? (valid: fast, exact)");
+  EXPECT_EQ(load_error(with("routing: {reuse_draws: 2000}\n")),
+            "scn.yaml:7:24: routing.reuse_draws: expected an integer in [0, 1024], got 2000");
+  EXPECT_EQ(load_error(with("routing: {reuse_draw: 8}\n")),
+            "scn.yaml:7:11: routing.reuse_draw: unknown key 'reuse_draw'; did you mean 'reuse_draws'?");
 }
 
 TEST(ScenarioSectionErrors, GroupLimitMustSplitTheExperts) {

@@ -1,0 +1,75 @@
+// RouteMemo: keeps a few draws of each MoE layer's routing, with what they cost, and replays them
+// (RoutingConfig::reuse_draws, docs/scenario-reference.md "routing").
+//
+// A layer's routing draw, its all-to-all and its grouped GEMM cost the same whenever the law of
+// the draw and the tokens each rank routes are the same: steps of a steady decode batch repeat
+// them for as long as no request joins or leaves, and a single GPU's batch sizes repeat all run
+// long. The memo keys each draw by (MoE layer, law version, tokens per rank) — the law version
+// changes whenever the layer's popularity or placement does (LayerRouting::law_version). For each
+// key it keeps the first `draws` draws made afresh; once it holds them, a draw of that key is one
+// of them chosen uniformly at random, independently per layer and step.
+//
+// What this keeps exactly: each step's draw of each layer has the law of a fresh draw (a uniform
+// choice among i.i.d. draws is itself a draw of their law), so every expectation over steps — mean
+// step time, throughput, the mean per-layer time split, mean expert loads — is unbiased. What it
+// changes: draws of one key are no longer independent between steps (two steps may replay the
+// same draw), so quantities averaged over many steps fluctuate a little more, as if over fewer
+// steps. tests/sim/route_memo_test.cpp compares both on the figures users read.
+//
+// Memory: at most kKeysPerLayer keys per layer (least recently used evicted), each with `draws`
+// outcomes of O(ranks + slots) numbers.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sim/moe_exchange.h"
+#include "workloads/rng.h"
+
+namespace moesim::sim {
+
+// What route() derives from one draw (sim/step_model.cpp): everything needed to replay it.
+struct RouteOutcome {
+  ExchangeTimes exchange;
+  ExchangeRecord links;                                  // the exchange's link loads
+  std::vector<double> gemm_ns;                           // per rank: expert GEMM
+  std::vector<double> dispatch_recv, combine_send;       // per rank: low-latency SM phases (else empty)
+  std::vector<std::int64_t> expert_counts, slot_counts;  // the draw's pairs per expert and per slot
+  std::int64_t total_pairs = 0, total_received = 0;
+};
+
+class RouteMemo {
+ public:
+  // Keys kept per MoE layer (two micro-batches, and the batch sizes a run moves between).
+  static constexpr std::size_t kKeysPerLayer = 8;
+
+  // `draws` 0: off (every draw is fresh).
+  RouteMemo(int draws, int moe_layers);
+
+  bool enabled() const { return draws_ > 0; }
+  // The outcome to replay for this key, chosen with `rng`, or null when a fresh draw is to be made:
+  // then the caller fills the outcome keep() returns next.
+  const RouteOutcome* find(int moe_layer, std::uint64_t version, std::span<const std::int64_t> tokens,
+                           workloads::Rng& rng);
+  // The outcome to fill with the fresh draw of the key the last find() returned null for.
+  RouteOutcome& keep();
+
+  std::int64_t hits() const { return hits_; }
+  std::int64_t misses() const { return misses_; }
+
+ private:
+  struct Key {
+    std::uint64_t version = 0;
+    std::vector<std::int64_t> tokens;
+    std::vector<RouteOutcome> outcomes;
+    std::uint64_t last_use = 0;
+  };
+  int draws_;
+  std::vector<std::vector<Key>> layers_;  // [MoE layer] its keys
+  Key* pending_ = nullptr;                // the key of the last find() that returned null
+  std::uint64_t clock_ = 0;
+  std::int64_t hits_ = 0, misses_ = 0;
+};
+
+}  // namespace moesim::sim
