@@ -42,8 +42,7 @@ ExchangeTimes MoeExchange::all_to_all(const LayerRouting& routing, ExchangeRecor
       aggregated_->timing(margins_traffic_, dispatch_options_, a2a_volumes_, dispatch);
       if (load_) step_volumes_.add(a2a_volumes_);
       if (load_ && record) {
-        record->volumes = a2a_volumes_;
-        std::vector<double>().swap(record->volumes.work);  // scratch, not volumes: not kept
+        record->volumes.copy_volumes(a2a_volumes_);
         record->has_volumes = true;
       }
     } else {

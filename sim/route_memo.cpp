@@ -30,13 +30,13 @@ const RouteOutcome* RouteMemo::find(int moe_layer, std::uint64_t version, std::s
     } else {
       key = &*std::min_element(keys.begin(), keys.end(),
                                [](const Key& a, const Key& b) { return a.last_use < b.last_use; });
-      key->outcomes.clear();
+      key->filled = 0;  // its outcomes' storage is reused for the new key's
     }
     key->version = version;
     key->tokens.assign(tokens.begin(), tokens.end());
   }
   key->last_use = clock_;
-  if (static_cast<int>(key->outcomes.size()) < draws_) {
+  if (key->filled < static_cast<std::size_t>(draws_)) {
     pending_ = key;
     ++misses_;
     return nullptr;
@@ -51,7 +51,8 @@ RouteOutcome& RouteMemo::keep() {
   MOESIM_CHECK(pending_ != nullptr, "route memo: keep() without a missed find()");
   Key* key = pending_;
   pending_ = nullptr;
-  return key->outcomes.emplace_back();
+  if (key->filled == key->outcomes.size()) key->outcomes.emplace_back();
+  return key->outcomes[key->filled++];
 }
 
 }  // namespace moesim::sim

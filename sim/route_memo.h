@@ -62,7 +62,8 @@ class RouteMemo {
   struct Key {
     std::uint64_t version = 0;
     std::vector<std::int64_t> tokens;
-    std::vector<RouteOutcome> outcomes;
+    std::vector<RouteOutcome> outcomes;  // the first `filled` are the key's (the rest: storage kept)
+    std::size_t filled = 0;
     std::uint64_t last_use = 0;
   };
   int draws_;

@@ -498,6 +498,17 @@ CommResult all_to_all_closed_form(const Cluster& cluster, const RankLayout& L, T
   return closed_form_result(cluster, L, v, o);
 }
 
+void A2aVolumes::copy_volumes(const A2aVolumes& o) {
+  for (auto [a, b] :
+       {std::pair{&up_send, &o.up_send}, std::pair{&up_recv, &o.up_recv}, std::pair{&out_send, &o.out_send},
+        std::pair{&out_recv, &o.out_recv}, std::pair{&messages, &o.messages}, std::pair{&messages_in, &o.messages_in},
+        std::pair{&leaf_up, &o.leaf_up}, std::pair{&leaf_down, &o.leaf_down}})
+    *a = *b;
+  any_up = o.any_up;
+  any_out = o.any_out;
+  any_cross_leaf = o.any_cross_leaf;
+}
+
 void A2aVolumes::add(const A2aVolumes& o) {
   const auto sum = [](std::vector<double>& a, const std::vector<double>& b) {
     if (a.size() < b.size()) a.resize(b.size(), 0.0);

@@ -27,6 +27,8 @@ struct A2aVolumes {
   // Adds `other`'s volumes (of the same shape), e.g. to cost the link loads of many collectives
   // at once: a link's load is linear in the volumes.
   void add(const A2aVolumes& other);
+  // Copies `other`'s volumes, not its scratch, into this one's storage.
+  void copy_volumes(const A2aVolumes& other);
 };
 
 // The result of an all-to-all whose volumes are `v`: every bounding link's load / capacity, the

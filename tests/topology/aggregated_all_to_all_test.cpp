@@ -270,8 +270,12 @@ TEST(AggregatedAllToAll, TimingAloneAndLinksOfSummedVolumes) {
           sum.add(v);
           for (std::size_t l = 0; l < summed_links.size(); ++l) summed_links[l] += full.link_bytes[l];
         }
-        CommResult booked;
+        CommResult booked, booked_copy;
         agg.links(sum, o, booked);
+        A2aVolumes copy;  // copy_volumes keeps what the links are booked from
+        copy.copy_volumes(sum);
+        agg.links(copy, o, booked_copy);
+        EXPECT_EQ(booked_copy.link_bytes, booked.link_bytes) << algo;
         for (std::size_t l = 0; l < summed_links.size(); ++l)
           EXPECT_NEAR(booked.link_bytes[l], summed_links[l], 1e-9 * std::max(1.0, summed_links[l]))
               << c.link_name(static_cast<int>(l));
