@@ -12,7 +12,6 @@
 #include "calibration/token_split.h"
 #include "kernels/all_to_all_bench.h"
 #include "kernels/gemm_bench.h"
-#include "models/did_you_mean.h"
 
 namespace moesim::calibration {
 namespace {
@@ -21,25 +20,29 @@ using kernels::ElementType;
 
 [[noreturn]] void bad(const std::string& flag, const std::string& what) { throw CalibrationError(flag + ": " + what); }
 
-ElementType element_type(const std::string& dtype) {
-  if (dtype == "fp32") return ElementType::kFp32;
-  if (dtype == "fp16") return ElementType::kFp16;
-  if (dtype == "bf16") return ElementType::kBf16;
-  if (dtype == "fp8") return ElementType::kFp8E4M3;
-  bad("--dtype", models::unknown_name_message("dtype", dtype, {"bf16", "fp16", "fp8", "fp32"}));
+ElementType element_type(CaptureDtype dtype) {
+  switch (dtype) {
+    case CaptureDtype::kBf16: return ElementType::kBf16;
+    case CaptureDtype::kFp16: return ElementType::kFp16;
+    case CaptureDtype::kFp8: return ElementType::kFp8E4M3;
+    case CaptureDtype::kFp32: return ElementType::kFp32;
+  }
+  throw CalibrationError("capture: bad dtype value");
 }
 
 using Case = CapturedCase;
 
 struct Resolved {
   SuiteDefaults d;
-  std::string dtype;
+  CaptureDtype dtype;
   int warmup, reps, rounds;
   ResolvedSettings settings() const { return {dtype, warmup, reps, rounds}; }
 };
 
 Resolved resolve(const CaptureOptions& o) {
-  Resolved r{suite_defaults(o.backend, o.suite), o.dtype, 0, 0, 0};
+  const CaptureDtype dtype =
+      o.dtype.value_or(o.backend == CaptureBackend::kCpu ? CaptureDtype::kFp32 : CaptureDtype::kBf16);
+  Resolved r{suite_defaults(o.backend, o.suite), dtype, 0, 0, 0};
   SuiteDefaults& d = r.d;
   if (!o.shapes.empty()) d.shapes = o.shapes;
   if (!o.m.empty()) d.m = o.m;
@@ -48,8 +51,6 @@ Resolved resolve(const CaptureOptions& o) {
   if (!o.sizes.empty()) d.sizes = o.sizes;
   if (o.max_tokens > 0) d.max_tokens = o.max_tokens;
   if (o.ranks > 0) d.ranks = o.ranks;
-  if (r.dtype.empty()) r.dtype = o.backend == CaptureBackend::kCpu ? "fp32" : "bf16";
-  if (o.suite != CaptureSuite::kAllToAll) element_type(r.dtype);
   if (!(o.skew >= 0)) bad("--skew", "expected a zipf exponent >= 0");
   for (const auto& [n, k] : d.shapes)
     if (n < 1 || k < 1) bad("--shape", "n and k must be >= 1");
@@ -177,8 +178,8 @@ CaptureOutput run_capture(const CaptureOptions& o, const CaptureBenches& given, 
   } else {
     gemm = benches.gemm();
     if (!gemm->supports(element_type(r.dtype)))
-      throw kernels::KernelError("the " + std::string(to_string(o.backend)) + " backend does not run " + r.dtype +
-                                 " GEMMs");
+      throw kernels::KernelError("the " + std::string(to_string(o.backend)) + " backend does not run " +
+                                 std::string(to_string(r.dtype)) + " GEMMs");
   }
   std::vector<Case> cases = a2a ? all_to_all_cases(o, r, comm->ranks()) : gemm_cases(o, r);
   if (a2a)

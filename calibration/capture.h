@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,7 +30,7 @@ namespace moesim::calibration {
 struct CaptureOptions {
   CaptureBackend backend = CaptureBackend::kCpu;
   CaptureSuite suite = CaptureSuite::kGemm;
-  std::string dtype;                                          // "" : fp32 on cpu, bf16 on cuda
+  std::optional<CaptureDtype> dtype;                          // GEMM suites; none: fp32 on cpu, bf16 otherwise
   std::vector<std::pair<std::int64_t, std::int64_t>> shapes;  // (n, k); empty: the suite's
   std::vector<std::int64_t> m;                                // gemm: rows; grouped-gemm: mean rows per group
   std::vector<int> groups;                                    // grouped-gemm

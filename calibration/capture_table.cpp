@@ -94,7 +94,7 @@ std::vector<std::string> gemm_cells(const CaptureOptions& o, const ResolvedSetti
   const double flops =
       2.0 * static_cast<double>(c.tokens) * static_cast<double>(c.gemm.n) * static_cast<double>(c.gemm.k);
   return {std::string(to_string(o.suite)),
-          r.dtype,
+          std::string(to_string(r.dtype)),
           std::to_string(c.groups),
           std::to_string(c.tokens),
           std::string(to_string(c.distribution)),
@@ -137,7 +137,7 @@ CalibrationTable capture_table(const CaptureOptions& o, const ResolvedSettings& 
   add("backend", std::string(to_string(o.backend)));
   for (const auto& [k, v] : device.fields) add(k, v);
   if (!a2a) {
-    add("dtype", r.dtype);
+    add("dtype", std::string(to_string(r.dtype)));
     add("gemm_kernel", gemm_kernel);
   }
   add("warmup", std::to_string(r.warmup) + (r.rounds > 1 ? " per round" : ""));

@@ -34,7 +34,7 @@ struct CapturedCase {
 
 // The settings the capture ran with, after defaults.
 struct ResolvedSettings {
-  std::string dtype;
+  CaptureDtype dtype = CaptureDtype::kFp32;
   int warmup = 0, repetitions = 0, rounds = 0;
 };
 

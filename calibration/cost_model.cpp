@@ -74,19 +74,27 @@ void CostModel::grouped_gemm_times(std::span<const std::int64_t> tokens, std::si
   }
 }
 
-std::vector<CostModelInfo> cost_models() {
+std::vector<models::RegistryEntry> cost_models() {
   return {{"roofline", "max(FLOPs/peak, bytes/HBM bandwidth) + launch overhead, spec-sheet peaks"},
           {"fitted",
            "tile/wave GEMM model fitted to DeepGEMM H800 (calibration/data/deepgemm_h800.csv), or a "
            "measured profile's own fit; roofline at fitted fractions of peak for attention and memory ops"}};
 }
 
-std::unique_ptr<CostModel> make_cost_model(std::string_view name, const HardwareProfile& hw) {
-  if (name == "roofline") return std::make_unique<RooflineCostModel>(hw);
-  if (name == "fitted") return make_fitted_cost_model(hw);
-  std::string valid;
-  for (const auto& m : cost_models()) valid += (valid.empty() ? "" : ", ") + std::string(m.name);
-  throw CalibrationError("unknown cost model '" + std::string(name) + "' (valid: " + valid + ")");
+CostModelKind cost_model_kind(std::string_view name) {
+  const auto entries = cost_models();
+  if (const auto kind = models::registry_lookup<CostModelKind>(entries, name)) return *kind;
+  throw CalibrationError("unknown cost model '" + std::string(name) + "' (valid: " + models::join_names(entries) + ")");
+}
+
+std::string_view to_string(CostModelKind kind) { return models::registry_name(cost_models(), kind); }
+
+std::unique_ptr<CostModel> make_cost_model(CostModelKind kind, const HardwareProfile& hw) {
+  switch (kind) {
+    case CostModelKind::kRoofline: return std::make_unique<RooflineCostModel>(hw);
+    case CostModelKind::kFitted: return make_fitted_cost_model(hw);
+  }
+  throw CalibrationError("make_cost_model: bad cost model value");
 }
 
 }  // namespace moesim::calibration

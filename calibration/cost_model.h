@@ -20,6 +20,7 @@
 #include "calibration/hardware_profile.h"
 #include "models/dtype.h"
 #include "models/model_spec.h"
+#include "models/registry.h"
 
 namespace moesim::calibration {
 
@@ -75,13 +76,14 @@ class CostModel {
   virtual double achievable_hbm_bytes_per_s() const { return 0.0; }
 };
 
-struct CostModelInfo {
-  std::string_view name;
-  std::string_view description;
-};
+// The registry of cost models (models/registry.h), listed in the order of CostModelKind: the
+// scenario loader and the command line resolve a name once; below them the value travels.
+enum class CostModelKind { kRoofline, kFitted };
+std::vector<models::RegistryEntry> cost_models();  // roofline, fitted
+// Throws CalibrationError "unknown cost model 'x' (valid: roofline, fitted)".
+CostModelKind cost_model_kind(std::string_view name);
+std::string_view to_string(CostModelKind kind);
 
-std::vector<CostModelInfo> cost_models();
-// Throws CalibrationError listing the valid names for an unknown model.
-std::unique_ptr<CostModel> make_cost_model(std::string_view name, const HardwareProfile& hw);
+std::unique_ptr<CostModel> make_cost_model(CostModelKind kind, const HardwareProfile& hw);
 
 }  // namespace moesim::calibration

@@ -6,6 +6,7 @@
 
 #include "calibration/calibration_error.h"
 #include "models/did_you_mean.h"
+#include "models/registry.h"
 
 namespace moesim::calibration {
 namespace {
@@ -178,14 +179,15 @@ MeasurementFile read_measurements(CalibrationTable table) {
     fail(t, format.line,
          "metadata 'format': expected '" + std::string(kCalibrationFormat) + "', got '" + format.value + "'");
   const auto& suite = require_meta(t, "suite");
-  const auto suite_value = find_capture_value<CaptureSuite>(capture_suites(), suite.value);
+  const auto suite_value = models::registry_lookup<CaptureSuite>(capture_suites(), suite.value);
   if (!suite_value)
-    fail(t, suite.line, "metadata 'suite': " + unknown_capture_name("suite", suite.value, capture_suites()));
+    fail(t, suite.line, "metadata 'suite': " + models::unknown_registry_name("suite", suite.value, capture_suites()));
   f.suite = *suite_value;
   const auto& backend = require_meta(t, "backend");
-  const auto backend_value = find_capture_value<CaptureBackend>(capture_backends(), backend.value);
+  const auto backend_value = models::registry_lookup<CaptureBackend>(capture_backends(), backend.value);
   if (!backend_value)
-    fail(t, backend.line, "metadata 'backend': " + unknown_capture_name("backend", backend.value, capture_backends()));
+    fail(t, backend.line,
+         "metadata 'backend': " + models::unknown_registry_name("backend", backend.value, capture_backends()));
   f.backend = *backend_value;
   f.device = require_meta(t, "device").value;
   const auto& sm = require_meta(t, "sm_count");

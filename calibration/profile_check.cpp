@@ -34,7 +34,7 @@ std::string describe(const GemmMeasurement& r) {
 
 CheckResult check_profile(const HardwareProfile& profile, const std::vector<MeasurementFile>& files) {
   CheckResult out;
-  const auto model = make_cost_model("fitted", profile);
+  const auto model = make_cost_model(CostModelKind::kFitted, profile);
   const topology::ClusterConfig cluster_defaults;
   const AllToAllLink link{profile.scaleup_bytes_per_s,
                           profile.scaleup_efficiency.value_or(cluster_defaults.scaleup_efficiency),

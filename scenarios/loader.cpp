@@ -102,7 +102,8 @@ Scenario build(const YamlNode& root, std::string_view source_name) {
   const HardwareSection hardware = read_hardware(top.require("hardware"), paths);
   s.hardware = hardware.device;
 
-  if (auto f = top.get("cost_model")) s.cost_model = as_choice(*f, "cost model", names_of(calibration::cost_models()));
+  if (auto f = top.get("cost_model"))
+    s.cost_model = as_registry_value<calibration::CostModelKind>(*f, "cost model", calibration::cost_models());
 
   const ClusterSection cluster = read_cluster(top.map("cluster", kClusterKeys, true), hardware, paths);
   s.cluster = cluster.config;

@@ -3,6 +3,7 @@
 // Every parameter is range-checked whichever model is chosen (so a sweep may switch models with
 // the others' parameters present); what the chosen model needs (a trace file, a group limit that
 // splits the experts) is checked for it.
+#include <cstddef>
 #include <vector>
 
 #include "scenarios/read_sections.h"
@@ -30,7 +31,7 @@ void read_group_limit(const MapReader& routing, const models::ModelSpec& model, 
   const auto top = m.get("top_groups");
   if (groups) r.group_limit.groups = as_int(*groups, 1);
   if (top) r.group_limit.top_groups = as_int(*top, 1);
-  if (!r.group_limit.enabled && r.model != "group-limited") return;
+  if (!r.group_limit.enabled && r.model != workloads::RoutingModelKind::kGroupLimited) return;
 
   // 0 means "the model's own": resolve it so the scenario states what will run.
   const workloads::RoutingShape shape = workloads::routing_shape(model);
@@ -55,8 +56,9 @@ void read_group_limit(const MapReader& routing, const models::ModelSpec& model, 
 
 workloads::RoutingConfig read_routing(const MapReader& m, const models::ModelSpec& model, const PathContext& paths) {
   workloads::RoutingConfig r;
-  const std::vector<std::string_view> names = names_of(workloads::routing_models());
-  if (auto f = m.get("model")) r.model = as_choice(*f, "routing model", names);
+  using workloads::RoutingModelKind;
+  const std::vector<workloads::RegistryEntry> kinds = workloads::routing_models();
+  if (auto f = m.get("model")) r.model = as_registry_value<RoutingModelKind>(*f, "routing model", kinds);
   if (auto f = m.get("s")) r.s = as_number_in(*f, 0, 10);
   if (auto f = m.get("hot_experts")) {
     const int experts = model.routed_experts;
@@ -73,22 +75,24 @@ workloads::RoutingConfig read_routing(const MapReader& m, const models::ModelSpe
   if (auto f = m.get("step_memory")) r.step_memory = as_int64(*f, 1);
   if (auto f = m.get("step_interval")) r.step_interval = as_int64(*f, 1);
   if (auto f = m.get("base")) {
-    std::vector<std::string_view> bases = names;
-    std::erase(bases, std::string_view("group-limited"));
-    r.base = as_choice(*f, "base routing model", bases);
+    // Any model but group-limited itself.
+    std::vector<std::string_view> bases = names_of(kinds);
+    bases.erase(bases.begin() + static_cast<std::ptrdiff_t>(RoutingModelKind::kGroupLimited));
+    r.base = *models::registry_lookup<RoutingModelKind>(kinds, as_choice(*f, "base routing model", bases));
   }
-  if (auto f = m.get("counts")) r.counts = as_choice(*f, "count method", names_of(workloads::count_methods()));
+  if (auto f = m.get("counts"))
+    r.counts = as_registry_value<workloads::CountMethod>(*f, "count method", workloads::count_methods());
   if (auto f = m.get("reuse_draws")) r.reuse_draws = as_int(*f, 0, workloads::kMaxReuseDraws);
   const auto trace = m.get("trace_path");
   if (trace) r.trace_path = paths.existing_file(*trace, "routing trace");
-  const bool group_model = r.model == "group-limited";
-  if ((group_model ? r.base : r.model) == "trace" && !trace)
-    fail_at(m.loc(), m.path(), "routing model 'trace' needs trace_path");
+  const bool group_model = r.model == RoutingModelKind::kGroupLimited;
+  const bool trace_model = (group_model ? r.base : r.model) == RoutingModelKind::kTrace;
+  if (trace_model && !trace) fail_at(m.loc(), m.path(), "routing model 'trace' needs trace_path");
   read_group_limit(m, model, r);
 
   // What the loader checks should be all the routing code rejects; confirm it for the models
   // that need no file (a trace is read when the simulation starts).
-  if (model.routed_experts > 0 && (group_model ? r.base : r.model) != "trace") {
+  if (model.routed_experts > 0 && !trace_model) {
     try {
       workloads::make_routing_model(r, workloads::routing_shape(model), 0);
     } catch (const workloads::WorkloadError& e) {

@@ -16,6 +16,7 @@
 
 #include "calibration/hardware_profile.h"
 #include "models/model_spec.h"
+#include "models/registry.h"
 #include "models/yaml_reader.h"
 #include "sim/deployment_config.h"
 #include "sim/runtime.h"
@@ -49,11 +50,11 @@ std::vector<std::string_view> names_of(const Entries& entries) {
   return names;
 }
 
-// The value of a registry listed in the order of an enum (workloads/registry.h), named by the
+// The value of a registry listed in the order of an enum (models/registry.h), named by the
 // field: as_choice's errors (position, did-you-mean) for an unknown name.
 template <typename Enum>
-Enum as_registry_value(const Field& f, std::string_view what, const std::vector<workloads::RegistryEntry>& entries) {
-  return workloads::registry_value<Enum>(entries, as_choice(f, what, names_of(entries)), what);
+Enum as_registry_value(const Field& f, std::string_view what, const std::vector<models::RegistryEntry>& entries) {
+  return *models::registry_lookup<Enum>(entries, as_choice(f, what, names_of(entries)));
 }
 
 // "expected <noun> > 0, got '<text>'" unless value > 0.

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "calibration/cost_model.h"
 #include "calibration/hardware_profile.h"
 #include "models/model_spec.h"
 #include "sim/deployment_config.h"
@@ -33,7 +34,7 @@ struct Scenario {
   std::uint64_t seed = 1;
   models::ModelSpec model;
   calibration::HardwareProfile hardware;
-  std::string cost_model = "fitted";                // calibration::cost_models() registry name
+  calibration::CostModelKind cost_model = calibration::CostModelKind::kFitted;  // calibration::cost_models()
   topology::ClusterConfig cluster;                  // a preset's; for a fabric file, the fabric's own summary figures
   std::shared_ptr<const topology::Cluster> fabric;  // cluster: {file: ...}; null: build the preset
   sim::DeploymentConfig deployment;

@@ -1,5 +1,6 @@
 #include "sim/request_router.h"
 
+#include "models/registry.h"
 #include "sim/deployment_error.h"
 
 namespace moesim::sim {
@@ -14,9 +15,7 @@ std::vector<workloads::RegistryEntry> router_policies() {
 }
 
 RouterPolicy router_policy(const std::string& name) {
-  if (name == "least-loaded") return RouterPolicy::kLeastLoaded;
-  if (name == "round-robin") return RouterPolicy::kRoundRobin;
-  if (name == "prefix-aware") return RouterPolicy::kPrefixAware;
+  if (const auto policy = models::registry_lookup<RouterPolicy>(router_policies(), name)) return *policy;
   throw DeploymentError("unknown request router policy '" + name +
                         "' (valid: " + workloads::join_names(router_policies()) + ")");
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/registry.h"
+
 namespace moesim::sim {
 namespace {
 
@@ -80,10 +82,15 @@ std::vector<workloads::RegistryEntry> runtime_presets() {
 }
 
 std::optional<RuntimeConfig> runtime_preset(std::string_view name) {
-  if (name == "ideal") return RuntimeConfig{};
-  if (name == "sglang") return sglang();
-  if (name == "vllm") return vllm();
-  if (name == "trtllm") return trtllm();
+  enum class Preset { kIdeal, kSglang, kVllm, kTrtllm };  // runtime_presets() in order
+  const auto preset = models::registry_lookup<Preset>(runtime_presets(), name);
+  if (!preset) return std::nullopt;
+  switch (*preset) {
+    case Preset::kIdeal: return RuntimeConfig{};
+    case Preset::kSglang: return sglang();
+    case Preset::kVllm: return vllm();
+    case Preset::kTrtllm: return trtllm();
+  }
   return std::nullopt;
 }
 

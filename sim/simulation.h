@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "calibration/cost_model.h"
 #include "calibration/hardware_profile.h"
 #include "models/model_spec.h"
 #include "sim/deployment_config.h"
@@ -56,7 +57,7 @@ struct SimulationConfig {
   workloads::WorkloadConfig workload;
   SloTargets slo;
   CostConfig cost;  // prices for the run's cost (sim/energy.h)
-  std::string cost_model = "fitted";
+  calibration::CostModelKind cost_model = calibration::CostModelKind::kFitted;
   std::uint64_t seed = 1;
   std::optional<TraceOptions> trace;  // record op-level events for Perfetto
   RunLimits limits;

@@ -20,6 +20,7 @@ namespace {
 struct CaptureFlags {
   calibration::CaptureOptions options;
   std::string backend = "cpu", suite = "gemm", launcher = "local", clock = "wall", throttled = "flag";
+  std::string dtype;  // empty: the backend's default
   std::vector<std::string> distributions;
   std::vector<std::string> shapes, sizes;
   std::string output;
@@ -49,12 +50,14 @@ int capture(CaptureFlags& f) {
       throw UsageError(std::string("--size: ") + e.what());
     }
   }
-  o.backend = calibration::capture_backend(f.backend);
-  o.suite = calibration::capture_suite(f.suite);
-  for (const auto& d : f.distributions) o.distributions.push_back(calibration::split_distribution(d));
-  o.clock = calibration::capture_clock(f.clock);
-  o.launcher = calibration::capture_launcher(f.launcher);
-  o.throttled = calibration::throttle_policy(f.throttled);
+  using calibration::capture_value;
+  o.backend = capture_value<calibration::CaptureBackend>(f.backend);
+  o.suite = capture_value<calibration::CaptureSuite>(f.suite);
+  if (!f.dtype.empty()) o.dtype = capture_value<calibration::CaptureDtype>(f.dtype);
+  for (const auto& d : f.distributions) o.distributions.push_back(capture_value<calibration::SplitDistribution>(d));
+  o.clock = capture_value<calibration::CaptureClock>(f.clock);
+  o.launcher = capture_value<calibration::CaptureLauncher>(f.launcher);
+  o.throttled = capture_value<calibration::ThrottlePolicy>(f.throttled);
   o.flush_cache = !f.no_flush;
   const auto progress = [&](int done, int total, const std::string& what) {
     if (!f.quiet) std::fprintf(stderr, "[%d/%d] %s\n", done, total, what.c_str());
@@ -79,7 +82,7 @@ Command add_calibrate_capture(CLI::App& calibrate, std::string command_line) {
   auto* cmd = calibrate.add_subcommand("capture", "Measure GEMMs, grouped GEMMs or all-to-alls into a calibration CSV");
   cmd->add_option("--backend", f->backend, "cpu, cuda, or fake (analytic timings for dry runs; see 'moesim list')");
   cmd->add_option("--suite", f->suite, "gemm, grouped-gemm or alltoall");
-  cmd->add_option("--dtype", o.dtype, "GEMM operands: bf16, fp16, fp8 or fp32 (default: fp32 on cpu, bf16 on cuda)");
+  cmd->add_option("--dtype", f->dtype, "GEMM operands: bf16, fp16, fp8 or fp32 (default: fp32 on cpu, bf16 on cuda)");
   cmd->add_option("--shape", f->shapes, "GEMM shapes NxK (output columns x reduction), comma separated")
       ->delimiter(',');
   cmd->add_option("--m", o.m, "Rows per GEMM, or mean rows per expert for grouped-gemm, comma separated")

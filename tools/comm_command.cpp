@@ -126,7 +126,7 @@ CommEstimate estimate_comm(const CommOptions& o) {
     // Rank 0's kernels (uniform traffic: every rank alike): a dispatch packs its tokens and
     // unpacks the pairs it receives, a combine sends back the pairs it received and reduces
     // its tokens' returns.
-    const auto cost = calibration::make_cost_model("fitted", *hw);
+    const auto cost = calibration::make_cost_model(calibration::CostModelKind::kFitted, *hw);
     const auto p = sim::low_latency_phases(m, *cost, o.tokens, std::llround(traffic.expert_bytes.received(0)),
                                            models::dispatch_bytes_per_token(m), models::combine_bytes_per_token(m));
     e.kernel = sim::low_latency_kernel(p, a.direction, r.duration_ns);

@@ -46,10 +46,9 @@ GemmPrediction predict_gemm(const GemmOptions& o) {
                      models::unknown_name_message("hardware", o.device, names_of(calibration::hardware_presets())));
   const auto dtype = models::parse_dtype(o.dtype);
   if (!dtype) throw UsageError("--dtype: " + models::unknown_name_message("dtype", o.dtype, models::dtype_names()));
-  const auto names = names_of(calibration::cost_models());
-  if (std::find(names.begin(), names.end(), o.cost_model) == names.end())
-    throw UsageError("--cost-model: " + models::unknown_name_message("cost model", o.cost_model, names));
-  const auto model = calibration::make_cost_model(o.cost_model, *hw);
+  const auto kind =
+      flag_value<calibration::CostModelKind>("--cost-model", "cost model", calibration::cost_models(), o.cost_model);
+  const auto model = calibration::make_cost_model(kind, *hw);
 
   std::vector<std::int64_t> counts = o.counts;
   if (counts.empty() && o.groups > 0) {

@@ -27,7 +27,7 @@ int run_routing(const RoutingOptions& o) {
   std::printf(
       "%s: %d routed experts, top-%d, %d MoE layers; routing %s; placement %s (%d redundant, %s split, "
       "%s statistics) on EP %d\n",
-      model.name.c_str(), shape.experts, shape.top_k, shape.moe_layers, o.routing.model.c_str(),
+      model.name.c_str(), shape.experts, shape.top_k, shape.moe_layers, o.routing_model.c_str(),
       o.placement_policy.c_str(), o.placement.redundant, o.replica_split.c_str(), o.eplb_statistics.c_str(), o.ep);
   std::printf("%lld tokens (%lld per rank), steps %lld..%lld, seed %llu%s\n\n", static_cast<long long>(o.tokens),
               static_cast<long long>(o.tokens / o.ep), static_cast<long long>(o.step),
@@ -83,13 +83,17 @@ RoutingWhatIf routing_what_if(const RoutingOptions& o) {
   study.seed = o.seed;
   study.capacity_factor = o.capacity_factor;
   study.placement = o.placement;
+  workloads::RoutingConfig config = o.routing;
+  const auto kinds = workloads::routing_models();
+  config.model = flag_value<workloads::RoutingModelKind>("--routing", "routing model", kinds, o.routing_model);
+  config.base = flag_value<workloads::RoutingModelKind>("--base", "routing model", kinds, o.base);
   RoutingWhatIf w{*model, shape, {}, {}};
   std::unique_ptr<workloads::RoutingModel> routing;
   try {  // the routing and placement flags are usage errors (exit 2) when they do not fit
     study.placement.policy = sim::placement_policy(o.placement_policy);
     study.placement.replica_split = sim::replica_split(o.replica_split);
     study.placement.statistics = sim::eplb_statistics(o.eplb_statistics);
-    routing = workloads::make_routing_model(o.routing, shape, workloads::splitmix64(o.seed));
+    routing = workloads::make_routing_model(config, shape, workloads::splitmix64(o.seed));
     w.study = sim::study_routing(*routing, shape, study);
   } catch (const workloads::WorkloadError& e) {
     throw UsageError(e.what());
@@ -103,7 +107,7 @@ RoutingWhatIf routing_what_if(const RoutingOptions& o) {
 
 void add_routing_flags(CLI::App& cmd, RoutingOptions& o) {
   cmd.add_option("--model", o.model, "Model preset (default deepseek-v3)");
-  cmd.add_option("--routing", o.routing.model,
+  cmd.add_option("--routing", o.routing_model,
                  "Routing model: uniform, zipf, hot-set, dirichlet-drift, layered-lognormal, group-limited, trace");
   cmd.add_option("--s", o.routing.s, "zipf exponent");
   cmd.add_option("--hot-experts", o.routing.hot_experts, "hot-set: experts in the hot set");
@@ -111,7 +115,7 @@ void add_routing_flags(CLI::App& cmd, RoutingOptions& o) {
   cmd.add_option("--alpha", o.routing.alpha, "dirichlet-drift: Dirichlet concentration");
   cmd.add_option("--drift-rho", o.routing.drift_rho, "dirichlet-drift: AR(1) coefficient");
   cmd.add_option("--drift-sigma", o.routing.drift_sigma, "dirichlet-drift: stationary logit std");
-  cmd.add_option("--base", o.routing.base, "group-limited: base popularity model");
+  cmd.add_option("--base", o.base, "group-limited: base popularity model");
   cmd.add_option("--trace", o.routing.trace_path, "trace: routing-trace file");
   cmd.add_flag("--group-limited", o.routing.group_limit.enabled,
                "Limit each token to top-groups of the model's groups");

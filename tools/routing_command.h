@@ -17,7 +17,9 @@ namespace moesim::tools {
 
 struct RoutingOptions {
   std::string model = "deepseek-v3";
-  workloads::RoutingConfig routing;
+  workloads::RoutingConfig routing;             // its model and base from the two names below
+  std::string routing_model = "uniform";        // --routing (workloads::routing_models())
+  std::string base = "uniform";                 // --base
   sim::PlacementConfig placement;               // its policy, split and statistics from the three names below
   std::string placement_policy = "contiguous";  // --placement (sim::placement_policies())
   std::string replica_split = "even";           // --split (sim::replica_splits())

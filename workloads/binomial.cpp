@@ -191,12 +191,10 @@ std::vector<RegistryEntry> count_methods() {
 }
 
 CountMethod count_method_named(std::string_view name) {
-  if (name == "fast") return CountMethod::kFast;
-  if (name == "exact") return CountMethod::kExact;
-  throw WorkloadError("unknown count method '" + std::string(name) + "' (valid: " + join_names(count_methods()) + ")");
+  return registry_value<CountMethod>(count_methods(), name, "count method");
 }
 
-std::string_view count_method_name(CountMethod method) { return method == CountMethod::kFast ? "fast" : "exact"; }
+std::string_view count_method_name(CountMethod method) { return registry_name(count_methods(), method); }
 
 std::int64_t sample_binomial(std::int64_t n, double p, Rng& rng) { return binomial(n, p, rng); }
 std::int64_t binomial_inversion(std::int64_t n, double p, double u) { return invert(n, p, u); }

@@ -23,6 +23,7 @@
 
 #include "workloads/registry.h"
 #include "workloads/rng.h"
+#include "workloads/workload_config.h"
 
 namespace moesim::workloads {
 
@@ -30,7 +31,7 @@ inline constexpr double kInversionMaxMean = 12.0;
 inline constexpr std::int64_t kInversionMaxN = std::int64_t{1} << 20;  // inversion's q^n by squaring up to here
 inline constexpr double kNormalMinVariance = 6.0;
 
-enum class CountMethod { kExact, kFast };
+// CountMethod (workload_config.h) lists count_methods() in order.
 std::vector<RegistryEntry> count_methods();
 // Throws WorkloadError listing the valid names.
 CountMethod count_method_named(std::string_view name);

@@ -31,20 +31,24 @@ class GroupLimitedRouting final : public RoutingModel {
   GroupLimit limit_;
 };
 
-std::unique_ptr<RoutingModel> make_base(const std::string& name, const RoutingConfig& c, const RoutingShape& shape,
+std::unique_ptr<RoutingModel> make_base(RoutingModelKind kind, const RoutingConfig& c, const RoutingShape& shape,
                                         std::uint64_t seed) {
-  if (name == "uniform") return make_uniform_routing();
-  if (name == "zipf") return make_zipf_routing(shape.experts, c.s, shape.top_k, seed);
-  if (name == "hot-set") return make_hot_set_routing(shape.experts, c.hot_experts, c.hot_fraction, shape.top_k, seed);
-  if (name == "dirichlet-drift")
-    return make_drift_routing(shape.experts, c.alpha, c.drift_rho, c.drift_sigma, c.drift_interval_steps, shape.top_k,
-                              seed);
-  if (name == "layered-lognormal")
-    return make_layered_routing(shape.experts,
-                                {c.layer_sigma, c.layer_sigma_spread, c.step_sigma, c.step_memory, c.step_interval},
-                                shape.top_k, seed);
-  if (name == "trace") return make_trace_routing(c.trace_path, shape);
-  throw WorkloadError("unknown routing model '" + name + "' (valid: " + join_names(routing_models()) + ")");
+  switch (kind) {
+    case RoutingModelKind::kUniform: return make_uniform_routing();
+    case RoutingModelKind::kZipf: return make_zipf_routing(shape.experts, c.s, shape.top_k, seed);
+    case RoutingModelKind::kHotSet:
+      return make_hot_set_routing(shape.experts, c.hot_experts, c.hot_fraction, shape.top_k, seed);
+    case RoutingModelKind::kDirichletDrift:
+      return make_drift_routing(shape.experts, c.alpha, c.drift_rho, c.drift_sigma, c.drift_interval_steps, shape.top_k,
+                                seed);
+    case RoutingModelKind::kLayeredLognormal:
+      return make_layered_routing(shape.experts,
+                                  {c.layer_sigma, c.layer_sigma_spread, c.step_sigma, c.step_memory, c.step_interval},
+                                  shape.top_k, seed);
+    case RoutingModelKind::kTrace: return make_trace_routing(c.trace_path, shape);
+    case RoutingModelKind::kGroupLimited: break;
+  }
+  throw WorkloadError("group-limited routing: base must be another model");
 }
 
 }  // namespace
@@ -73,14 +77,20 @@ std::vector<RegistryEntry> routing_models() {
   };
 }
 
+RoutingModelKind routing_model_kind(std::string_view name) {
+  return registry_value<RoutingModelKind>(routing_models(), name, "routing model");
+}
+
+std::string_view to_string(RoutingModelKind kind) { return registry_name(routing_models(), kind); }
+
 std::unique_ptr<RoutingModel> make_routing_model(const RoutingConfig& config, const RoutingShape& shape,
                                                  std::uint64_t seed) {
   if (shape.experts <= 0) throw WorkloadError("routing model needs at least one expert");
-  const bool group_model = config.model == "group-limited";
-  if (group_model && config.base == "group-limited")
+  const bool group_model = config.model == RoutingModelKind::kGroupLimited;
+  if (group_model && config.base == RoutingModelKind::kGroupLimited)
     throw WorkloadError("group-limited routing: base must be another model");
   auto model = make_base(group_model ? config.base : config.model, config, shape, seed);
-  const CountMethod counts = count_method_named(config.counts);
+  const CountMethod counts = config.counts;
   model->set_count_method(counts);
   if (!group_model && !config.group_limit.enabled) return model;
   GroupLimit limit{config.group_limit.groups > 0 ? config.group_limit.groups : shape.expert_groups,

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "models/model_spec.h"
@@ -72,9 +73,11 @@ struct RoutingShape {
 };
 RoutingShape routing_shape(const models::ModelSpec& model);
 
+// In the order of RoutingModelKind (workload_config.h).
 std::vector<RegistryEntry> routing_models();
-// Throws WorkloadError listing the valid names for an unknown model, naming a bad parameter, or
-// for a bad routing-trace file. `seed` drives the per-layer expert
+RoutingModelKind routing_model_kind(std::string_view name);  // WorkloadError for an unknown name
+std::string_view to_string(RoutingModelKind kind);
+// Throws WorkloadError naming a bad parameter, or for a bad routing-trace file. `seed` drives the per-layer expert
 // permutations and drifts (give it its own stream of the scenario seed).
 std::unique_ptr<RoutingModel> make_routing_model(const RoutingConfig& config, const RoutingShape& shape,
                                                  std::uint64_t seed);

@@ -14,6 +14,16 @@ enum class ArrivalProcess { kPoisson, kGamma, kConstant, kClosedLoop, kTrace }; 
 enum class TraceFormat { kAuto, kCsv, kJsonl };                                  // trace_formats()
 enum class LengthDist { kFixed, kUniform, kNormal, kLognormal, kEmpirical };     // length_distributions()
 enum class PrefixHitDist { kFixed, kUniform, kBeta, kTrace, kCache };            // prefix_hit_distributions()
+enum class RoutingModelKind {                                                    // routing_models()
+  kUniform,
+  kZipf,
+  kHotSet,
+  kDirichletDrift,
+  kLayeredLognormal,
+  kGroupLimited,
+  kTrace
+};
+enum class CountMethod { kFast, kExact };  // count_methods() (binomial.h)
 
 struct ArrivalConfig {
   ArrivalProcess process = ArrivalProcess::kPoisson;  // see workloads/arrivals.h
@@ -81,10 +91,10 @@ struct GroupLimitConfig {
 constexpr int kMaxReuseDraws = 1024;  // RoutingConfig::reuse_draws' upper bound (memory: sim/route_memo.h)
 
 struct RoutingConfig {
-  std::string model = "uniform";          // registry name, see workloads/routing_model.h
-  double s = 1.0;                         // zipf: exponent (0 = uniform)
-  int hot_experts = 8;                    // hot-set: size h of the hot set per layer ...
-  double hot_fraction = 0.5;              // ... which receives this fraction f of the assignments
+  RoutingModelKind model = RoutingModelKind::kUniform;  // see workloads/routing_model.h
+  double s = 1.0;                                       // zipf: exponent (0 = uniform)
+  int hot_experts = 8;                                  // hot-set: size h of the hot set per layer ...
+  double hot_fraction = 0.5;                            // ... which receives this fraction f of the assignments
   double alpha = 1.0;                     // dirichlet-drift: concentration of the initial Dirichlet popularity
   double drift_rho = 0.99;                // dirichlet-drift: AR(1) coefficient of the logits per interval
   double drift_sigma = 0.5;               // dirichlet-drift: stationary standard deviation of the logit drift
@@ -92,15 +102,15 @@ struct RoutingConfig {
   // layered-lognormal (workloads/routing_layered.cpp): per-layer log-normal popularity whose skew
   // varies across layers, drifting over steps. Defaults fitted to measured DeepSeek-R1 serving
   // statistics (expert_load_deepseek_r1.md: TensorRT-LLM, EP32; docs/workloads.md).
-  double layer_sigma = 1.0;         // median over layers of the std of an expert's log-popularity
-  double layer_sigma_spread = 0.4;  // std of ln(layer_sigma) across layers (hot and cool layers)
-  double step_sigma = 0.2;          // std of the drifting part of the log-popularity
-  std::int64_t step_memory = 200;   // steps over which the drift decorrelates
-  std::int64_t step_interval = 16;  // steps between popularity updates (piecewise constant)
-  std::string base = "uniform";     // group-limited: the popularity model whose marginals it keeps
-  std::string trace_path = "";      // trace: routing-trace file (models/routing_trace.h)
-  GroupLimitConfig group_limit{};   // any model: restrict each token to top_groups of groups
-  std::string counts = "fast";      // how binomial counts are drawn: count_methods() (workloads/binomial.h)
+  double layer_sigma = 1.0;                            // median over layers of the std of an expert's log-popularity
+  double layer_sigma_spread = 0.4;                     // std of ln(layer_sigma) across layers (hot and cool layers)
+  double step_sigma = 0.2;                             // std of the drifting part of the log-popularity
+  std::int64_t step_memory = 200;                      // steps over which the drift decorrelates
+  std::int64_t step_interval = 16;                     // steps between popularity updates (piecewise constant)
+  RoutingModelKind base = RoutingModelKind::kUniform;  // group-limited: the popularity model whose marginals it keeps
+  std::string trace_path = "";                         // trace: routing-trace file (models/routing_trace.h)
+  GroupLimitConfig group_limit{};                      // any model: restrict each token to top_groups of groups
+  CountMethod counts = CountMethod::kFast;             // how binomial counts are drawn (workloads/binomial.h)
   // Draws kept per MoE layer and tokens per rank, then replayed at random (sim/route_memo.h):
   // each step's draw keeps its law, steps sharing a draw are correlated. 0: every draw fresh.
   int reuse_draws = 0;

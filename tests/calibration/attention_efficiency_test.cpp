@@ -57,7 +57,7 @@ models::ModelSpec deepseek() { return *models::find_model_preset("deepseek-v3");
 // not by expanding 4,096 cached latents into per-head K/V.
 TEST(AttentionEfficiency, AShortExtendAfterALongPrefixCostsAboutADecodeStep) {
   const auto hw = *find_hardware_preset("h100");
-  const auto cost = make_cost_model("fitted", hw);
+  const auto cost = make_cost_model(CostModelKind::kFitted, hw);
   const auto m = deepseek();
   const std::vector<PrefillChunk> extend = {{4096, 1}};
   const std::vector<std::int64_t> decode = {4097};
@@ -78,7 +78,7 @@ TEST(AttentionEfficiency, AShortExtendAfterALongPrefixCostsAboutADecodeStep) {
 // a 512-token one, by the published ratio of their speeds.
 TEST(AttentionEfficiency, PrefillRateGrowsWithTheSequenceAsPublished) {
   const auto hw = *find_hardware_preset("h100");
-  const auto cost = make_cost_model("fitted", hw);
+  const auto cost = make_cost_model(CostModelKind::kFitted, hw);
   models::ModelSpec m = *models::find_model_preset("qwen3-235b-a22b");
   const auto rate = [&](std::int64_t len) {
     const std::vector<PrefillChunk> c = {{0, len}};

@@ -37,7 +37,7 @@ constexpr bool kInstrumented = false;
 
 MeasurementFile capture(const std::string& suite, std::vector<std::int64_t> m = {}) {
   CaptureOptions o;
-  o.suite = capture_suite(suite);
+  o.suite = capture_value<CaptureSuite>(suite);
   o.clock = CaptureClock::kCpu;
   o.repetitions = 24;
   o.rounds = 6;

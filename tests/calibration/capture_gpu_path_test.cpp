@@ -31,8 +31,8 @@ CaptureBenches fake(const kernels::FakeDevice& d = {}, int gpus = 0) {
 CaptureOptions cuda(const std::string& suite, const std::string& dtype = "bf16") {
   CaptureOptions o;
   o.backend = CaptureBackend::kCuda;
-  o.suite = capture_suite(suite);
-  o.dtype = o.suite == CaptureSuite::kAllToAll ? "" : dtype;
+  o.suite = capture_value<CaptureSuite>(suite);
+  if (o.suite != CaptureSuite::kAllToAll) o.dtype = capture_value<CaptureDtype>(dtype);
   o.shapes = {{4096, 7168}, {7168, 2048}};
   o.m = {16, 128, 1024};
   o.groups = {8, 32};
@@ -85,13 +85,13 @@ TEST(CudaShapedCapture, ADeviceKeyTwiceIsRefusedBeforeAFileIsWritten) {
   device.add("launcher", "mpi");
   device.add("launcher", "mpi (again)");
   EXPECT_EQ(calibration_error_of([&] {
-              capture_table(cuda("alltoall"), {"", 3, 5, 1}, device, "", {});
+              capture_table(cuda("alltoall"), {CaptureDtype::kBf16, 3, 5, 1}, device, "", {});
             }),
             "capture: metadata key 'launcher' written twice ('mpi', then 'mpi (again)')");
   kernels::DeviceInfo clash = kernels::fake_device_info();
   clash.add("suite", "gemm");
   EXPECT_EQ(calibration_error_of([&] {
-              capture_table(cuda("gemm"), {"bf16", 3, 5, 1}, clash, "k", {});
+              capture_table(cuda("gemm"), {CaptureDtype::kBf16, 3, 5, 1}, clash, "k", {});
             }),
             "capture: metadata key 'suite' written twice ('gemm', then 'gemm')");
 }
@@ -197,7 +197,7 @@ TEST(Throttling, RefusedCasesAreLeftOutAndListed) {
   } catch (const kernels::KernelError& e) {
     EXPECT_STREQ(e.what(), "ran throttled (sw_thermal_slowdown, SM clock down to 1500 MHz)");
   }
-  EXPECT_EQ(calibration_error_of([&] { throttle_policy("ignore"); }),
+  EXPECT_EQ(calibration_error_of([&] { capture_value<ThrottlePolicy>("ignore"); }),
             "--throttled: unknown throttle policy 'ignore' (valid: flag, refuse)");
 }
 

@@ -91,11 +91,11 @@ TEST(Capture, AllToAllRowsCarryTheBusiestRanksVolumes) {
 // The capture's named choices: a name resolves to the value at its index in the registry, the
 // value prints as the name, and an unknown name is one line naming the flag and the valid words.
 template <typename Enum>
-void expect_round_trip(const std::vector<CaptureEntry>& entries, Enum (*value)(std::string_view),
-                       std::string_view (*name)(Enum)) {
+void expect_round_trip() {
+  const auto entries = capture_choice<Enum>.entries();
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    EXPECT_EQ(static_cast<std::size_t>(value(entries[i].name)), i) << entries[i].name;
-    EXPECT_EQ(name(static_cast<Enum>(i)), entries[i].name);
+    EXPECT_EQ(static_cast<std::size_t>(capture_value<Enum>(entries[i].name)), i) << entries[i].name;
+    EXPECT_EQ(to_string(static_cast<Enum>(i)), entries[i].name);
   }
 }
 
@@ -110,35 +110,38 @@ std::string name_error(Resolve resolve, std::string_view name) {
 }
 
 TEST(CaptureNames, NamesAndValuesRoundTrip) {
-  expect_round_trip<CaptureBackend>(capture_backends(), capture_backend, to_string);
-  expect_round_trip<CaptureSuite>(capture_suites(), capture_suite, to_string);
-  expect_round_trip<SplitDistribution>(split_distributions(), split_distribution, to_string);
-  expect_round_trip<CaptureClock>(capture_clocks(), capture_clock, to_string);
-  expect_round_trip<CaptureLauncher>(capture_launchers(), capture_launcher, to_string);
-  expect_round_trip<ThrottlePolicy>(throttle_policies(), throttle_policy, to_string);
+  expect_round_trip<CaptureBackend>();
+  expect_round_trip<CaptureSuite>();
+  expect_round_trip<CaptureDtype>();
+  expect_round_trip<SplitDistribution>();
+  expect_round_trip<CaptureClock>();
+  expect_round_trip<CaptureLauncher>();
+  expect_round_trip<ThrottlePolicy>();
   EXPECT_EQ(to_string(CaptureSuite::kGroupedGemm), "grouped-gemm");
   EXPECT_EQ(to_string(CaptureSuite::kAllToAll), "alltoall");
   EXPECT_EQ(to_string(CaptureBackend::kFake), "fake");
 }
 
 TEST(CaptureNames, UnknownNamesNameTheFlag) {
-  EXPECT_EQ(name_error(capture_backend, "gpu"),
+  EXPECT_EQ(name_error(capture_value<CaptureBackend>, "gpu"),
             "--backend: unknown backend 'gpu'; did you mean 'cpu'? (valid: cpu, cuda, fake)");
-  EXPECT_EQ(name_error(capture_suite, "gemms"),
+  EXPECT_EQ(name_error(capture_value<CaptureSuite>, "gemms"),
             "--suite: unknown suite 'gemms'; did you mean 'gemm'? (valid: gemm, grouped-gemm, alltoall)");
-  EXPECT_EQ(name_error(split_distribution, "normal"),
+  EXPECT_EQ(name_error(capture_value<CaptureDtype>, "int4"),
+            "--dtype: unknown dtype 'int4' (valid: bf16, fp16, fp8, fp32)");
+  EXPECT_EQ(name_error(capture_value<CaptureDtype>, "fp9"),
+            "--dtype: unknown dtype 'fp9'; did you mean 'fp8'? (valid: bf16, fp16, fp8, fp32)");
+  EXPECT_EQ(name_error(capture_value<SplitDistribution>, "normal"),
             "--distribution: unknown distribution 'normal' (valid: uniform, zipf)");
-  EXPECT_EQ(name_error(capture_clock, "tsc"), "--clock: unknown clock 'tsc' (valid: wall, cpu)");
-  EXPECT_EQ(name_error(capture_launcher, "slurm"), "--launcher: unknown launcher 'slurm' (valid: local, mpi)");
-  EXPECT_EQ(name_error(throttle_policy, "ignore"),
+  EXPECT_EQ(name_error(capture_value<CaptureClock>, "tsc"), "--clock: unknown clock 'tsc' (valid: wall, cpu)");
+  EXPECT_EQ(name_error(capture_value<CaptureLauncher>, "slurm"),
+            "--launcher: unknown launcher 'slurm' (valid: local, mpi)");
+  EXPECT_EQ(name_error(capture_value<ThrottlePolicy>, "ignore"),
             "--throttled: unknown throttle policy 'ignore' (valid: flag, refuse)");
 }
 
 TEST(Capture, BadOptionsNameTheFlag) {
   CaptureOptions o = tiny_gemm();
-  o.dtype = "int4";
-  EXPECT_EQ(error_of(o), "--dtype: unknown dtype 'int4' (valid: bf16, fp16, fp8, fp32)");
-  o = tiny_gemm();
   o.launcher = CaptureLauncher::kMpi;
   EXPECT_EQ(error_of(o), "--launcher: mpi launches the cuda (or fake) alltoall suite only");
   o = tiny_gemm();
@@ -154,7 +157,7 @@ TEST(Capture, BadOptionsNameTheFlag) {
   EXPECT_EQ(error_of(o), "--ranks: an all-to-all needs at least 2 ranks, got 1");
   // The cpu backend runs fp32 only: the kernel says so.
   o = tiny_gemm();
-  o.dtype = "bf16";
+  o.dtype = CaptureDtype::kBf16;
   EXPECT_THROW(run_capture(o), ::moesim::kernels::KernelError);
 }
 

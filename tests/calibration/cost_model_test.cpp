@@ -29,7 +29,7 @@ models::ModelSpec model(const char* name) {
 class Roofline : public ::testing::Test {
  protected:
   HardwareProfile hw_ = h800();
-  std::unique_ptr<CostModel> cm_ = make_cost_model("roofline", hw_);
+  std::unique_ptr<CostModel> cm_ = make_cost_model(CostModelKind::kRoofline, hw_);
 };
 
 TEST_F(Roofline, TinyGemmIsMemoryBoundOnWeightReads) {
@@ -139,14 +139,18 @@ TEST_F(Roofline, MemoryOpStreamsAtHbmBandwidth) {
 
 TEST(CostModelRegistry, UnknownModelThrowsListingValidNames) {
   try {
-    make_cost_model("fitted-v9", h800());
+    cost_model_kind("fitted-v9");
     FAIL() << "expected CalibrationError";
   } catch (const CalibrationError& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("fitted-v9"), std::string::npos) << msg;
-    for (const auto& info : cost_models()) EXPECT_NE(msg.find(info.name), std::string::npos) << msg;
+    EXPECT_STREQ(e.what(), "unknown cost model 'fitted-v9' (valid: roofline, fitted)");
   }
-  for (const auto& info : cost_models()) EXPECT_NE(make_cost_model(info.name, h800()), nullptr) << info.name;
+  const auto entries = cost_models();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const CostModelKind kind = cost_model_kind(entries[i].name);
+    EXPECT_EQ(static_cast<std::size_t>(kind), i) << entries[i].name;
+    EXPECT_EQ(to_string(kind), entries[i].name);
+    EXPECT_NE(make_cost_model(kind, h800()), nullptr) << entries[i].name;
+  }
 }
 
 }  // namespace

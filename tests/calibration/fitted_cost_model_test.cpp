@@ -210,11 +210,11 @@ TEST(FittedCostModel, RegisteredNextToRoofline) {
   }
   EXPECT_TRUE(fitted);
   EXPECT_TRUE(roofline);
-  EXPECT_NO_THROW(make_cost_model("fitted", *find_hardware_preset("h800")));
+  EXPECT_NO_THROW(make_cost_model(CostModelKind::kFitted, *find_hardware_preset("h800")));
 }
 
 TEST(FittedCostModel, TimeStepsAtTileBoundaries) {
-  const auto model = make_cost_model("fitted", *find_hardware_preset("h800"));
+  const auto model = make_cost_model(CostModelKind::kFitted, *find_hardware_preset("h800"));
   const auto fp8 = models::DType::kFp8;
   // m = 4224 = 33 × 128 rows and n = 4096 = 16 × 256 give 528 = 4 × 132 full tiles: exactly four
   // waves. One more row cannot fit in four waves of any tile, so it costs a (partial) fifth wave.
@@ -279,7 +279,7 @@ TEST(FittedCostModel, ContiguousLayoutPadsEachGroupTo128Rows) {
 }
 
 TEST(FittedCostModel, SkewedGroupsSlowerThanBalanced) {
-  const auto model = make_cost_model("fitted", *find_hardware_preset("h800"));
+  const auto model = make_cost_model(CostModelKind::kFitted, *find_hardware_preset("h800"));
   // 8 experts, 4096 tokens in total: balanced vs one hot expert.
   const std::vector<std::int64_t> balanced(8, 512);
   const std::vector<std::int64_t> skewed = {3072, 147, 147, 146, 146, 146, 146, 146};
@@ -294,7 +294,7 @@ TEST(FittedCostModel, SkewedGroupsSlowerThanBalanced) {
 }
 
 TEST(FittedCostModel, ZeroTokenGroupsAreSkipped) {
-  const auto model = make_cost_model("fitted", *find_hardware_preset("h800"));
+  const auto model = make_cost_model(CostModelKind::kFitted, *find_hardware_preset("h800"));
   const std::vector<std::int64_t> two = {256, 256};
   const std::vector<std::int64_t> padded = {256, 0, 0, 256, 0, 0, 0, 0};
   const auto a = model->grouped_gemm(two, 4096, 7168, models::DType::kFp8);
@@ -316,20 +316,21 @@ TEST(FittedCostModel, ZeroTokenGroupsAreSkipped) {
 
 TEST(FittedCostModel, OtherDevicesUseTheirOwnPeaks) {
   auto hw = *find_hardware_preset("h800");
-  const auto base = make_cost_model("fitted", hw)->gemm(4096, 4096, 7168, models::DType::kFp8).time_ns;
+  const auto base = make_cost_model(CostModelKind::kFitted, hw)->gemm(4096, 4096, 7168, models::DType::kFp8).time_ns;
   hw.peak_fp8_flops *= 2;
-  const auto faster = make_cost_model("fitted", hw)->gemm(4096, 4096, 7168, models::DType::kFp8).time_ns;
+  const auto faster = make_cost_model(CostModelKind::kFitted, hw)->gemm(4096, 4096, 7168, models::DType::kFp8).time_ns;
   EXPECT_LT(faster, base * 0.6);
   // h100 has the same SMs and HBM: same GEMM times.
-  EXPECT_DOUBLE_EQ(
-      make_cost_model("fitted", *find_hardware_preset("h100"))->gemm(4096, 4096, 7168, models::DType::kFp8).time_ns,
-      base);
+  EXPECT_DOUBLE_EQ(make_cost_model(CostModelKind::kFitted, *find_hardware_preset("h100"))
+                       ->gemm(4096, 4096, 7168, models::DType::kFp8)
+                       .time_ns,
+                   base);
 }
 
 TEST(FittedCostModel, MemoryOpsUseFittedBandwidth) {
   const auto hw = *find_hardware_preset("h800");
-  const auto fitted = make_cost_model("fitted", hw);
-  const auto roofline = make_cost_model("roofline", hw);
+  const auto fitted = make_cost_model(CostModelKind::kFitted, hw);
+  const auto roofline = make_cost_model(CostModelKind::kRoofline, hw);
   EXPECT_GT(fitted->memory_op(1e9).time_ns, roofline->memory_op(1e9).time_ns);
   EXPECT_FALSE(fitted->memory_op(1e9).compute_bound);
 }
@@ -344,7 +345,7 @@ TEST(FittedCostModel, ManyDeviceGroupedGemmMatchesEachDeviceBitForBit) {
   for (int d = 0; d < 150; ++d)
     for (int g = 0; g < 3; ++g) tokens.push_back(d % 7 == 0 ? 0 : (d * 37 + g * 101) % 900);
   for (const char* name : {"fitted", "roofline"}) {
-    const auto model = make_cost_model(name, hw);
+    const auto model = make_cost_model(cost_model_kind(name), hw);
     std::vector<double> many(150, -1.0);
     const GemmShape mlp[] = {{4096, 7168}, {7168, 2048}};  // gate-up and down of an expert
     model->grouped_gemm_times(tokens, 3, std::span(mlp, 1), models::DType::kFp8, many);
@@ -368,7 +369,7 @@ TEST(FittedCostModel, ManyMemoryOpsMatchEachBitForBit) {
   std::vector<double> bytes;
   for (int i = 0; i < 300; ++i) bytes.push_back(i % 11 == 0 ? 0.0 : 1.0e3 * i * i + 7.0 * i);
   for (const char* name : {"fitted", "roofline"}) {
-    const auto model = make_cost_model(name, hw);
+    const auto model = make_cost_model(cost_model_kind(name), hw);
     std::vector<double> many(bytes.size(), -1.0);
     model->memory_op_times(bytes, many);
     for (std::size_t i = 0; i < bytes.size(); ++i)

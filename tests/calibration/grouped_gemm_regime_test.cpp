@@ -17,8 +17,8 @@ namespace {
 
 TEST(GroupedGemmSmallM, IsTheWeightStreamOfItsExpertsAboveTheRoofline) {
   const auto hw = *find_hardware_preset("h800");
-  const auto fitted = make_cost_model("fitted", hw);
-  const auto roofline = make_cost_model("roofline", hw);
+  const auto fitted = make_cost_model(CostModelKind::kFitted, hw);
+  const auto roofline = make_cost_model(CostModelKind::kRoofline, hw);
   // DeepSeek-V3's expert gate/up projection: n = 2 x 2048, k = 7168, FP8 weights.
   const std::int64_t n = 4096, k = 7168;
   double previous = 0;

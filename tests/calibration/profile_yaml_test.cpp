@@ -109,7 +109,7 @@ TEST(MeasuredProfile, MalformedMeasuredKeys) {
 
 TEST(MeasuredProfile, FittedCostModelUsesTheProfilesOwnParameters) {
   const HardwareProfile p = load_hardware_yaml(kMeasured, "p.yaml");
-  const auto model = make_cost_model("fitted", p);
+  const auto model = make_cost_model(CostModelKind::kFitted, p);
   const std::vector<std::int64_t> tokens = {100, 0, 300};
   const GemmDevice bf16{10, 10e12, 1e12};
   const GemmFitParams& mine = p.gemm_fits[0].params;
@@ -125,7 +125,7 @@ TEST(MeasuredProfile, FittedCostModelUsesTheProfilesOwnParameters) {
   // A preset keeps the DeepGEMM H800 fit.
   const HardwareProfile h800 = *find_hardware_preset("h800");
   const GemmDevice h800_fp8{h800.sm_count, h800.peak_fp8_flops, h800.hbm_bytes_per_s};
-  EXPECT_DOUBLE_EQ(make_cost_model("fitted", h800)->gemm(512, 4096, 7168, models::DType::kFp8).time_ns,
+  EXPECT_DOUBLE_EQ(make_cost_model(CostModelKind::kFitted, h800)->gemm(512, 4096, 7168, models::DType::kFp8).time_ns,
                    estimate_gemm(512, 4096, 7168, 1, h800_fp8, deepgemm_h800_fit()).time_ns);
 }
 

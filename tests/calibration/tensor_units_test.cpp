@@ -71,8 +71,8 @@ TEST(TensorUnits, RunsAsIsReadAndWrittenBack) {
 // the same as FP8 on Hopper, where its weights still read half the bytes.
 TEST(TensorUnits, GemmCostFollowsTheUnitsPeak) {
   for (const char* model : {"roofline", "fitted"}) {
-    const auto b200 = make_cost_model(model, preset("b200"));
-    const auto h100 = make_cost_model(model, preset("h100"));
+    const auto b200 = make_cost_model(cost_model_kind(model), preset("b200"));
+    const auto h100 = make_cost_model(cost_model_kind(model), preset("h100"));
     const std::int64_t m = 8192, n = 7168, k = 7168;
     const double b_fp8 = b200->gemm(m, n, k, DType::kFp8).time_ns, b_fp4 = b200->gemm(m, n, k, DType::kNvfp4).time_ns;
     EXPECT_TRUE(b200->gemm(m, n, k, DType::kNvfp4).compute_bound) << model;
@@ -86,7 +86,7 @@ TEST(TensorUnits, GemmCostFollowsTheUnitsPeak) {
     const double h_fp4_small = h100->gemm(8, n, k, DType::kNvfp4).time_ns;
     EXPECT_LT(h_fp4_small, 0.7 * h_fp8_small) << model;
     // INT8 on an A100 at the INT8 rate, FP8 weight-only at the BF16 rate.
-    const auto a100 = make_cost_model(model, preset("a100"));
+    const auto a100 = make_cost_model(cost_model_kind(model), preset("a100"));
     EXPECT_NEAR(a100->gemm(m, n, k, DType::kFp8).time_ns / a100->gemm(m, n, k, DType::kInt8).time_ns, 2.0, 0.1)
         << model;
   }

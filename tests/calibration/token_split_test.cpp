@@ -33,7 +33,7 @@ TEST(TokenSplit, ZipfByLargestRemainder) {
 
 TEST(TokenSplit, RejectsBadArguments) {
   EXPECT_THROW(split_tokens(10, 0, SplitDistribution::kUniform, 1), CalibrationError);
-  EXPECT_THROW(split_distribution("normal"), CalibrationError);
+  EXPECT_THROW(capture_value<SplitDistribution>("normal"), CalibrationError);
   EXPECT_THROW(split_tokens(10, 2, SplitDistribution::kZipf, -1), CalibrationError);
 }
 

@@ -66,7 +66,7 @@ TEST(ScenarioLoader, FullScenarioGivesTypedValues) {
   EXPECT_EQ(p.moe_ep, 32);
   EXPECT_EQ(p.batch.max_running_per_rank, 128);
   EXPECT_EQ(p.batch.token_budget_per_rank, 256);
-  EXPECT_EQ(s.routing.model, "uniform");
+  EXPECT_EQ(s.routing.model, workloads::RoutingModelKind::kUniform);
   EXPECT_EQ(s.workload.requests, 20000);
   EXPECT_EQ(s.workload.arrivals.process, workloads::ArrivalProcess::kPoisson);
   EXPECT_EQ(s.workload.arrivals.rate_per_s, 2000.0);
@@ -95,7 +95,7 @@ TEST(ScenarioLoader, DefaultsComeFromHardwareAndConfigStructs) {
   EXPECT_EQ(s.deployment.colocated.moe_ep, 8);
   EXPECT_EQ(s.deployment.colocated.batch.max_running_per_rank, 64);
   EXPECT_EQ(s.deployment.colocated.batch.token_budget_per_rank, 4096);
-  EXPECT_EQ(s.routing.model, "uniform");
+  EXPECT_EQ(s.routing.model, workloads::RoutingModelKind::kUniform);
   EXPECT_EQ(s.workload.requests, 100);
   EXPECT_EQ(s.workload.arrivals.process, workloads::ArrivalProcess::kPoisson);
   EXPECT_EQ(s.workload.input_tokens.value, 1000);

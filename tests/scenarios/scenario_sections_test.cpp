@@ -51,8 +51,8 @@ TEST(ScenarioSections, DeepSeekDecodeGivesTypedValues) {
   EXPECT_EQ(p.comm.all_to_all, &topology::low_latency_all_to_all());
   EXPECT_EQ(p.comm.fidelity, &topology::flow_fidelity());
 
-  EXPECT_EQ(s.routing.model, "group-limited");
-  EXPECT_EQ(s.routing.base, "zipf");
+  EXPECT_EQ(s.routing.model, workloads::RoutingModelKind::kGroupLimited);
+  EXPECT_EQ(s.routing.base, workloads::RoutingModelKind::kZipf);
   EXPECT_EQ(s.routing.s, 0.9);
   EXPECT_TRUE(s.routing.group_limit.enabled);
   EXPECT_EQ(s.routing.group_limit.groups, 8);
@@ -120,7 +120,7 @@ workload:
   prefix_hit: 0.5
 )",
                                           "scn.yaml");
-  EXPECT_EQ(s.routing.model, "dirichlet-drift");
+  EXPECT_EQ(s.routing.model, workloads::RoutingModelKind::kDirichletDrift);
   EXPECT_EQ(s.routing.alpha, 0.5);
   EXPECT_EQ(s.routing.drift_rho, 0.9);
   EXPECT_EQ(s.routing.drift_sigma, 1.5);

@@ -17,7 +17,8 @@ namespace {
 struct H800 {
   models::ModelSpec model = *models::find_model_preset("deepseek-v3");
   calibration::HardwareProfile device = *calibration::find_hardware_preset("h800");
-  std::unique_ptr<calibration::CostModel> cost = calibration::make_cost_model("fitted", device);
+  std::unique_ptr<calibration::CostModel> cost =
+      calibration::make_cost_model(calibration::CostModelKind::kFitted, device);
   PowerModel power{device, model, *cost};
 };
 

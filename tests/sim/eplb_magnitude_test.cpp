@@ -71,7 +71,7 @@ TEST(EplbMagnitude, PlacementSharesAsDerivedByHand) {
 
 SimulationConfig hot_set(const char* policy, int redundant, double rebalance_s = 0) {
   auto c = testing::tiny_config(160);
-  c.routing.model = "hot-set";
+  c.routing.model = workloads::RoutingModelKind::kHotSet;
   c.routing.hot_experts = 4;
   c.routing.hot_fraction = 0.5;
   c.deployment.colocated.placement.policy = placement_policy(policy);

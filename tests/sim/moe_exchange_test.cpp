@@ -30,7 +30,7 @@ struct Fixture {
     deployment = std::make_unique<Deployment>(d, model, hw, cluster);
     layout = std::make_unique<InstanceLayout>(deployment->pools()[0], 0);
     workloads::RoutingConfig rc;
-    rc.model = "uniform";
+    rc.model = workloads::RoutingModelKind::kUniform;
     routing_model = workloads::make_routing_model(rc, model.routed_experts);
     routing = std::make_unique<LayerRouting>(model, layout->moe_view(), *routing_model, cluster);
     exchange = std::make_unique<MoeExchange>(model, *layout, cluster, routing->aggregated());

@@ -36,7 +36,7 @@ struct Pipeline {
     d.colocated.pipeline_stages = stages;
     d.colocated.attention_dp = d.colocated.moe_ep = 8;
     deployment = std::make_unique<Deployment>(d, model, hw, cluster);
-    cost = calibration::make_cost_model("roofline", hw);
+    cost = calibration::make_cost_model(calibration::CostModelKind::kRoofline, hw);
     workloads::RoutingConfig rc;
     routing = workloads::make_routing_model(rc, model.routed_experts);
     step = std::make_unique<InstanceStep>(model, deployment->pools()[0], 0, cluster, *cost, *routing);

@@ -37,7 +37,7 @@ PlacementConfig policy(const char* name, int redundant = 0) {
 
 std::vector<double> zipf_load(int experts, double s, std::uint64_t seed) {
   workloads::RoutingConfig rc;
-  rc.model = "zipf";
+  rc.model = workloads::RoutingModelKind::kZipf;
   rc.s = s;
   workloads::RoutingShape rs;
   rs.experts = experts;
@@ -106,7 +106,7 @@ TEST(Eplb, RedundantSlotsLowerRankImbalanceOnZipfRouting) {
 
   // The same holds for sampled counts (statistics from placement_stats).
   workloads::RoutingConfig rc;
-  rc.model = "zipf";
+  rc.model = workloads::RoutingModelKind::kZipf;
   rc.s = 1.0;
   workloads::RoutingShape rs{experts, 1, 8, 1, 1};
   const auto model = workloads::make_routing_model(rc, rs, 4);

@@ -91,7 +91,7 @@ Figures figures(const SimulationResult& r) {
 
 SimulationConfig skewed_decode(std::uint64_t seed) {
   SimulationConfig c = testing::dsv3_config(2, 240, 400, 300, 120);
-  c.routing.model = "zipf";
+  c.routing.model = workloads::RoutingModelKind::kZipf;
   c.routing.s = 0.9;
   c.seed = seed;
   return c;
@@ -145,7 +145,7 @@ TEST(RouteMemo, ReusedDrawsAreReproducibleFromTheSeed) {
 // the exact one, bit for bit.
 TEST(RouteMemo, ALawThatChangesEveryStepIsNeverReplayed) {
   SimulationConfig c = skewed_decode(2);
-  c.routing.model = "dirichlet-drift";
+  c.routing.model = workloads::RoutingModelKind::kDirichletDrift;
   c.routing.drift_interval_steps = 1;
   const auto exact = simulate(c);
   c.routing.reuse_draws = 4;

@@ -24,7 +24,7 @@ Averages study(int ep, std::int64_t tokens_per_rank, int redundant, const char* 
                std::uint64_t seed = 1, int steps = 20) {
   const auto model = *models::find_model_preset("deepseek-v3");
   workloads::RoutingConfig config;
-  config.model = "layered-lognormal";
+  config.model = workloads::RoutingModelKind::kLayeredLognormal;
   const auto shape = workloads::routing_shape(model);
   const auto routing = workloads::make_routing_model(config, shape, workloads::splitmix64(seed));
   RoutingStudy s;
@@ -100,7 +100,7 @@ TEST(MeasuredRouting, EplbFromPastStatisticsLeavesTheMeasuredImbalance) {
 TEST(MeasuredRouting, PopularityIsStableOverTensOfStepsAndDrifts) {
   const auto model = *models::find_model_preset("deepseek-v3");
   workloads::RoutingConfig config;
-  config.model = "layered-lognormal";
+  config.model = workloads::RoutingModelKind::kLayeredLognormal;
   const auto routing = workloads::make_routing_model(config, workloads::routing_shape(model), 99);
   const auto correlation = [&](std::int64_t a, std::int64_t b) {
     std::vector<double> p(256), q(256);

@@ -19,7 +19,7 @@ SimulationConfig decode_heavy() {
 TEST(Skew, ZipfRoutingRaisesTpotAndRedundantExpertsLowerIt) {
   auto uniform = decode_heavy();
   auto skewed = decode_heavy();
-  skewed.routing.model = "zipf";
+  skewed.routing.model = workloads::RoutingModelKind::kZipf;
   skewed.routing.s = 1.2;
   auto balanced = skewed;
   balanced.deployment.colocated.placement.policy = PlacementPolicy::kEplb;
@@ -50,7 +50,7 @@ TEST(Communication, LowLatencyKernelsSendMoreBytesThanDirect) {
 
 TEST(Rebalancing, EplbReplacesFromObservedLoadAndChargesTheMigration) {
   auto c = decode_heavy();
-  c.routing.model = "dirichlet-drift";
+  c.routing.model = workloads::RoutingModelKind::kDirichletDrift;
   c.deployment.colocated.placement.policy = PlacementPolicy::kEplb;
   c.deployment.colocated.placement.redundant = 32;
   c.deployment.colocated.placement.rebalance_interval_s = 0.2;

@@ -32,9 +32,9 @@ struct Fixture {
     d.colocated.comm.ll_network_only = network_only;
     deployment = std::make_unique<Deployment>(d, model, hw, cluster);
     layout = std::make_unique<InstanceLayout>(deployment->pools()[0], 0);
-    cost = calibration::make_cost_model("roofline", hw);
+    cost = calibration::make_cost_model(calibration::CostModelKind::kRoofline, hw);
     workloads::RoutingConfig rc;
-    rc.model = "uniform";
+    rc.model = workloads::RoutingModelKind::kUniform;
     routing = workloads::make_routing_model(rc, model.routed_experts);
     step = std::make_unique<StepModel>(model, *layout, cluster, *cost, *routing, overlap);
   }
@@ -202,7 +202,8 @@ TEST(TwoBatchOverlap, CommunicationSmsSlowConcurrentCompute) {
 // weight) pairs per dispatched message, and 7,168 BF16 values per combined result.
 TEST(LowLatencyPhases, CostTheBytesEachKernelMoves) {
   const auto model = *models::find_model_preset("deepseek-v3");
-  const auto cost = calibration::make_cost_model("roofline", *calibration::find_hardware_preset("h800"));
+  const auto cost =
+      calibration::make_cost_model(calibration::CostModelKind::kRoofline, *calibration::find_hardware_preset("h800"));
   const double act = 7168 * 2.0, msg = 7168 + 56 * 4.0 + 8 * 8.0, out = 7168 * 2.0;
   const auto p = low_latency_phases(model, *cost, 128, 1024, models::dispatch_bytes_per_token(model),
                                     models::combine_bytes_per_token(model));
@@ -429,7 +430,7 @@ TEST(RankCosts, AttentionBeforeItsCoreDoesNotDependOnTheCache) {
 // recurrence reads each sequence's fixed state; the full-attention layers grow with the cache.
 TEST(RankCosts, LinearAttentionLayersCostTheSameAtAnyContext) {
   const auto hw = *calibration::find_hardware_preset("h200");
-  const auto cost = calibration::make_cost_model("fitted", hw);
+  const auto cost = calibration::make_cost_model(calibration::CostModelKind::kFitted, hw);
   const models::ModelSpec model = *models::find_model_preset("qwen3-next-80b-a3b");
   EXPECT_EQ(first_local_layer(model), 0);
   RankBatch shortkv, longkv;
@@ -457,7 +458,7 @@ TEST(RankCosts, LinearAttentionLayersCostTheSameAtAnyContext) {
 // model with local (windowed) attention too, with prefill chunks, and for an attention shard.
 TEST(RankCosts, MemoGivesRankCostsBitForBit) {
   const auto hw = *calibration::find_hardware_preset("h800");
-  const auto cost = calibration::make_cost_model("fitted", hw);
+  const auto cost = calibration::make_cost_model(calibration::CostModelKind::kFitted, hw);
   for (const char* name : {"deepseek-v3", "gpt-oss-120b", "qwen3-next-80b-a3b"}) {
     const models::ModelSpec model = *models::find_model_preset(name);
     const models::ModelSpec shard = models::attention_shard(model, 2);

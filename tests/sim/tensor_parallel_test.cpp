@@ -32,9 +32,9 @@ struct Node {
     d.colocated.moe_tp = moe_tp;
     deployment = std::make_unique<Deployment>(d, model, hw, cluster);
     layout = std::make_unique<InstanceLayout>(deployment->pools()[0], 0);
-    cost = calibration::make_cost_model("roofline", hw);
+    cost = calibration::make_cost_model(calibration::CostModelKind::kRoofline, hw);
     workloads::RoutingConfig rc;
-    rc.model = routing_model;
+    rc.model = workloads::routing_model_kind(routing_model);
     rc.hot_experts = 1;
     rc.hot_fraction = 0.4;
     routing = workloads::make_routing_model(rc, model.routed_experts);
@@ -107,7 +107,7 @@ TEST(AttentionTensorParallel, DenseLayersAllReduceTwice) {
   d.colocated.attention_tp = 4;
   const Deployment dep(d, model, hw, cluster);
   const InstanceLayout layout(dep.pools()[0], 0);
-  const auto cost = calibration::make_cost_model("roofline", hw);
+  const auto cost = calibration::make_cost_model(calibration::CostModelKind::kRoofline, hw);
   workloads::RoutingConfig rc;
   const auto routing = workloads::make_routing_model(rc, model.routed_experts);
   StepModel step(model, layout, cluster, *cost, *routing, OverlapConfig{});

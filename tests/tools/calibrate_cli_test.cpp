@@ -108,6 +108,7 @@ TEST(CalibrateCli, UnknownWordsNameTheFlag) {
       {"--distribution zipf,normal", "--distribution: unknown distribution 'normal' (valid: uniform, zipf)"},
       {"--clock tsc", "--clock: unknown clock 'tsc' (valid: wall, cpu)"},
       {"--launcher slurm", "--launcher: unknown launcher 'slurm' (valid: local, mpi)"},
+      {"--dtype fp9", "--dtype: unknown dtype 'fp9'; did you mean 'fp8'? (valid: bf16, fp16, fp8, fp32)"},
   };
   for (const auto& [flags, message] : cases) {
     const auto r = run_moesim(std::string("calibrate capture ") + flags + " -o " + out.string());

@@ -70,8 +70,11 @@ TEST(RoutingWhatIf, BadFlagsExitTwoWithOneLine) {
   expect("routing --ep 8 --tokens -5", "--tokens: Value -5 not in range 0 to 4294967296 (see 'moesim --help')");
   expect("routing --ep 7", "placement 'contiguous': 256 experts + 0 redundant slots do not divide over ep 7");
   expect("routing --ep 8 --routing zipff",
-         "unknown routing model 'zipff' (valid: uniform, zipf, hot-set, dirichlet-drift, layered-lognormal, "
-         "group-limited, trace)");
+         "--routing: unknown routing model 'zipff'; did you mean 'zipf'? (valid: uniform, zipf, hot-set, "
+         "dirichlet-drift, layered-lognormal, group-limited, trace)");
+  expect("routing --ep 8 --routing group-limited --base zip",
+         "--base: unknown routing model 'zip'; did you mean 'zipf'? (valid: uniform, zipf, hot-set, "
+         "dirichlet-drift, layered-lognormal, group-limited, trace)");
 }
 
 TEST(RoutingWhatIf, PrintsPerLayerImbalance) {

@@ -57,7 +57,7 @@ Modelled model_kernels(int ep, bool network_only) {
   const double dispatch_bytes = models::dispatch_bytes_per_token(*model);
   const double combine_bytes = models::combine_bytes_per_token(*model);
   // Rank 0's kernels (uniform traffic: every rank alike).
-  const auto cost = calibration::make_cost_model("fitted", *hw);
+  const auto cost = calibration::make_cost_model(calibration::CostModelKind::kFitted, *hw);
   const auto k = sim::low_latency_phases(*model, *cost, kTokens, std::llround(traffic.expert_bytes.received(0)),
                                          dispatch_bytes, combine_bytes);
 

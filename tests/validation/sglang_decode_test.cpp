@@ -27,7 +27,7 @@ double decode_step_ms(const std::string& file, int seqs, std::int64_t kv,
   const auto s = scenarios::load_scenario_file(std::string(MOESIM_SOURCE_DIR) + "/scenarios/validation/" + file);
   auto c = scenarios::simulation_config(s);
   if (routing_override) c.routing = *routing_override;
-  if (counts) c.routing.counts = counts;
+  if (counts) c.routing.counts = workloads::count_method_named(counts);
   const topology::Cluster cluster(c.cluster);
   const sim::Deployment deployment(c.deployment, c.model, c.hardware, cluster);
   const auto& pool = deployment.pools().back();
@@ -85,7 +85,7 @@ TEST(SglangDecode, ThroughputPerNodeAgainstPublished) {
 // check's error is made of.
 TEST(SglangDecode, SkewedRoutingUnderEplbMovesTheStepLittle) {
   workloads::RoutingConfig skewed;
-  skewed.model = "zipf";
+  skewed.model = workloads::RoutingModelKind::kZipf;
   skewed.s = 0.9;
   skewed.group_limit = {true, 8, 4};
   const double uniform_ms = decode_step_ms("sglang-96xh100-decode.yaml", 256, 2000);
@@ -104,7 +104,7 @@ TEST(SglangDecode, SkewedRoutingUnderEplbMovesTheStepLittle) {
 // show. Skewed, group-limited routing, so both the popularity path and the group path are drawn.
 TEST(SglangDecode, FastCountsGiveTheExactCountsStep) {
   workloads::RoutingConfig skewed;
-  skewed.model = "zipf";
+  skewed.model = workloads::RoutingModelKind::kZipf;
   skewed.s = 0.9;
   for (const bool grouped : {false, true}) {
     skewed.group_limit = {grouped, 8, 4};

@@ -22,7 +22,7 @@ RoutingShape deepseek_shape() {
 
 std::unique_ptr<RoutingModel> layered(std::uint64_t seed = 5) {
   RoutingConfig c;
-  c.model = "layered-lognormal";
+  c.model = workloads::RoutingModelKind::kLayeredLognormal;
   return make_routing_model(c, deepseek_shape(), seed);
 }
 
@@ -63,7 +63,7 @@ TEST(LayeredRouting, AnswersAreIndependentOfTheOrderOfQuestions) {
 
 TEST(LayeredRouting, WithoutDriftItIsStepInvariant) {
   RoutingConfig c;
-  c.model = "layered-lognormal";
+  c.model = workloads::RoutingModelKind::kLayeredLognormal;
   c.step_sigma = 0;
   const auto m = make_routing_model(c, deepseek_shape(), 1);
   EXPECT_TRUE(m->is_step_invariant());
@@ -75,7 +75,7 @@ TEST(LayeredRouting, WithoutDriftItIsStepInvariant) {
 
 TEST(LayeredRouting, RejectsParametersOutOfRange) {
   RoutingConfig c;
-  c.model = "layered-lognormal";
+  c.model = workloads::RoutingModelKind::kLayeredLognormal;
   c.step_memory = 0;
   try {
     make_routing_model(c, deepseek_shape(), 1);

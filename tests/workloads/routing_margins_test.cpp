@@ -146,7 +146,7 @@ void compare(const char* model_name, int ranks, int per_node, const std::vector<
   const double remote_inflation = per_source || groups > 0 ? 1.0 : 1.0 + 1.0 / (nodes * (nodes - 1) * per_node);
   const int experts = 2 * ranks, k = 4;
   RoutingConfig rc;
-  rc.model = model_name;
+  rc.model = routing_model_kind(model_name);
   rc.s = 1.1;
   if (groups > 0) rc.group_limit = {true, groups, top_groups};
   const auto model =
@@ -236,7 +236,7 @@ TEST(RoutingMargins, ClassesPerNodeWithALocalReplicaSplitHaveTheFullDrawsDistrib
 TEST(RoutingMargins, ModelMassesFollowTheExpertDistribution) {
   const int experts = 16, ranks = 4, k = 2;
   RoutingConfig rc;
-  rc.model = "hot-set";
+  rc.model = workloads::RoutingModelKind::kHotSet;
   rc.hot_experts = 1;
   rc.hot_fraction = 0.5;
   const auto model = make_routing_model(rc, RoutingShape{experts, 1, k, 1, 1}, 2);
@@ -262,9 +262,9 @@ TEST(RoutingMargins, ModelMassesFollowTheExpertDistribution) {
 TEST(RoutingMargins, KeptSetupsDrawAsAFreshSampler) {
   const int experts = 32, ranks = 8, k = 4;
   RoutingConfig zipf;
-  zipf.model = "zipf";
+  zipf.model = workloads::RoutingModelKind::kZipf;
   RoutingConfig drift;
-  drift.model = "dirichlet-drift";
+  drift.model = workloads::RoutingModelKind::kDirichletDrift;
   const std::vector<std::int64_t> tokens{16, 16, 16, 16, 16, 16, 16, 16};
   RoutingTargets shares = targets_with_replicas(experts, ranks, 4);  // only the replica shares differ
   shares.slot_share[0] = 0.25, shares.slot_share[static_cast<std::size_t>(experts)] = 0.75;
@@ -291,8 +291,8 @@ TEST(RoutingMargins, KeptSetupsDrawAsAFreshSampler) {
               RoutingMargins a, b;
               kept.draw_margins(layer, step, tokens, t, rng, a);
               fresh.draw_margins(layer, step, tokens, t, rng_fresh, b);
-              const std::string what =
-                  rc.model + ", round " + std::to_string(round) + ", layer " + std::to_string(layer);
+              const std::string what = std::string(to_string(rc.model)) + ", round " + std::to_string(round) +
+                                       ", layer " + std::to_string(layer);
               EXPECT_EQ(a.slot_counts, b.slot_counts) << what;
               EXPECT_EQ(a.received_remote, b.received_remote) << what;
               EXPECT_EQ(a.received_intra, b.received_intra) << what;

@@ -82,7 +82,7 @@ struct Ratios {
 Ratios measured_ratios(int nodes, int per_node, int tokens, int k, int draws) {
   const int ranks = nodes * per_node, experts = 2 * ranks;
   RoutingConfig rc;
-  rc.model = "uniform";
+  rc.model = workloads::RoutingModelKind::kUniform;
   const auto model = make_routing_model(rc, RoutingShape{experts, 1, k, 1, 1}, 5);
   RoutingTargets t = RoutingTargets::contiguous(experts, ranks);
   for (int r = 0; r < ranks; ++r) t.rank_node.push_back(r / per_node);

@@ -34,7 +34,7 @@ constexpr double kChi2Crit7 = 24.322;   // 7 degrees of freedom
 
 TEST(UniformRouting, DistributionIsUniformAndSumsToOne) {
   RoutingConfig cfg;
-  cfg.model = "uniform";
+  cfg.model = workloads::RoutingModelKind::kUniform;
   for (int experts : {1, 16, 256}) {
     const auto model = make_routing_model(cfg, experts);
     ASSERT_NE(model, nullptr);
@@ -47,22 +47,30 @@ TEST(UniformRouting, DistributionIsUniformAndSumsToOne) {
 }
 
 TEST(RoutingRegistry, UnknownModelThrowsListingValidNames) {
-  RoutingConfig cfg;
-  cfg.model = "zipf-typo";
   try {
-    make_routing_model(cfg, 16);
+    routing_model_kind("zipf-typo");
     FAIL() << "expected WorkloadError";
   } catch (const WorkloadError& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("zipf-typo"), std::string::npos) << msg;
-    for (const auto& entry : routing_models()) EXPECT_NE(msg.find(entry.name), std::string::npos) << msg;
+    EXPECT_STREQ(e.what(),
+                 "unknown routing model 'zipf-typo' (valid: uniform, zipf, hot-set, dirichlet-drift, "
+                 "layered-lognormal, group-limited, trace)");
   }
+}
+
+TEST(RoutingRegistry, NamesAndKindsRoundTrip) {
+  const auto entries = routing_models();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(routing_model_kind(entries[i].name)), i) << entries[i].name;
+    EXPECT_EQ(to_string(static_cast<RoutingModelKind>(i)), entries[i].name);
+  }
+  EXPECT_EQ(to_string(RoutingModelKind::kGroupLimited), "group-limited");
+  EXPECT_EQ(to_string(RoutingModelKind::kLayeredLognormal), "layered-lognormal");
 }
 
 TEST(RoutingRegistry, EveryListedModelConstructs) {
   for (const auto& entry : routing_models()) {
     RoutingConfig cfg;
-    cfg.model = std::string(entry.name);
+    cfg.model = routing_model_kind(entry.name);
     EXPECT_FALSE(entry.description.empty());
     if (entry.name == "trace") {  // needs a file: tests/workloads/routing_sampler_test.cpp
       EXPECT_THROW(make_routing_model(cfg, 8), WorkloadError);
@@ -81,7 +89,7 @@ std::vector<double> distribution(const RoutingModel& m, int layer, std::int64_t 
 
 TEST(ZipfRouting, RankedPopularityPermutedPerLayer) {
   RoutingConfig cfg;
-  cfg.model = "zipf";
+  cfg.model = workloads::RoutingModelKind::kZipf;
   cfg.s = 1.0;
   RoutingShape shape;
   shape.experts = 64;
@@ -109,7 +117,7 @@ TEST(ZipfRouting, RankedPopularityPermutedPerLayer) {
 
 TEST(HotSetRouting, HotExpertsCarryTheirFraction) {
   RoutingConfig cfg;
-  cfg.model = "hot-set";
+  cfg.model = workloads::RoutingModelKind::kHotSet;
   cfg.hot_experts = 4;
   cfg.hot_fraction = 0.6;
   RoutingShape shape;
@@ -124,7 +132,7 @@ TEST(HotSetRouting, HotExpertsCarryTheirFraction) {
 
 TEST(DriftRouting, AutocorrelationFollowsRho) {
   RoutingConfig cfg;
-  cfg.model = "dirichlet-drift";
+  cfg.model = workloads::RoutingModelKind::kDirichletDrift;
   cfg.alpha = 5.0;
   cfg.drift_rho = 0.9;
   cfg.drift_sigma = 0.5;
@@ -157,8 +165,8 @@ TEST(DriftRouting, AutocorrelationFollowsRho) {
 
 TEST(GroupLimitedRouting, KeepsBaseMarginalsAndReportsLimit) {
   RoutingConfig cfg;
-  cfg.model = "group-limited";
-  cfg.base = "zipf";
+  cfg.model = workloads::RoutingModelKind::kGroupLimited;
+  cfg.base = workloads::RoutingModelKind::kZipf;
   RoutingShape shape;
   shape.experts = 64;
   shape.expert_groups = 8;
@@ -167,7 +175,7 @@ TEST(GroupLimitedRouting, KeepsBaseMarginalsAndReportsLimit) {
   ASSERT_TRUE(m->group_limit());
   EXPECT_EQ(m->group_limit()->groups, 8);
   EXPECT_EQ(m->group_limit()->top_groups, 4);
-  cfg.model = "zipf";
+  cfg.model = workloads::RoutingModelKind::kZipf;
   EXPECT_EQ(distribution(*m, 1, 0, 64), distribution(*make_routing_model(cfg, shape, 3), 1, 0, 64));
   cfg.group_limit.enabled = true;
   cfg.group_limit.groups = 7;  // 64 experts do not split into 7 groups

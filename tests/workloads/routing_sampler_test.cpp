@@ -32,7 +32,7 @@ double chi_square(const std::vector<std::int64_t>& counts, const std::vector<dou
 
 RoutingConfig config(const char* model) {
   RoutingConfig c;
-  c.model = model;
+  c.model = routing_model_kind(model);
   c.s = 1.2;
   c.hot_experts = 3;
   c.hot_fraction = 0.5;
@@ -139,7 +139,7 @@ TEST(RoutingSampler, GroupLimitClumpsPairsIntoGroups) {
   // 64 experts in 8 groups, top-8 from at most 4 groups: 2 pairs per selected group.
   const int experts = 64, ranks = 8, k = 8;
   RoutingConfig c = config("group-limited");
-  c.base = "uniform";
+  c.base = workloads::RoutingModelKind::kUniform;
   const auto model = make_routing_model(c, RoutingShape{experts, 1, k, 8, 4}, 1);
   RoutingSampler sampler(*model, experts, k);
   const auto targets = RoutingTargets::contiguous(experts, ranks);  // group g = rank g
@@ -178,7 +178,7 @@ TEST(RoutingSampler, TraceIsReplayedExactly) {
   models::write_routing_trace(bytes, trace);
   testing::TempFile f(".trace", bytes.str());
   RoutingConfig c;
-  c.model = "trace";
+  c.model = workloads::RoutingModelKind::kTrace;
   c.trace_path = f.path();
   const auto model = make_routing_model(c, RoutingShape{8, 1, 2, 1, 1}, 0);
   RoutingSampler sampler(*model, 8, 2);

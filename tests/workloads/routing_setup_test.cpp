@@ -31,9 +31,10 @@ RoutingTargets replicated(std::uint64_t revision = 0) {
 
 std::unique_ptr<RoutingModel> model_named(const std::string& name, std::int64_t drift_interval = 1) {
   RoutingConfig rc;
-  rc.model = name;
+  rc.model = routing_model_kind(name);
   rc.drift_interval_steps = drift_interval;
-  rc.base = "zipf";  // group-limited: 4 groups of 4 experts, each token's pairs in at most 2
+  rc.base =
+      workloads::RoutingModelKind::kZipf;  // group-limited: 4 groups of 4 experts, each token's pairs in at most 2
   if (name == "group-limited") rc.group_limit = {true, 4, 2};
   return make_routing_model(rc, RoutingShape{kExperts, 3, kTopK, 1, 1}, 5);
 }

@@ -17,7 +17,7 @@ void run(benchmark::State& state, const char* model_name, const char* split, boo
   const int experts = 256, ep = 144, redundant = 32, layers = 58, top_k = 8;
   const auto tokens_per_rank = static_cast<std::int64_t>(state.range(0));
   workloads::RoutingConfig rc;
-  rc.model = model_name;
+  rc.model = workloads::routing_model_kind(model_name);
   rc.s = 1.0;
   const workloads::RoutingShape rs{experts, layers, top_k, 8, 4};
   const auto model = workloads::make_routing_model(rc, rs, 1);

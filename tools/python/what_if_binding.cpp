@@ -165,7 +165,7 @@ py::dict routing(const std::vector<std::string>& args) {
   about["experts"] = w.shape.experts;
   about["top_k"] = w.shape.top_k;
   about["moe_layers"] = w.shape.moe_layers;
-  about["routing"] = o.routing.model;
+  about["routing"] = o.routing_model;
   about["placement"] = o.placement_policy;
   about["redundant"] = o.placement.redundant;
   about["split"] = o.replica_split;
