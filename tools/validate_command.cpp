@@ -1,7 +1,9 @@
 // `moesim validate [DIR]`: runs the validation suite of DIR (default scenarios/validation) and
 // prints one table: each case's published and simulated figure, the error, and the time split of
 // the step the figure comes from; then the median and max |error| over the direct cases.
-// Writes validation.json into `-o DIR` when given (docs/validation.md).
+// Writes validation.json into `-o DIR` when given (docs/validation.md). `--set a.b=v` overrides a
+// key in every case's scenario, after the case's own overrides (e.g. routing.reuse_draws=8 runs
+// the whole suite in the kept-draws mode).
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -24,6 +26,7 @@ struct ValidateOptions {
   std::string dir = "scenarios/validation";
   std::string out;
   std::vector<std::string> only;
+  std::vector<std::string> overrides;  // --set, applied to every case after its own
 };
 
 // The step split as printed: attention (and router, shared expert, dense MLP), the two
@@ -72,7 +75,8 @@ Json row_json(const scenarios::ValidationRow& r) {
 }
 
 int run_validate(const ValidateOptions& o) {
-  const auto suite = scenarios::load_validation_suite(o.dir);
+  auto suite = scenarios::load_validation_suite(o.dir);
+  for (auto& c : suite.cases) c.overrides.insert(c.overrides.end(), o.overrides.begin(), o.overrides.end());
   const auto report = scenarios::run_validation(suite, o.only);
   std::printf("%-22s %10s %10s %8s | %8s %8s %8s %8s %8s %8s %8s\n", "case", "published", "simulated", "error",
               "step_ms", "attn", "dispatch", "gemm", "combine", "other", "exposed");
@@ -113,6 +117,8 @@ Command add_validate_command(CLI::App& app) {
   sub->add_option("dir", opts->dir, "folder holding cases.yaml and its scenarios (default scenarios/validation)");
   sub->add_option("-o,--out", opts->out, "write validation.json into this folder");
   sub->add_option("--case", opts->only, "run only these cases (and the cases their ratios need)");
+  sub->add_option("--set", opts->overrides,
+                  "Override a scenario key in every case, after the case's own: --set a.b.c=value (repeatable)");
   return {sub, [opts] { return run_validate(*opts); }};
 }
 
