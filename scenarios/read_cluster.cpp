@@ -47,7 +47,7 @@ ClusterSection read_fabric(const MapReader& m, const Field& file, const PathCont
   if (auto f = m.get("nic_messages_per_s")) {
     topology::ClusterConfig cfg = c.config;
     cfg.nic_messages_per_s = positive(*f, as_rate_per_s(*f), "a rate");
-    c.fabric = std::make_shared<const topology::Cluster>(topology::Cluster(c.fabric->graph(), cfg));
+    c.fabric = std::make_shared<const topology::Cluster>(c.fabric->with_config(cfg));
     c.config = cfg;
   }
   c.shape.devices = c.fabric->num_devices();

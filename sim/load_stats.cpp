@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/check.h"
+#include "topology/fabric_graph.h"
 
 namespace moesim::sim {
 
@@ -115,10 +116,10 @@ void LoadStats::add_links_reversed(std::span<const double> bytes, std::span<cons
 }
 
 std::vector<int> reverse_links(const topology::Cluster& cluster) {
-  const auto& g = cluster.graph();
+  const auto& g = topology::graph(cluster);
   std::vector<int> out(static_cast<std::size_t>(cluster.num_links()));
   for (int l = 0; l < cluster.num_links(); ++l) {
-    const auto e = cluster.link(l);
+    const auto e = topology::link_edge(cluster, l);
     const auto [back, found] = boost::edge(boost::target(e, g), boost::source(e, g), g);
     out[static_cast<std::size_t>(l)] = found ? g[back].id : l;
   }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "topology/fabric_builder.h"
+#include "topology/fabric_graph.h"
 #include "topology/routing.h"
 
 namespace moesim::topology {
@@ -91,99 +92,62 @@ std::string_view to_string(LinkClass c) {
 
 Cluster::Cluster(const ClusterConfig& config) : config_(config) {
   check_config(config_);
-  FabricBuilder(*this).build_preset();
-  index_graph();
+  FabricGraph fabric;
+  FabricBuilder(*this, fabric.graph).build_preset();
+  index_graph(std::move(fabric));
 }
 
-Cluster::Cluster(Graph graph, ClusterConfig config) : config_(std::move(config)), graph_(std::move(graph)) {
-  index_graph();
+Cluster::Cluster(FabricGraph fabric, ClusterConfig config) : config_(std::move(config)) {
+  index_graph(std::move(fabric));
 }
 
-Cluster::Cluster(const Cluster& other)
-    : config_(other.config_),
-      graph_(other.graph_),
-      num_nodes_(other.num_nodes_),
-      device_vertex_(other.device_vertex_),
-      device_node_(other.device_node_),
-      device_local_(other.device_local_),
-      device_links_(other.device_links_),
-      leaves_(other.leaves_),
-      routes_(other.routes_) {
-  link_edges();
+Cluster Cluster::with_config(ClusterConfig config) const {
+  Cluster c(*this);
+  c.config_ = std::move(config);
+  c.routes_ = std::make_shared<RouteCache>(num_devices());
+  return c;
 }
 
-Cluster& Cluster::operator=(const Cluster& other) {
-  if (this != &other) {
-    Cluster copy(other);
-    *this = std::move(copy);
-  }
-  return *this;
-}
-
-Cluster::Cluster(Cluster&& other)
-    : config_(std::move(other.config_)),
-      graph_(std::move(other.graph_)),
-      num_nodes_(other.num_nodes_),
-      device_vertex_(std::move(other.device_vertex_)),
-      device_node_(std::move(other.device_node_)),
-      device_local_(std::move(other.device_local_)),
-      device_links_(std::move(other.device_links_)),
-      leaves_(std::move(other.leaves_)),
-      routes_(std::move(other.routes_)) {
-  link_edges();
-}
-
-Cluster& Cluster::operator=(Cluster&& other) {
-  config_ = std::move(other.config_);
-  graph_ = std::move(other.graph_);
-  num_nodes_ = other.num_nodes_;
-  device_vertex_ = std::move(other.device_vertex_);
-  device_node_ = std::move(other.device_node_);
-  device_local_ = std::move(other.device_local_);
-  device_links_ = std::move(other.device_links_);
-  leaves_ = std::move(other.leaves_);
-  routes_ = std::move(other.routes_);
-  link_edges();
-  return *this;
-}
-
-// Edge descriptors point into the graph's own storage, so they are looked up again whenever the
-// graph is copied or moved. Builders number links in creation order (add_link); ids must be
-// 0..E-1, each once.
-void Cluster::link_edges() {
-  links_.assign(boost::num_edges(graph_), Edge{});
-  std::vector<char> used(links_.size(), 0);
-  for (auto [it, end] = boost::edges(graph_); it != end; ++it) {
-    const int id = graph_[*it].id;
-    if (id < 0 || id >= static_cast<int>(links_.size()) || used[static_cast<std::size_t>(id)])
+// Builders number links in creation order (add_link); ids must be 0..E-1, each once. The graph
+// is frozen here: devices get their ids, links their edges, and the cluster keeps a copy of
+// each link's properties for lookups that need no Boost. Edge descriptors point into the
+// graph's own storage, so they are taken once the graph has reached its final place.
+void Cluster::index_graph(FabricGraph built) {
+  const auto owned = std::make_shared<FabricGraph>(std::move(built));
+  FabricGraph& fabric = *owned;
+  Graph& g = fabric.graph;
+  check_graph(g);
+  fabric.links.assign(boost::num_edges(g), Edge{});
+  link_props_.assign(fabric.links.size(), LinkProps{});
+  std::vector<char> used(fabric.links.size(), 0);
+  for (auto [it, end] = boost::edges(g); it != end; ++it) {
+    const int id = g[*it].id;
+    if (id < 0 || id >= static_cast<int>(fabric.links.size()) || used[static_cast<std::size_t>(id)])
       throw TopologyError("internal: link ids are not 0..E-1");
     used[static_cast<std::size_t>(id)] = 1;
-    links_[static_cast<std::size_t>(id)] = *it;
+    fabric.links[static_cast<std::size_t>(id)] = *it;
+    link_props_[static_cast<std::size_t>(id)] = g[*it];
   }
-}
-
-void Cluster::index_graph() {
-  check_graph(graph_);
-  link_edges();
-  device_vertex_.clear();
+  fabric.devices.clear();
   device_node_.clear();
-  for (auto [it, end] = boost::vertices(graph_); it != end; ++it)
-    if (graph_[*it].kind == VertexKind::kDevice) {
-      device_vertex_.push_back(*it);
-      device_node_.push_back(graph_[*it].node);
-      graph_[*it].index = static_cast<int>(device_vertex_.size()) - 1;
+  for (auto [it, end] = boost::vertices(g); it != end; ++it)
+    if (g[*it].kind == VertexKind::kDevice) {
+      fabric.devices.push_back(*it);
+      device_node_.push_back(g[*it].node);
+      g[*it].index = static_cast<int>(fabric.devices.size()) - 1;
     }
-  if (device_vertex_.empty()) throw TopologyError("topology has no devices");
+  if (fabric.devices.empty()) throw TopologyError("topology has no devices");
   num_nodes_ = 0;
   std::vector<int> count;
   device_local_.assign(device_node_.size(), 0);
   for (std::size_t d = 0; d < device_node_.size(); ++d) {
     const int n = device_node_[d];
-    if (n < 0) throw TopologyError("device '" + graph_[device_vertex_[d]].name + "' has no node");
+    if (n < 0) throw TopologyError("device '" + g[fabric.devices[d]].name + "' has no node");
     if (n >= static_cast<int>(count.size())) count.resize(static_cast<std::size_t>(n) + 1, 0);
     device_local_[d] = count[static_cast<std::size_t>(n)]++;
     num_nodes_ = std::max(num_nodes_, n + 1);
   }
+  fabric_ = owned;
   routes_ = std::make_shared<RouteCache>(num_devices());
 }
 
@@ -210,9 +174,10 @@ double Cluster::link_capacity(int id) const {
 }
 
 std::string Cluster::link_name(int id) const {
-  const Edge e = link(id);
-  return graph_[boost::source(e, graph_)].name + " -> " + graph_[boost::target(e, graph_)].name + " (" +
-         std::string(to_string(graph_[e].cls)) + ")";
+  const Graph& g = graph(*this);
+  const Edge e = link_edge(*this, id);
+  return g[boost::source(e, g)].name + " -> " + g[boost::target(e, g)].name + " (" +
+         std::string(to_string(link_props(id).cls)) + ")";
 }
 
 double Cluster::effective_scaleup_bytes_per_s() const {

@@ -1,4 +1,5 @@
-// Cluster: the devices of a deployment and the fabric between them, as a Boost.Graph graph.
+// Cluster: the devices of a deployment and the fabric between them, as a Boost.Graph graph
+// (topology/fabric_graph.h; this header keeps Boost out, and Cluster's lookups need none of it).
 //
 // Vertices are devices (GPUs/NPUs), scale-up switches (NVSwitch, UB), NICs and scale-out switches
 // (leaves, spines); edges are directed links with a per-direction line rate, an efficiency (the
@@ -17,8 +18,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <boost/graph/adjacency_list.hpp>
 
 #include "models/error.h"
 
@@ -128,10 +127,6 @@ struct LinkProps {
   int id = -1;
 };
 
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, VertexProps, LinkProps>;
-using Vertex = Graph::vertex_descriptor;
-using Edge = Graph::edge_descriptor;
-
 // The links that bound a device's traffic on a preset fabric (ids, -1 when absent). The
 // analytic all-to-all uses them instead of routing every pair.
 struct DeviceLinks {
@@ -144,8 +139,9 @@ struct LeafLinks {
   std::vector<int> up, down;  // leaf -> spine and spine -> leaf link ids
 };
 
-struct Route;       // topology/routing.h
-struct RouteCache;  // topology/routing.h
+struct Route;        // topology/routing.h
+struct RouteCache;   // topology/routing.h
+struct FabricGraph;  // topology/fabric_graph.h
 
 class Cluster {
  public:
@@ -153,29 +149,28 @@ class Cluster {
   explicit Cluster(const ClusterConfig& config);
   // A custom fabric (topology_yaml.h): every vertex and link given; devices are the kDevice
   // vertices, in vertex order, and their `node` is the scale-up domain. Validates the graph.
-  Cluster(Graph graph, ClusterConfig config);
-  // Copies and moves share the route cache (the graphs are identical).
-  Cluster(const Cluster& other);
-  Cluster(Cluster&& other);
-  Cluster& operator=(const Cluster& other);
-  Cluster& operator=(Cluster&& other);
+  Cluster(FabricGraph fabric, ClusterConfig config);
+  // Copies and moves share the graph (immutable once built) and the route cache.
+  Cluster(const Cluster& other) = default;
+  Cluster(Cluster&& other) = default;
+  Cluster& operator=(const Cluster& other) = default;
+  Cluster& operator=(Cluster&& other) = default;
   ~Cluster() = default;
 
   const ClusterConfig& config() const { return config_; }
-  const Graph& graph() const { return graph_; }
+  // The graph itself, for code that walks it (include topology/fabric_graph.h).
+  const FabricGraph& fabric() const { return *fabric_; }
 
-  int num_devices() const { return static_cast<int>(device_vertex_.size()); }
+  int num_devices() const { return static_cast<int>(device_node_.size()); }
   int num_nodes() const { return num_nodes_; }
   int node_of(int device) const { return device_node_[static_cast<std::size_t>(device)]; }
   int local_index(int device) const { return device_local_[static_cast<std::size_t>(device)]; }
   bool same_scaleup_domain(int a, int b) const { return node_of(a) == node_of(b); }
-  Vertex device_vertex(int device) const { return device_vertex_[static_cast<std::size_t>(device)]; }
   // The device at `local` on `node`, or -1.
   int device_at(int node, int local) const;
 
-  int num_links() const { return static_cast<int>(links_.size()); }
-  Edge link(int id) const { return links_[static_cast<std::size_t>(id)]; }
-  const LinkProps& link_props(int id) const { return graph_[link(id)]; }
+  int num_links() const { return static_cast<int>(link_props_.size()); }
+  const LinkProps& link_props(int id) const { return link_props_[static_cast<std::size_t>(id)]; }
   double link_capacity(int id) const;   // effective bytes per second
   std::string link_name(int id) const;  // "gpu3 -> nvswitch0 (scale-up)"
 
@@ -190,21 +185,23 @@ class Cluster {
   double effective_nic_bytes_per_s() const;
   double effective_nic_bytes_per_s(int device) const;
 
+  // This fabric under another config, for figures the graph does not hold (a custom fabric's
+  // nic_messages_per_s); the copy shares the graph and computes its routes afresh.
+  Cluster with_config(ClusterConfig config) const;
+
   // Shortest-path ECMP routes between devices (topology/routing.h), cached.
   const Route& route(int src_device, int dst_device) const;
   const std::vector<Route>& routes_from(int src_device) const;
   const RouteCache& route_cache() const { return *routes_; }
 
  private:
-  void index_graph();
-  void link_edges();
+  void index_graph(FabricGraph built);
 
   ClusterConfig config_;
-  Graph graph_;
+  std::shared_ptr<const FabricGraph> fabric_;
   int num_nodes_ = 0;
-  std::vector<Vertex> device_vertex_;
   std::vector<int> device_node_, device_local_;
-  std::vector<Edge> links_;
+  std::vector<LinkProps> link_props_;  // by link id: a copy of the graph's, read on hot paths
   std::vector<DeviceLinks> device_links_;
   std::vector<LeafLinks> leaves_;
   std::shared_ptr<RouteCache> routes_;

@@ -1,5 +1,6 @@
-// Internal: builds the preset fabrics (hgx, nvl72, xgmi, hccs, cloudmatrix384, generic) into a Cluster and
-// records each device's bounding links. Presets and their sources: topology/presets.cpp and
+// Internal: builds the preset fabrics (hgx, nvl72, xgmi, hccs, cloudmatrix384, generic) into a
+// Cluster's graph while the Cluster is constructed (before it freezes the graph) and records each
+// device's bounding links. Presets and their sources: topology/presets.cpp and
 // docs/topology.md. add_link() is shared with the YAML loader so every builder numbers links the
 // same way (creation order).
 #pragma once
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "topology/cluster.h"
+#include "topology/fabric_graph.h"
 
 namespace moesim::topology {
 
@@ -17,7 +19,7 @@ Vertex add_vertex(Graph& g, VertexKind kind, int node, int index, std::string na
 
 class FabricBuilder {
  public:
-  explicit FabricBuilder(Cluster& c) : c_(c) {}
+  FabricBuilder(Cluster& c, Graph& g) : c_(c), g_(g) {}
   void build_preset();
 
  private:
@@ -28,6 +30,7 @@ class FabricBuilder {
   void add_scaleout(int rails);
 
   Cluster& c_;
+  Graph& g_;                                   // the graph under construction, handed to the Cluster when complete
   const ClusterPresetInfo* preset_ = nullptr;  // the preset being built (build_preset)
   std::vector<Vertex> devices_;
 };

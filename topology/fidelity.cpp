@@ -4,6 +4,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "topology/fabric_graph.h"
 #include "topology/flow_solver.h"
 #include "topology/routing.h"
 
@@ -180,8 +181,8 @@ void summarise_links(const Cluster& cluster, CommResult& r) {
 void bottleneck_device(const Cluster& cluster, CommResult& r) {
   r.bottleneck_device = -1;
   if (r.bottleneck_link < 0) return;
-  const Graph& g = cluster.graph();
-  const Edge e = cluster.link(r.bottleneck_link);
+  const Graph& g = graph(cluster);
+  const Edge e = link_edge(cluster, r.bottleneck_link);
   // A device link, or a NIC link: the device behind the NIC (first device neighbour).
   for (const Vertex v : {boost::source(e, g), boost::target(e, g)}) {
     if (g[v].kind == VertexKind::kDevice) {

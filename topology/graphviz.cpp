@@ -8,6 +8,8 @@
 #include <boost/graph/filtered_graph.hpp>
 #include <boost/graph/graphviz.hpp>
 
+#include "topology/fabric_graph.h"
+
 namespace moesim::topology {
 namespace {
 
@@ -30,7 +32,7 @@ struct OneWay {
 
 std::string summary(const Cluster& c) {
   const ClusterConfig& cfg = c.config();
-  const Graph& g = c.graph();
+  const Graph& g = graph(c);
   std::map<VertexKind, int> kinds;
   for (auto [it, end] = boost::vertices(g); it != end; ++it) ++kinds[g[*it].kind];
   std::ostringstream s;
@@ -70,7 +72,7 @@ std::string summary(const Cluster& c) {
 }
 
 void write_dot(const Cluster& c, std::ostream& out) {
-  const Graph& g = c.graph();
+  const Graph& g = graph(c);
   boost::filtered_graph<Graph, OneWay> view(g, OneWay{&g});
   auto vertex_writer = [&](std::ostream& os, Vertex v) {
     const char* shape = g[v].kind == VertexKind::kDevice ? "box"

@@ -188,7 +188,7 @@ void FabricBuilder::add_scaleup_mesh() {
                          cfg.scaleup_latency_ns / 2, cfg.scaleup_efficiency, LinkClass::kScaleUp};
     for (int i = 0; i < cfg.devices_per_node; ++i)
       for (int j = i + 1; j < cfg.devices_per_node; ++j)
-        add_link(c_.graph_, devices_[static_cast<std::size_t>(n * cfg.devices_per_node + i)],
+        add_link(g_, devices_[static_cast<std::size_t>(n * cfg.devices_per_node + i)],
                  devices_[static_cast<std::size_t>(n * cfg.devices_per_node + j)], pair);
   }
 }
@@ -204,8 +204,8 @@ void FabricBuilder::add_package_links() {
   for (std::size_t first = 0; first < devices_.size(); first += static_cast<std::size_t>(k))
     for (int i = 0; i < k; ++i)
       for (int j = i + 1; j < k; ++j)
-        add_link(c_.graph_, devices_[first + static_cast<std::size_t>(i)],
-                 devices_[first + static_cast<std::size_t>(j)], link);
+        add_link(g_, devices_[first + static_cast<std::size_t>(i)], devices_[first + static_cast<std::size_t>(j)],
+                 link);
 }
 
 void FabricBuilder::add_devices() {
@@ -215,7 +215,7 @@ void FabricBuilder::add_devices() {
   for (int n = 0; n < cfg.nodes; ++n)
     for (int i = 0; i < cfg.devices_per_node; ++i) {
       const int d = n * cfg.devices_per_node + i;
-      devices_.push_back(add_vertex(c_.graph_, VertexKind::kDevice, n, d, stem + std::to_string(d)));
+      devices_.push_back(add_vertex(g_, VertexKind::kDevice, n, d, stem + std::to_string(d)));
     }
 }
 
@@ -223,26 +223,25 @@ void FabricBuilder::add_devices() {
 // vertex), or with boards: an L1 switch per board under one non-blocking L2 switch per node.
 void FabricBuilder::add_scaleup(bool boards) {
   const ClusterConfig& cfg = c_.config_;
-  Graph& g = c_.graph_;
   const std::string sw(preset_->switch_stem);
   for (int n = 0; n < cfg.nodes; ++n) {
     const LinkProps up{cfg.node_scaleup_bytes_per_s(n), cfg.scaleup_latency_ns / 2, cfg.scaleup_efficiency,
                        LinkClass::kScaleUp};
-    const Vertex top = add_vertex(g, VertexKind::kScaleUpSwitch, n, n, sw + std::to_string(n) + (boards ? ".l2" : ""));
+    const Vertex top = add_vertex(g_, VertexKind::kScaleUpSwitch, n, n, sw + std::to_string(n) + (boards ? ".l2" : ""));
     const int per_board = boards ? cfg.devices_per_board : cfg.devices_per_node;
     for (int b = 0; b < cfg.devices_per_node / per_board; ++b) {
       Vertex parent = top;
       if (boards) {
-        parent = add_vertex(g, VertexKind::kScaleUpSwitch, n, b, sw + std::to_string(n) + ".l1." + std::to_string(b));
+        parent = add_vertex(g_, VertexKind::kScaleUpSwitch, n, b, sw + std::to_string(n) + ".l1." + std::to_string(b));
         LinkProps trunk = up;
         trunk.bytes_per_s *= per_board;  // non-blocking L1 -> L2
         trunk.latency_ns = 0;
-        add_link(g, parent, top, trunk);
+        add_link(g_, parent, top, trunk);
       }
       for (int i = b * per_board; i < (b + 1) * per_board; ++i) {
         const int d = n * cfg.devices_per_node + i;
         auto& dl = c_.device_links_[static_cast<std::size_t>(d)];
-        dl.scaleup_out = add_link(g, devices_[static_cast<std::size_t>(d)], parent, up);
+        dl.scaleup_out = add_link(g_, devices_[static_cast<std::size_t>(d)], parent, up);
         dl.scaleup_in = dl.scaleup_out + 1;
       }
     }
@@ -254,11 +253,10 @@ void FabricBuilder::add_scaleup(bool boards) {
 // up-links carry the leaf's NIC capacity divided by the oversubscription.
 void FabricBuilder::add_scaleout(int rails) {
   const ClusterConfig& cfg = c_.config_;
-  Graph& g = c_.graph_;
   const int num_leaves = rails > 0 ? std::min(rails, cfg.devices_per_node) : cfg.nodes;
   std::vector<Vertex> leaves;
   for (int l = 0; l < num_leaves; ++l)
-    leaves.push_back(add_vertex(g, VertexKind::kLeafSwitch, -1, l, (rails > 0 ? "rail" : "tor") + std::to_string(l)));
+    leaves.push_back(add_vertex(g_, VertexKind::kLeafSwitch, -1, l, (rails > 0 ? "rail" : "tor") + std::to_string(l)));
   std::vector<int> ports(static_cast<std::size_t>(num_leaves), 0);
   std::vector<double> nic_capacity(static_cast<std::size_t>(num_leaves), 0.0);  // line rate of the leaf's NICs
   for (int d = 0; d < static_cast<int>(devices_.size()); ++d) {
@@ -267,11 +265,11 @@ void FabricBuilder::add_scaleout(int rails) {
     const LinkProps host{rate * 2, 0, 1.0, LinkClass::kHost};
     const LinkProps wire{rate, cfg.nic_latency_ns / 2, cfg.nic_efficiency, LinkClass::kScaleOut};
     const int leaf = rails > 0 ? i % num_leaves : n;
-    const Vertex nic = add_vertex(g, VertexKind::kNic, n, i, "node" + std::to_string(n) + ".nic" + std::to_string(i));
+    const Vertex nic = add_vertex(g_, VertexKind::kNic, n, i, "node" + std::to_string(n) + ".nic" + std::to_string(i));
     auto& dl = c_.device_links_[static_cast<std::size_t>(d)];
-    dl.host_out = add_link(g, devices_[static_cast<std::size_t>(d)], nic, host);
+    dl.host_out = add_link(g_, devices_[static_cast<std::size_t>(d)], nic, host);
     dl.host_in = dl.host_out + 1;
-    dl.nic_out = add_link(g, nic, leaves[static_cast<std::size_t>(leaf)], wire);
+    dl.nic_out = add_link(g_, nic, leaves[static_cast<std::size_t>(leaf)], wire);
     dl.nic_in = dl.nic_out + 1;
     dl.leaf = leaf;
     ++ports[static_cast<std::size_t>(leaf)];
@@ -281,14 +279,14 @@ void FabricBuilder::add_scaleout(int rails) {
   if (num_leaves < 2) return;
   std::vector<Vertex> spines;
   for (int s = 0; s < cfg.spines; ++s)
-    spines.push_back(add_vertex(g, VertexKind::kSpineSwitch, -1, s, "spine" + std::to_string(s)));
+    spines.push_back(add_vertex(g_, VertexKind::kSpineSwitch, -1, s, "spine" + std::to_string(s)));
   for (int l = 0; l < num_leaves; ++l) {
     LinkProps trunk{0, 0, cfg.nic_efficiency, LinkClass::kFabric};
     const auto leaf = static_cast<std::size_t>(l);
     trunk.bytes_per_s = (cfg.node_groups.empty() ? cfg.nic_bytes_per_s * ports[leaf] : nic_capacity[leaf]) /
                         (cfg.oversubscription * cfg.spines);
     for (const Vertex s : spines) {
-      const int id = add_link(g, leaves[static_cast<std::size_t>(l)], s, trunk);
+      const int id = add_link(g_, leaves[static_cast<std::size_t>(l)], s, trunk);
       c_.leaves_[static_cast<std::size_t>(l)].up.push_back(id);
       c_.leaves_[static_cast<std::size_t>(l)].down.push_back(id + 1);
     }

@@ -1,5 +1,6 @@
 #include "topology/routing.h"
 
+#include "topology/fabric_graph.h"
 #include "topology/rank_layout.h"
 
 #include <algorithm>
@@ -126,8 +127,8 @@ const std::vector<Route>& RouteCache::routes_from(const Cluster& cluster_, int s
   std::lock_guard<std::mutex> lock(mutex_);
   auto& slot = table_[network ? 1 : 0][static_cast<std::size_t>(src)];
   if (slot) return *slot;
-  const Graph& g = cluster_.graph();
-  const Vertex s = cluster_.device_vertex(src);
+  const Graph& g = graph(cluster_);
+  const Vertex s = device_vertex(cluster_, src);
   auto routes = std::make_unique<std::vector<Route>>(static_cast<std::size_t>(cluster_.num_devices()));
   Tree trees[3];
   bool built[3] = {false, false, false};
@@ -139,7 +140,7 @@ const std::vector<Route>& RouteCache::routes_from(const Cluster& cluster_, int s
   std::vector<double> frac(boost::num_vertices(g), 0.0);
   for (int d = 0; d < cluster_.num_devices(); ++d) {
     if (d == src) continue;
-    const Vertex v = cluster_.device_vertex(d);
+    const Vertex v = device_vertex(cluster_, d);
     Scope scope = !network && cluster_.same_scaleup_domain(src, d) ? Scope::kScaleUp : Scope::kScaleOut;
     if (tree(scope).dist[v] < 0) scope = Scope::kAny;  // a custom fabric without separate planes
     (*routes)[static_cast<std::size_t>(d)] = extract(g, tree(scope), v, scope, frac);

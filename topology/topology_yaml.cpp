@@ -8,6 +8,7 @@
 
 #include "models/yaml_reader.h"
 #include "topology/fabric_builder.h"
+#include "topology/fabric_graph.h"
 
 namespace moesim::topology {
 namespace {
@@ -124,7 +125,8 @@ Cluster read_topology(const YamlNode& root) {
   const Field nodes = top.require("nodes");
   const std::vector<Field> node_items = list_items(nodes, true);
   const std::vector<Field> link_items = list_items(top.require("links"), false);
-  Graph g;
+  FabricGraph fabric;
+  Graph& g = fabric.graph;
   std::map<std::string, Vertex> by_name;
   std::vector<const YamlNode*> listed;  // each vertex's entry, for errors
   ClusterConfig cfg;
@@ -190,7 +192,7 @@ Cluster read_topology(const YamlNode& root) {
                         "' (a link with duplex: false runs one way only)");
   summary_figures(g, cfg);
   try {
-    return Cluster(std::move(g), cfg);
+    return Cluster(std::move(fabric), cfg);
   } catch (const TopologyError& e) {
     throw TopologyError(root.loc.origin + ": " + e.what());
   }

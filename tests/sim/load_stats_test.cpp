@@ -13,6 +13,7 @@
 #include "tests/sim/sim_test_util.h"
 #include "topology/aggregated_all_to_all.h"
 #include "topology/cluster.h"
+#include "topology/fabric_graph.h"
 
 namespace moesim::sim {
 namespace {
@@ -114,13 +115,13 @@ TEST(LoadStats, ReverseLinksSwapTheEndPoints) {
   c.nodes = 2;
   const topology::Cluster cluster(c);
   const auto reverse = reverse_links(cluster);
-  const auto& g = cluster.graph();
+  const auto& g = topology::graph(cluster);
   ASSERT_EQ(static_cast<int>(reverse.size()), cluster.num_links());
   for (int l = 0; l < cluster.num_links(); ++l) {
     const int r = reverse[static_cast<std::size_t>(l)];
     ASSERT_NE(r, l) << cluster.link_name(l);
-    EXPECT_EQ(boost::source(cluster.link(r), g), boost::target(cluster.link(l), g));
-    EXPECT_EQ(boost::target(cluster.link(r), g), boost::source(cluster.link(l), g));
+    EXPECT_EQ(boost::source(topology::link_edge(cluster, r), g), boost::target(topology::link_edge(cluster, l), g));
+    EXPECT_EQ(boost::target(topology::link_edge(cluster, r), g), boost::source(topology::link_edge(cluster, l), g));
   }
 }
 

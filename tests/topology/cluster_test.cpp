@@ -5,6 +5,8 @@
 #include <map>
 #include <string>
 
+#include "topology/fabric_graph.h"
+
 namespace moesim::topology {
 namespace {
 
@@ -23,7 +25,7 @@ std::map<VertexKind, int> count_kinds(const Graph& g) {
 
 TEST(HgxCluster, TwoNodesHaveExpectedVerticesAndEdges) {
   const Cluster c(hgx(2));
-  const Graph& g = c.graph();
+  const Graph& g = graph(c);
   const int nodes = 2, per_node = c.config().devices_per_node, devices = nodes * per_node;
   auto kinds = count_kinds(g);
   EXPECT_EQ(kinds[VertexKind::kDevice], devices);
@@ -41,7 +43,7 @@ TEST(HgxCluster, TwoNodesHaveExpectedVerticesAndEdges) {
 
 TEST(HgxCluster, EveryLinkIsFullDuplexWithEqualBandwidth) {
   const Cluster c(hgx(2));
-  const Graph& g = c.graph();
+  const Graph& g = graph(c);
   for (auto [it, end] = boost::edges(g); it != end; ++it) {
     const auto u = boost::source(*it, g), v = boost::target(*it, g);
     const auto [back, found] = boost::edge(v, u, g);
@@ -53,7 +55,7 @@ TEST(HgxCluster, EveryLinkIsFullDuplexWithEqualBandwidth) {
 
 TEST(HgxCluster, DevicesConnectToTheirNodesSwitchAndOwnNic) {
   const Cluster c(hgx(2));
-  const Graph& g = c.graph();
+  const Graph& g = graph(c);
   for (auto [it, end] = boost::vertices(g); it != end; ++it) {
     const auto& v = g[*it];
     if (v.kind != VertexKind::kDevice) continue;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "topology/cluster.h"
+#include "topology/fabric_graph.h"
 #include "topology/graphviz.h"
 #include "topology/routing.h"
 #include "topology/topology_yaml.h"
@@ -47,14 +48,14 @@ TEST(ClusterPresets, Nvl72IsOneNvlinkDomainPerRack) {
   EXPECT_TRUE(c.same_scaleup_domain(0, 71));
   EXPECT_FALSE(c.same_scaleup_domain(71, 72));
   EXPECT_DOUBLE_EQ(cfg.scaleup_bytes_per_s, 900e9);
-  EXPECT_EQ(count(c.graph(), VertexKind::kNic), 144);
+  EXPECT_EQ(count(graph(c), VertexKind::kNic), 144);
 }
 
 TEST(ClusterPresets, CloudMatrix384HasBoardsUnderOneUbDomain) {
   const Cluster c(cluster_preset_defaults("cloudmatrix384"));
   EXPECT_EQ(c.num_devices(), 384);
   EXPECT_TRUE(c.same_scaleup_domain(0, 383));
-  EXPECT_EQ(count(c.graph(), VertexKind::kScaleUpSwitch), 48 + 1);  // L1 per board + L2
+  EXPECT_EQ(count(graph(c), VertexKind::kScaleUpSwitch), 48 + 1);  // L1 per board + L2
   EXPECT_DOUBLE_EQ(c.config().scaleup_bytes_per_s, 392e9);
 }
 
@@ -157,6 +158,20 @@ TEST(TopologyYaml, DomainsAreNumberedDenselyAndCopiesKeepTheirLinks) {
   const Cluster copy = moved;
   for (int l = 0; l < moved.num_links(); ++l) EXPECT_EQ(copy.link_name(l), moved.link_name(l));
   EXPECT_EQ(copy.route(0, 2).hops.size(), 2u);
+  EXPECT_EQ(&copy.fabric(), &moved.fabric());  // the graph is shared, not copied
+}
+
+TEST(TopologyYaml, AnotherConfigKeepsTheFabric) {
+  const Cluster loaded = load_topology_yaml(kTwoBoxes, "boxes.yaml");
+  ClusterConfig cfg = loaded.config();
+  cfg.nic_messages_per_s = 1e6;
+  const Cluster c = loaded.with_config(cfg);
+  EXPECT_DOUBLE_EQ(c.config().nic_messages_per_s, 1e6);
+  EXPECT_EQ(&c.fabric(), &loaded.fabric());
+  EXPECT_NE(&c.route_cache(), &loaded.route_cache());
+  EXPECT_EQ(c.num_links(), loaded.num_links());
+  for (int l = 0; l < c.num_links(); ++l) EXPECT_EQ(c.link_name(l), loaded.link_name(l));
+  EXPECT_EQ(c.route(0, 2).hops.size(), 2u);
 }
 
 }  // namespace
