@@ -2,6 +2,8 @@
 // error naming the file and line (the messages are asserted verbatim).
 #include <gtest/gtest.h>
 
+#include "tests/thrown.h"
+
 #include "tests/text_replace.h"
 
 #include <string>
@@ -27,12 +29,8 @@ const std::string kGood = kHeader + kColumns +
                           "grouped-gemm,fp32,2,8;8,512,256,2000,1800,2500\n";    // 10
 
 std::string error_of(const std::string& text) {
-  try {
-    read_measurements(parse_calibration_csv(text, "data.csv"));
-  } catch (const CalibrationError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return moesim::testing::thrown_message<CalibrationError>(
+      [&] { read_measurements(parse_calibration_csv(text, "data.csv")); });
 }
 
 using moesim::testing::replace;

@@ -2,6 +2,8 @@
 // that read_measurements accepts, and one clear error per bad option.
 #include <gtest/gtest.h>
 
+#include "tests/thrown.h"
+
 #include <string>
 
 #include "calibration/calibration_error.h"
@@ -13,12 +15,7 @@ namespace moesim::calibration {
 namespace {
 
 std::string error_of(const CaptureOptions& o) {
-  try {
-    run_capture(o);
-  } catch (const CalibrationError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return moesim::testing::thrown_message<CalibrationError>([&] { run_capture(o); });
 }
 
 CaptureOptions tiny_gemm() {

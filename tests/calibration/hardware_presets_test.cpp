@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/calibration/hardware_test_support.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -9,11 +11,7 @@
 namespace moesim::calibration {
 namespace {
 
-HardwareProfile preset(const char* name) {
-  auto hw = find_hardware_preset(name);
-  EXPECT_TRUE(hw.has_value()) << name;
-  return hw.value_or(HardwareProfile{});
-}
+using moesim::calibration::test::preset;
 
 TEST(HardwarePresets, H800FieldsAreSane) {
   const HardwareProfile hw = preset("h800");

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/thrown.h"
+
+#include "tests/calibration/hardware_test_support.h"
+
 #include "tests/text_replace.h"
 
 #include <algorithm>
@@ -13,11 +17,7 @@
 namespace moesim::calibration {
 namespace {
 
-HardwareProfile preset(const char* name) {
-  auto hw = find_hardware_preset(name);
-  EXPECT_TRUE(hw.has_value()) << name;
-  return hw.value_or(HardwareProfile{});
-}
+using moesim::calibration::test::preset;
 
 const std::string kProfile =
     "name: dev\n"           // 1
@@ -34,12 +34,7 @@ const std::string kProfile =
     "  nic: 200Gbps\n";     // 12
 
 std::string error_of(const std::string& text) {
-  try {
-    load_hardware_yaml(text, "dev.yaml");
-  } catch (const HardwareError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return moesim::testing::thrown_message<HardwareError>([&] { load_hardware_yaml(text, "dev.yaml"); });
 }
 
 using moesim::testing::replace;

@@ -2,6 +2,8 @@
 // are joined; one die as a device of its own has an even share of every figure.
 #include <gtest/gtest.h>
 
+#include "tests/thrown.h"
+
 #include <string>
 
 #include "calibration/hardware_yaml.h"
@@ -28,13 +30,8 @@ const std::string kPackage =
     "  scaleup: 392GB/s\n"    // 14
     "  nic: 400Gbps\n";       // 15
 
-std::string error_of(const std::string& text) {
-  try {
-    load_hardware_yaml(text, "pkg.yaml");
-  } catch (const HardwareError& e) {
-    return e.what();
-  }
-  return "(no error)";
+std::string package_error(const std::string& text) {
+  return moesim::testing::thrown_message<HardwareError>([&] { load_hardware_yaml(text, "pkg.yaml"); });
 }
 
 TEST(PackageDies, OneDieHasAnEvenShareOfEveryFigure) {
@@ -78,11 +75,11 @@ TEST(PackageDies, WrittenProfilesKeepTheirPackage) {
 
 TEST(PackageDies, BadPackagesAreOneLine) {
   using moesim::testing::replace;
-  EXPECT_EQ(error_of(replace(kPackage, "  dies: 2\n", "  dies: 5\n")),
+  EXPECT_EQ(package_error(replace(kPackage, "  dies: 2\n", "  dies: 5\n")),
             "pkg.yaml:4:9: package.dies: 5 dies do not split the 48 compute units evenly");
-  EXPECT_EQ(error_of(replace(kPackage, "  die_link: 300GB/s\n", "")),
+  EXPECT_EQ(package_error(replace(kPackage, "  die_link: 300GB/s\n", "")),
             "pkg.yaml:4:3: package: missing required key 'die_link'");
-  EXPECT_EQ(error_of(replace(kPackage, "  dies: 2\n", "  dies: 1\n")),
+  EXPECT_EQ(package_error(replace(kPackage, "  dies: 2\n", "  dies: 1\n")),
             "pkg.yaml:5:13: package.die_link: a one-die package has no die link");
 }
 

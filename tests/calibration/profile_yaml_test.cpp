@@ -3,6 +3,8 @@
 // GEMM parameters (per dtype, with the fallbacks of HardwareProfile::gemm_fit).
 #include <gtest/gtest.h>
 
+#include "tests/thrown.h"
+
 #include "tests/text_replace.h"
 
 #include <string>
@@ -39,13 +41,8 @@ const std::string kMeasured =
     "    block_m: [64, 128]\n"                       // 21
     "    block_n: [128, 256]\n";                     // 22
 
-std::string error_of(const std::string& text) {
-  try {
-    load_hardware_yaml(text, "p.yaml");
-  } catch (const HardwareError& e) {
-    return e.what();
-  }
-  return "(no error)";
+std::string profile_error(const std::string& text) {
+  return moesim::testing::thrown_message<HardwareError>([&] { load_hardware_yaml(text, "p.yaml"); });
 }
 
 using moesim::testing::replace;
@@ -91,19 +88,19 @@ TEST(MeasuredProfile, WriterOutputLoadsBackWithTheSameFigures) {
 }
 
 TEST(MeasuredProfile, MalformedMeasuredKeys) {
-  EXPECT_EQ(error_of(replace(kMeasured, "mma_fraction: 0.6", "mma_fraction: 1.5")),
+  EXPECT_EQ(profile_error(replace(kMeasured, "mma_fraction: 0.6", "mma_fraction: 1.5")),
             "p.yaml:16:19: gemm.bf16.mma_fraction: expected a fraction in (0, 1], got '1.5'");
-  EXPECT_EQ(error_of(replace(kMeasured, "fixed_overhead: 4us", "fixed_overhead: 4")),
+  EXPECT_EQ(profile_error(replace(kMeasured, "fixed_overhead: 4us", "fixed_overhead: 4")),
             "p.yaml:18:21: gemm.bf16.fixed_overhead: expected a duration with a unit (ns, us, ms, s, min, h), got '4'");
-  EXPECT_EQ(error_of(replace(kMeasured, "block_m: [64, 128]", "block_m: [64, 0]")),
+  EXPECT_EQ(profile_error(replace(kMeasured, "block_m: [64, 128]", "block_m: [64, 0]")),
             "p.yaml:21:19: gemm.bf16.block_m[1]: expected an integer in [1, 4096], got 0");
-  EXPECT_EQ(error_of(replace(kMeasured, "block_m: [64, 128]", "block_m: 64")),
+  EXPECT_EQ(profile_error(replace(kMeasured, "block_m: [64, 128]", "block_m: 64")),
             "p.yaml:21:14: gemm.bf16.block_m: expected a non-empty list of tile sizes");
-  EXPECT_EQ(error_of(replace(kMeasured, "  bf16:\n    mma", "  bf61:\n    mma")),
+  EXPECT_EQ(profile_error(replace(kMeasured, "  bf16:\n    mma", "  bf61:\n    mma")),
             "p.yaml:15:3: gemm.bf61: unknown key 'bf61'; did you mean 'bf16'?");
-  EXPECT_EQ(error_of(replace(kMeasured, "    per_tile_overhead: 0.2us\n", "")),
+  EXPECT_EQ(profile_error(replace(kMeasured, "    per_tile_overhead: 0.2us\n", "")),
             "p.yaml:16:5: gemm.bf16: missing required key 'per_tile_overhead'");
-  EXPECT_EQ(error_of(replace(kMeasured, "scaleup_efficiency: 0.75", "scaleup_efficiency: 0")),
+  EXPECT_EQ(profile_error(replace(kMeasured, "scaleup_efficiency: 0.75", "scaleup_efficiency: 0")),
             "p.yaml:12:23: network.scaleup_efficiency: expected a fraction in (0, 1], got '0'");
 }
 

@@ -2,6 +2,8 @@
 // where the device has the units, else on the units it falls back to, and the GEMM cost follows.
 #include <gtest/gtest.h>
 
+#include "tests/calibration/hardware_test_support.h"
+
 #include <memory>
 
 #include "calibration/cost_model.h"
@@ -13,11 +15,7 @@ namespace {
 
 using models::DType;
 
-HardwareProfile preset(const char* name) {
-  auto hw = find_hardware_preset(name);
-  EXPECT_TRUE(hw.has_value()) << name;
-  return hw.value_or(HardwareProfile{});
-}
+using moesim::calibration::test::preset;
 
 TEST(TensorUnits, EachPrecisionRunsOnItsOwnUnitsWhereTheDeviceHasThem) {
   const HardwareProfile b200 = preset("b200");

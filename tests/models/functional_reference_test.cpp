@@ -25,7 +25,7 @@ namespace {
 
 constexpr double kTolerance = 1e-5;
 
-std::vector<int> tokens_of(int n, int vocab, int salt) {
+std::vector<int> reference_tokens(int n, int vocab, int salt) {
   std::vector<int> t;
   for (int i = 0; i < n; ++i) t.push_back((i * 29 + salt * 13 + 3) % vocab);
   return t;
@@ -69,8 +69,8 @@ void expect_same_experts(const std::vector<Routing>& got, const std::vector<std:
 // Returns the decoder's logits for the whole prompt at once (to compare with wrong references).
 Matrix expect_matches_reference(const ModelSpec& spec, std::uint64_t seed, int length) {
   const DecoderWeights w = varied_weights(spec, seed);
-  const std::vector<int> a = tokens_of(length, spec.vocab, static_cast<int>(seed)),
-                         b = tokens_of(length - 3, spec.vocab, 7);
+  const std::vector<int> a = reference_tokens(length, spec.vocab, static_cast<int>(seed)),
+                         b = reference_tokens(length - 3, spec.vocab, 7);
   test::ReferenceDecoder ref_a(spec, w), ref_b(spec, w);
   const Eigen::MatrixXd want_a = ref_a.logits(a), want_b = ref_b.logits(b);
 
@@ -109,7 +109,7 @@ Matrix expect_matches_reference(const ModelSpec& spec, std::uint64_t seed, int l
 void expect_one_wider_window_is_caught(const ModelSpec& spec, std::uint64_t seed, int length, const Matrix& decoder) {
   const DecoderWeights w = varied_weights(spec, seed);
   test::ReferenceDecoder wider(spec, w, 1);
-  const double d = difference(decoder, wider.logits(tokens_of(length, spec.vocab, static_cast<int>(seed))));
+  const double d = difference(decoder, wider.logits(reference_tokens(length, spec.vocab, static_cast<int>(seed))));
   EXPECT_GT(d, 20 * kTolerance) << spec.name << ": a window one position wider moves the logits only by " << d;
 }
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/thrown.h"
+
 #include <string>
 #include <vector>
 
@@ -18,13 +20,8 @@ using test::preset;
 
 ModelSpec import(const std::string& fixture) { return load_hf_config(data_path(fixture + ".config.json")); }
 
-std::string error_of(const std::string& json) {
-  try {
-    load_hf_config_text(json, "config.json");
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "(no error)";
+std::string hf_error(const std::string& json) {
+  return moesim::testing::thrown_message<ModelError>([&] { load_hf_config_text(json, "config.json"); });
 }
 
 // Every architectural field, dtypes included (name, description and source differ by design).
@@ -114,8 +111,8 @@ TEST(HfConfig, PartialRotaryFromEitherKey) {
   const std::string head = R"({"architectures": ["MiniMaxM2ForCausalLM"], "num_hidden_layers": 2, "hidden_size": 64,
     "vocab_size": 10, "num_attention_heads": 4, "head_dim": 16, "num_local_experts": 4, "num_experts_per_tok": 2,
     "intermediate_size": 32, )";
-  EXPECT_EQ(error_of(head + R"("rotary_dim": 32})"), "config.json: rotary_dim: 32 exceeds head_dim 16");
-  EXPECT_EQ(error_of(head + R"("partial_rotary_factor": 1.5})"),
+  EXPECT_EQ(hf_error(head + R"("rotary_dim": 32})"), "config.json: rotary_dim: 32 exceeds head_dim 16");
+  EXPECT_EQ(hf_error(head + R"("partial_rotary_factor": 1.5})"),
             "config.json: partial_rotary_factor: expected a fraction in (0, 1], got 1.500000");
 }
 
@@ -130,7 +127,7 @@ TEST(HfConfig, Qwen3NextLayerTypes) {
   EXPECT_EQ(load_hf_config_text(j.dump(), "config.json").linear.full_every, 2);
   types[5] = "linear_attention";
   j["layer_types"] = types;
-  EXPECT_EQ(error_of(j.dump()),
+  EXPECT_EQ(hf_error(j.dump()),
             "config.json: layer_types: linear/full attention pattern is not 'full on every Nth layer'; unsupported");
 }
 
@@ -209,7 +206,7 @@ TEST(HfConfig, ForwardNumerics) {
   EXPECT_EQ(oss.rope.yarn_factor, 32);
   EXPECT_FALSE(oss.rope.yarn_truncate);
   EXPECT_EQ(oss.rope.yarn_mscale_all_dim, 0);  // not given: cos/sin scale by 0.1 ln(32) + 1
-  EXPECT_EQ(error_of(R"({"architectures": ["MixtralForCausalLM"], "num_hidden_layers": 2, "hidden_size": 8,
+  EXPECT_EQ(hf_error(R"({"architectures": ["MixtralForCausalLM"], "num_hidden_layers": 2, "hidden_size": 8,
                          "vocab_size": 8, "num_attention_heads": 2, "num_local_experts": 2,
                          "num_experts_per_tok": 1, "intermediate_size": 8, "rope_theta": "big"})"),
             "config.json: rope_theta: expected a number, got \"big\"");
@@ -256,26 +253,26 @@ TEST(HfConfig, TiedEmbeddingsAndDefaults) {
 // Found by fuzzing: nlohmann reports a number beyond a double as out_of_range, not parse_error;
 // the error is a ModelError pointing at the literal.
 TEST(HfConfig, NumberOverflowIsASyntaxErrorAtTheLiteral) {
-  EXPECT_EQ(error_of(R"({"architectures": [1e999]})"),
+  EXPECT_EQ(hf_error(R"({"architectures": [1e999]})"),
             "config.json:1:20: JSON syntax error: number overflow parsing '1e999'");
-  EXPECT_EQ(error_of("{\n  \"hidden_size\": -4e4444\n}"),
+  EXPECT_EQ(hf_error("{\n  \"hidden_size\": -4e4444\n}"),
             "config.json:2:18: JSON syntax error: number overflow parsing '-4e4444'");
 }
 
 TEST(HfConfig, AbsurdLayerAndExpertCountsAreRefused) {
-  EXPECT_EQ(error_of(R"({"architectures": ["MixtralForCausalLM"], "num_hidden_layers": 1000000000})"),
+  EXPECT_EQ(hf_error(R"({"architectures": ["MixtralForCausalLM"], "num_hidden_layers": 1000000000})"),
             "config.json: num_hidden_layers: 1000000000 exceeds the limit of 4096");
 }
 
 TEST(HfConfig, JsonSyntaxErrorNamesLineAndColumn) {
-  const std::string e = error_of("{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  \"hidden_size\": 40 96\n}\n");
+  const std::string e = hf_error("{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  \"hidden_size\": 40 96\n}\n");
   // nlohmann positions the error at the last character of the offending token ("96").
   EXPECT_TRUE(e.starts_with("config.json:3:22: JSON syntax error: ")) << e;
   EXPECT_NE(e.find("unexpected number literal"), std::string::npos) << e;
 }
 
 TEST(HfConfig, UnknownArchitectureListsTheSupportedOnes) {
-  EXPECT_EQ(error_of(R"({"architectures": ["MixtralForCausalLm"]})"),
+  EXPECT_EQ(hf_error(R"({"architectures": ["MixtralForCausalLm"]})"),
             "config.json: architectures: unknown architecture 'MixtralForCausalLm'; did you mean "
             "'MixtralForCausalLM'? (valid: DeepseekV3ForCausalLM, DeepseekV2ForCausalLM, DeepseekV32ForCausalLM, "
             "MixtralForCausalLM, "
@@ -286,11 +283,11 @@ TEST(HfConfig, UnknownArchitectureListsTheSupportedOnes) {
 }
 
 TEST(HfConfig, MissingAndMistypedKeys) {
-  EXPECT_EQ(error_of(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096})"),
+  EXPECT_EQ(hf_error(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096})"),
             "config.json: num_hidden_layers: missing required key");
-  EXPECT_EQ(error_of(R"({"architectures": ["LlamaForCausalLM"], "num_hidden_layers": "32"})"),
+  EXPECT_EQ(hf_error(R"({"architectures": ["LlamaForCausalLM"], "num_hidden_layers": "32"})"),
             "config.json: num_hidden_layers: expected an integer, got \"32\"");
-  EXPECT_EQ(error_of(R"({"architectures": ["Llama4ForConditionalGeneration"]})"),
+  EXPECT_EQ(hf_error(R"({"architectures": ["Llama4ForConditionalGeneration"]})"),
             "config.json: text_config: missing required key");
 }
 
@@ -298,7 +295,7 @@ TEST(HfConfig, UnsupportedLayerPatternsAreErrors) {
   const std::string qwen = R"({"architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 2048, "num_hidden_layers": 8,
       "num_attention_heads": 32, "num_key_value_heads": 4, "vocab_size": 1000, "num_experts": 8,
       "num_experts_per_tok": 2, "moe_intermediate_size": 768, "mlp_only_layers": [5]})";
-  EXPECT_EQ(error_of(qwen), "config.json: mlp_only_layers: [5] is not a leading run of layers; unsupported");
+  EXPECT_EQ(hf_error(qwen), "config.json: mlp_only_layers: [5] is not a leading run of layers; unsupported");
 }
 
 }  // namespace

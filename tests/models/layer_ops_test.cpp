@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/models/model_test_support.h"
+
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -13,11 +15,7 @@
 namespace moesim::models {
 namespace {
 
-ModelSpec preset(const char* name) {
-  auto m = find_model_preset(name);
-  EXPECT_TRUE(m.has_value()) << name;
-  return m.value_or(ModelSpec{});
-}
+using moesim::models::test::preset;
 
 std::map<std::string, WeightMatmul> by_name(const std::vector<WeightMatmul>& ops) {
   std::map<std::string, WeightMatmul> out;

@@ -3,6 +3,8 @@
 // core reads and writes that state whatever the context, and its prefill is linear in the chunk.
 #include <gtest/gtest.h>
 
+#include "tests/thrown.h"
+
 #include <string>
 
 #include "model_test_support.h"
@@ -131,31 +133,28 @@ TEST(LinearAttention, TensorParallelismSplitsTheHeadsAndTheState) {
   EXPECT_DOUBLE_EQ(plan_rank_memory(m, o).kv_bytes_per_token, 3 * m.kv_bytes_per_token_per_layer());
 }
 
-std::string error_of(const std::string& attention) {
+std::string attention_error(const std::string& attention) {
   const std::string yaml =
       "name: t\nlayers: 4\nhidden: 64\nvocab: 100\nattention:\n" + attention + "mlp: {intermediate: 128}\n";
-  try {
-    load_model_yaml(yaml, "m.yaml");
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return moesim::testing::thrown_message<ModelError>([&] { load_model_yaml(yaml, "m.yaml"); });
 }
 
 TEST(LinearAttention, YamlRefusesWhatItCannotMean) {
   const std::string gqa = "  kind: gqa\n  heads: 4\n  kv_heads: 2\n  head_dim: 16\n";
   const std::string linear =
       "  linear: {full_every: 4, key_heads: 2, value_heads: 4, key_head_dim: 16, value_head_dim: 16}\n";
-  EXPECT_EQ(error_of(gqa + linear), "(no error)");
-  EXPECT_EQ(error_of(gqa + "  window: {size: 8}\n" + linear),
+  EXPECT_EQ(attention_error(gqa + linear), "(no error)");
+  EXPECT_EQ(attention_error(gqa + "  window: {size: 8}\n" + linear),
             "m.yaml:10:11: attention.window: a model with linear attention has no local windows");
   EXPECT_EQ(
-      error_of(gqa + "  linear: {full_every: 4, key_heads: 3, value_heads: 4, key_head_dim: 16, value_head_dim: 16}\n"),
+      attention_error(
+          gqa + "  linear: {full_every: 4, key_heads: 3, value_heads: 4, key_head_dim: 16, value_head_dim: 16}\n"),
       "m.yaml:10:54: attention.linear.value_heads: value_heads (4) must be a multiple of key_heads (3)");
-  EXPECT_EQ(error_of("  kind: mla\n  heads: 4\n  kv_lora_rank: 16\n  qk_nope_head_dim: 8\n  qk_rope_head_dim: 8\n"
-                     "  v_head_dim: 8\n" +
-                     linear),
-            "m.yaml:12:11: attention.linear: only for mha/gqa attention");
+  EXPECT_EQ(
+      attention_error("  kind: mla\n  heads: 4\n  kv_lora_rank: 16\n  qk_nope_head_dim: 8\n  qk_rope_head_dim: 8\n"
+                      "  v_head_dim: 8\n" +
+                      linear),
+      "m.yaml:12:11: attention.linear: only for mha/gqa attention");
   const ModelSpec m = load_model_yaml(
       "name: t\nlayers: 8\nhidden: 64\nvocab: 100\nattention:\n" + gqa + linear + "mlp: {intermediate: 128}\n",
       "m.yaml");

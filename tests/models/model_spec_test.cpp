@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/models/model_test_support.h"
+
 #include "models/layer_ops.h"
 #include "models/memory.h"
 #include "models/presets.h"
@@ -9,11 +11,7 @@
 namespace moesim::models {
 namespace {
 
-ModelSpec preset(const char* name) {
-  auto m = find_model_preset(name);
-  EXPECT_TRUE(m.has_value()) << name;
-  return m.value_or(ModelSpec{});
-}
+using moesim::models::test::preset;
 
 TEST(ModelPresets, EveryListedPresetResolvesUnderItsName) {
   const auto list = model_presets();

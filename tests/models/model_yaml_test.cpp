@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/thrown.h"
+
 #include "tests/text_replace.h"
 
 #include <string>
@@ -31,12 +33,7 @@ const std::string kModel =
     "  first_k_dense: 1\n";        // 15
 
 std::string error_of(const std::string& text) {
-  try {
-    load_model_yaml(text, "m.yaml");
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return moesim::testing::thrown_message<ModelError>([&] { load_model_yaml(text, "m.yaml"); });
 }
 
 using moesim::testing::replace;

@@ -16,7 +16,7 @@ using testing::kMinimal;
 using testing::load_error;
 using testing::valid_names;
 
-std::string with(std::string_view extra) { return std::string(kMinimal) + std::string(extra); }
+using testing::with;
 
 TEST(ScenarioErrors, UnknownKeySuggestsClosest) {
   EXPECT_EQ(load_error("model: tiny-moe\n"

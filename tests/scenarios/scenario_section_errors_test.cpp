@@ -16,7 +16,7 @@ using testing::kMinimal;
 using testing::load_error;
 using testing::valid_names;
 
-std::string with(std::string_view extra) { return std::string(kMinimal) + std::string(extra); }
+using testing::with;
 
 // DeepSeek-V3 on `nodes` HGX nodes, one colocated pool of `ranks` ranks, then `moe`.
 std::string dsv3(int nodes, int ranks, std::string_view moe) {

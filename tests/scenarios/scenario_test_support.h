@@ -21,6 +21,9 @@ inline constexpr std::string_view kMinimal =
     "  colocated:\n"
     "    ranks: 8\n";
 
+// kMinimal with `extra` appended (more sections, or keys that follow the pool's).
+inline std::string with(std::string_view extra) { return std::string(kMinimal) + std::string(extra); }
+
 // The ScenarioError message of loading `yaml` as "scn.yaml", or "<no error>".
 inline std::string load_error(std::string_view yaml, const std::vector<std::string>& overrides = {}) {
   try {

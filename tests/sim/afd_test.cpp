@@ -3,6 +3,8 @@
 // pipeline of several hides them; each side's memory holds its half of every layer.
 #include <gtest/gtest.h>
 
+#include "tests/thrown.h"
+
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -46,13 +48,8 @@ SimulationResult run(const std::string& yaml) {
   return simulate(scenarios::simulation_config(s));
 }
 
-std::string load_error(const std::string& yaml) {
-  try {
-    scenarios::load_scenario_string(yaml, "afd.yaml");
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no error";
+std::string afd_error(const std::string& yaml) {
+  return moesim::testing::thrown_message<std::exception>([&] { scenarios::load_scenario_string(yaml, "afd.yaml"); });
 }
 
 double transfer_ns(const LayerBreakdown& b) {
@@ -135,15 +132,15 @@ TEST(AttentionFfnDisaggregation, EachSideHoldsItsHalfOfEveryLayer) {
 }
 
 TEST(AttentionFfnDisaggregation, LoaderAndDeploymentErrors) {
-  EXPECT_EQ(load_error(afd_yaml(3, "    overlap: {scheme: two-batch}\n")),
+  EXPECT_EQ(afd_error(afd_yaml(3, "    overlap: {scheme: two-batch}\n")),
             "afd.yaml:7:5: deployment.colocated.afd: the ping-pong pipeline replaces the overlap schemes: leave "
             "overlap at none");
   std::string yaml = afd_yaml(3);
   yaml.replace(yaml.find("attention_ranks: 4"), 18, "attention_ranks: 16");
-  EXPECT_EQ(load_error(yaml),
+  EXPECT_EQ(afd_error(yaml),
             "afd.yaml:7:11: deployment.colocated.afd.attention_ranks: attention_ranks 16 leaves none of the 16 ranks "
             "for the experts");
-  EXPECT_EQ(load_error(afd_yaml(3, "    attention: {dp: 8}\n")),
+  EXPECT_EQ(afd_error(afd_yaml(3, "    attention: {dp: 8}\n")),
             "afd.yaml:10:17: deployment.colocated.attention.dp: attention dp 8 x tp 1 = 8 does not match the 4 "
             "attention ranks (afd)");
   // The same rules below the loader, for configurations built in code.

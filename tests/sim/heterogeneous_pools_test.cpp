@@ -3,6 +3,8 @@
 // add up over the kinds of device.
 #include <gtest/gtest.h>
 
+#include "tests/thrown.h"
+
 #include <string>
 
 #include "scenarios/loader.h"
@@ -39,13 +41,8 @@ SimulationResult run(const scenarios::Scenario& s) {
   return simulate(c);
 }
 
-std::string load_error(const std::string& yaml) {
-  try {
-    scenarios::load_scenario_string(yaml, "h.yaml");
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no error";
+std::string pools_error(const std::string& yaml) {
+  return moesim::testing::thrown_message<std::exception>([&] { scenarios::load_scenario_string(yaml, "h.yaml"); });
 }
 
 TEST(HeterogeneousPools, NodeGroupsGiveTheirNodesTheirOwnPorts) {
@@ -145,22 +142,22 @@ TEST(HeterogeneousPools, PromptsSlowDownOnAComputePoorPoolAndDecodeDoesNot) {
 
 TEST(HeterogeneousPools, TheLoaderChecksWherePoolHardwareAndPricesAreWritten) {
   const std::string head = "model: qwen3-30b-a3b\nhardware: h800\ncluster: {preset: hgx, nodes: 1}\ndeployment:\n";
-  EXPECT_EQ(load_error(head + "  prefill: {ranks: 4}\n  decode: {ranks: 4, hardware: h20}\n"),
+  EXPECT_EQ(pools_error(head + "  prefill: {ranks: 4}\n  decode: {ranks: 4, hardware: h20}\n"),
             "h.yaml:6:32: deployment.decode.hardware: node 0 would hold both h800 (prefill pool) and h20 (decode "
             "pool) devices: a scale-up domain holds one kind of device, so the prefill pool's 4 devices must fill "
             "whole nodes of 8");
-  EXPECT_EQ(load_error(head + "  colocated: {ranks: 8, hardware: h21}\n").substr(0, 87),
+  EXPECT_EQ(pools_error(head + "  colocated: {ranks: 8, hardware: h21}\n").substr(0, 87),
             "h.yaml:5:35: deployment.colocated.hardware: unknown hardware 'h21'; did you mean 'h20'?");
   const std::string two =
       "model: qwen3-30b-a3b\nhardware: h800\ncluster: {preset: hgx, nodes: 2}\n"
       "deployment:\n  prefill: {ranks: 8}\n  decode: {ranks: 8, hardware: h20}\n";
-  EXPECT_EQ(load_error(two + "pricing: {gpu_hour_usd: {h800: 2}}\n"),
+  EXPECT_EQ(pools_error(two + "pricing: {gpu_hour_usd: {h800: 2}}\n"),
             "h.yaml:7:25: pricing.gpu_hour_usd: no price for hardware 'h20', which the deployment runs on");
-  EXPECT_EQ(load_error(two + "pricing: {gpu_hour_usd: {h800: 2, h20: 1, h10: 3}}\n"),
+  EXPECT_EQ(pools_error(two + "pricing: {gpu_hour_usd: {h800: 2, h20: 1, h10: 3}}\n"),
             "h.yaml:7:43: pricing.gpu_hour_usd.h10: unknown key 'h10'; did you mean 'h100'?");
   // A preset the deployment does not run on may have a price too (for what-if overrides).
-  EXPECT_EQ(load_error(two + "pricing: {gpu_hour_usd: {h800: 2, h20: 1, h100: 3}}\n"), "no error");
-  EXPECT_EQ(load_error(two + "pricing: {gpu_hour_usd: {h800: 2, h20: 0}}\n"),
+  EXPECT_EQ(pools_error(two + "pricing: {gpu_hour_usd: {h800: 2, h20: 1, h100: 3}}\n"), "(no error)");
+  EXPECT_EQ(pools_error(two + "pricing: {gpu_hour_usd: {h800: 2, h20: 0}}\n"),
             "h.yaml:7:40: pricing.gpu_hour_usd.h20: expected a price above 0, got '0'");
   // One price for every kind of device stays a number.
   const auto s = scenarios::load_scenario_string(two + "pricing: {gpu_hour_usd: 2}\n", "h.yaml");

@@ -20,8 +20,8 @@
 namespace moesim::sim {
 namespace {
 
-struct Fixture {
-  explicit Fixture(const char* algorithm, int nodes = 2) : cluster(config(nodes)) {
+struct ExchangeFixture {
+  explicit ExchangeFixture(const char* algorithm, int nodes = 2) : cluster(config(nodes)) {
     model = *models::find_model_preset("deepseek-v3");
     hw = *calibration::find_hardware_preset("h800");
     DeploymentConfig d;
@@ -58,7 +58,7 @@ struct Fixture {
 };
 
 TEST(MoeExchange, MoreTokensTakeLongerAndTheCombineCarriesWiderRows) {
-  Fixture f("direct");
+  ExchangeFixture f("direct");
   const ExchangeTimes small = f.layer(16), large = f.layer(256);
   EXPECT_GT(large.dispatch_ns, small.dispatch_ns);
   EXPECT_GT(large.combine_ns, small.combine_ns);
@@ -72,7 +72,7 @@ TEST(MoeExchange, MoreTokensTakeLongerAndTheCombineCarriesWiderRows) {
 }
 
 TEST(MoeExchange, LowLatencySendsOneMessagePerPair) {
-  Fixture direct("direct"), ll("low-latency");
+  ExchangeFixture direct("direct"), ll("low-latency");
   EXPECT_TRUE(ll.exchange->low_latency());
   EXPECT_FALSE(direct.exchange->low_latency());
   const ExchangeTimes d = direct.layer(128), l = ll.layer(128);
@@ -81,7 +81,7 @@ TEST(MoeExchange, LowLatencySendsOneMessagePerPair) {
 }
 
 TEST(MoeExchange, GatherScatterMovesTheWidestShareFromEveryRank) {
-  Fixture f("allgather-reducescatter");
+  ExchangeFixture f("allgather-reducescatter");
   ASSERT_TRUE(f.exchange->uses_gather_scatter());
   std::vector<std::int64_t> tokens(16, 10);
   tokens[3] = 30;  // the widest share pads every rank's

@@ -18,12 +18,12 @@ namespace {
 namespace fs = std::filesystem;
 using moesim::testing::run_moesim;
 
-fs::path temp_dir(const std::string& name) { return moesim::testing::scratch_dir("moesim_calibrate_fake_", name); }
+fs::path fake_dir(const std::string& name) { return moesim::testing::scratch_dir("moesim_calibrate_fake_", name); }
 
 using moesim::testing::read_file;
 
 TEST(CalibrateFakeCli, CaptureFitAndCheckThroughThePlugin) {
-  const auto d = temp_dir("loop");
+  const auto d = fake_dir("loop");
   const std::string gemm = (d / "g.csv").string(), a2a = (d / "a.csv").string(), prof = (d / "p.yaml").string();
   auto r = run_moesim(
       "calibrate capture --backend fake --suite grouped-gemm --dtype fp8 --shape 4096x7168,2048x768 "
@@ -51,7 +51,7 @@ TEST(CalibrateFakeCli, CaptureFitAndCheckThroughThePlugin) {
 }
 
 TEST(CalibrateFakeCli, BadThrottlePolicyIsOneLine) {
-  const auto d = temp_dir("flag");
+  const auto d = fake_dir("flag");
   const auto r =
       run_moesim("calibrate capture --backend fake --suite gemm --throttled maybe -o " + (d / "x.csv").string());
   EXPECT_EQ(r.exit_code, 2);
@@ -78,7 +78,7 @@ int exit_code_of(const std::string& cmd, std::string& out) {
 }
 
 TEST(CalibrateFakeMpi, EveryRankTimesAndRankZeroWrites) {
-  const auto d = temp_dir("mpi");
+  const auto d = fake_dir("mpi");
   const std::string csv = (d / "a.csv").string();
   std::string out;
   ASSERT_EQ(
@@ -99,7 +99,7 @@ TEST(CalibrateFakeMpi, EveryRankTimesAndRankZeroWrites) {
 // 1: the job hangs until `timeout` kills it, exit code 124) nor leave the others running
 // (MPI_Abort ends them; srun, unlike mpirun, does not by default when one task exits).
 TEST(CalibrateFakeMpi, AFailingRankEndsTheJob) {
-  const auto d = temp_dir("mpi_fail");
+  const auto d = fake_dir("mpi_fail");
   std::string out;
   const int rc = exit_code_of(mpirun("MOESIM_FAKE_FAIL_RANK=1",
                                      "calibrate capture --backend fake --suite alltoall "

@@ -13,6 +13,9 @@
 
 namespace moesim::testing {
 
+// The default scenario (`make run`), the one the CLI tests run when any scenario will do.
+inline const std::string kDefaultScenario = std::string(MOESIM_SOURCE_DIR) + "/scenarios/library/dsv3-h800-32gpu.yaml";
+
 struct CliResult {
   int exit_code = -1;
   std::string out;  // stdout and stderr together

@@ -17,17 +17,17 @@ Result run(const std::string& args) { return moesim::testing::run_moesim(args); 
 
 using moesim::testing::read_file;
 
-fs::path temp_dir(const std::string& name) { return moesim::testing::scratch_dir("moesim_cli_test_", name); }
+fs::path cli_dir(const std::string& name) { return moesim::testing::scratch_dir("moesim_cli_test_", name); }
 
-const std::string kScenario = std::string(MOESIM_SOURCE_DIR) + "/scenarios/library/dsv3-h800-32gpu.yaml";
+using moesim::testing::kDefaultScenario;
 // A small, fast variant of the default scenario.
 const std::string kSmall =
     "--set workload.requests=80 --set cluster.nodes=2 --set deployment.colocated.ranks=16 "
     "--set deployment.colocated.attention.dp=16 --set deployment.colocated.moe.ep=16";
 
 TEST(Cli, RunWritesSummaryAndRequests) {
-  const auto dir = temp_dir("run");
-  const auto r = run("run " + kScenario + " " + kSmall + " -o " + dir.string());
+  const auto dir = cli_dir("run");
+  const auto r = run("run " + kDefaultScenario + " " + kSmall + " -o " + dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("TTFT"), std::string::npos);
   EXPECT_NE(r.out.find("output tokens/s/GPU"), std::string::npos);
@@ -39,10 +39,10 @@ TEST(Cli, RunWritesSummaryAndRequests) {
 }
 
 TEST(Cli, SameSeedGivesIdenticalSummaryBytes) {
-  const auto a = temp_dir("seed_a"), b = temp_dir("seed_b"), c = temp_dir("seed_c");
-  ASSERT_EQ(run("run -q " + kScenario + " " + kSmall + " -o " + a.string()).exit_code, 0);
-  ASSERT_EQ(run("run -q " + kScenario + " " + kSmall + " -o " + b.string()).exit_code, 0);
-  ASSERT_EQ(run("run -q " + kScenario + " " + kSmall + " --seed 99 -o " + c.string()).exit_code, 0);
+  const auto a = cli_dir("seed_a"), b = cli_dir("seed_b"), c = cli_dir("seed_c");
+  ASSERT_EQ(run("run -q " + kDefaultScenario + " " + kSmall + " -o " + a.string()).exit_code, 0);
+  ASSERT_EQ(run("run -q " + kDefaultScenario + " " + kSmall + " -o " + b.string()).exit_code, 0);
+  ASSERT_EQ(run("run -q " + kDefaultScenario + " " + kSmall + " --seed 99 -o " + c.string()).exit_code, 0);
   const auto sa = read_file(a / "summary.json");
   EXPECT_FALSE(sa.empty());
   EXPECT_EQ(sa, read_file(b / "summary.json"));
@@ -51,7 +51,7 @@ TEST(Cli, SameSeedGivesIdenticalSummaryBytes) {
 }
 
 TEST(Cli, MisspelledKeyExitsTwoWithPositionAndSuggestion) {
-  const auto dir = temp_dir("typo");
+  const auto dir = cli_dir("typo");
   const auto path = dir / "typo.yaml";
   std::ofstream(path) << "name: t\nmodel: deepseek-v3\nhardware: h800\ncluster: {nodes: 4}\n"
                          "deployment:\n  colocated:\n    ranks: 32\n    moe: {epp: 32}\n";
@@ -63,13 +63,13 @@ TEST(Cli, MisspelledKeyExitsTwoWithPositionAndSuggestion) {
 }
 
 TEST(Cli, BadOverrideNamesTheFlag) {
-  const auto r = run("run " + kScenario + " --set workload.requests=abc");
+  const auto r = run("run " + kDefaultScenario + " --set workload.requests=abc");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "moesim: --set workload.requests=abc: workload.requests: expected an integer, got 'abc'\n");
 }
 
 TEST(Cli, OutOfMemoryDeploymentExitsTwoWithBreakdown) {
-  const auto r = run("run " + kScenario +
+  const auto r = run("run " + kDefaultScenario +
                      " --set cluster.nodes=1 --set deployment.colocated.ranks=8 "
                      "--set deployment.colocated.attention.dp=8 --set deployment.colocated.moe.ep=8");
   EXPECT_EQ(r.exit_code, 2);
@@ -78,7 +78,7 @@ TEST(Cli, OutOfMemoryDeploymentExitsTwoWithBreakdown) {
 }
 
 TEST(Cli, UnknownFlagAndMissingFileExitTwo) {
-  const auto a = run("run " + kScenario + " --frobnicate");
+  const auto a = run("run " + kDefaultScenario + " --frobnicate");
   EXPECT_EQ(a.exit_code, 2);
   EXPECT_EQ(std::count(a.out.begin(), a.out.end(), '\n'), 1) << a.out;
   const auto b = run("run /nonexistent/scenario.yaml");

@@ -78,13 +78,13 @@ TEST(ErrorBase, InvariantErrorsNameTheCheck) {
   }
 }
 
-const std::string kScenario = std::string(MOESIM_SOURCE_DIR) + "/scenarios/library/dsv3-h800-32gpu.yaml";
+using moesim::testing::kDefaultScenario;
 
 TEST(ErrorExitCli, BadInputOfEveryFolderExitsTwo) {
-  const auto usage = testing::run_moesim("run " + kScenario + " --trace out.json --trace-steps 5");
+  const auto usage = testing::run_moesim("run " + kDefaultScenario + " --trace out.json --trace-steps 5");
   EXPECT_EQ(usage.exit_code, 2);
   EXPECT_EQ(usage.out, "moesim: --trace-steps: expected FIRST:LAST step numbers, got '5'\n");
-  const auto scenario = testing::run_moesim("run " + kScenario + " --set seed=x");
+  const auto scenario = testing::run_moesim("run " + kDefaultScenario + " --set seed=x");
   EXPECT_EQ(scenario.exit_code, 2);
   EXPECT_EQ(scenario.out.rfind("moesim: --set seed=x: seed: ", 0), 0u) << scenario.out;
   const auto workload = testing::run_moesim("routing --ep 8 --routing zipf --s 11");
@@ -94,7 +94,7 @@ TEST(ErrorExitCli, BadInputOfEveryFolderExitsTwo) {
 
 TEST(ErrorExitCli, AnOutputFolderThatCannotBeCreatedExitsOne) {
   const auto r =
-      testing::run_moesim("run -q " + kScenario +
+      testing::run_moesim("run -q " + kDefaultScenario +
                           " --set workload.requests=4 --set cluster.nodes=2 --set deployment.colocated.ranks=16 "
                           "--set deployment.colocated.attention.dp=16 --set deployment.colocated.moe.ep=16 "
                           "-o /dev/null/moesim-out");

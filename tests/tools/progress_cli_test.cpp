@@ -15,7 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Enough decode steps (~150) for several progress callbacks (one per 64 steps).
-constexpr const char* kScenario =
+constexpr const char* kProgressScenario =
     "name: tiny-progress\nseed: 2\nmodel: tiny-moe\nhardware: h800\ncluster: {preset: hgx, nodes: 1}\n"
     "deployment:\n  colocated:\n    ranks: 8\n    attention: {dp: 8}\n    moe: {ep: 8}\n"
     "workload:\n  requests: 80\n  arrivals: {process: poisson, rate: 100/s}\n"
@@ -26,7 +26,7 @@ class ProgressCli : public ::testing::Test {
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("moesim-progress-test-" + std::to_string(std::random_device{}()));
     fs::create_directories(dir_);
-    std::ofstream(dir_ / "scn.yaml", std::ios::binary) << kScenario;
+    std::ofstream(dir_ / "scn.yaml", std::ios::binary) << kProgressScenario;
     std::ofstream(dir_ / "sw.yaml", std::ios::binary) << "base: scn.yaml\nsweep: {seed: [1, 2, 3]}\n";
   }
   void TearDown() override {

@@ -18,9 +18,10 @@
 namespace {
 
 namespace fs = std::filesystem;
+using moesim::testing::read_file;
 using moesim::testing::run_moesim;
 
-constexpr const char* kBase =
+constexpr const char* kReportBase =
     "name: tiny-report\nseed: 5\nmodel: tiny-moe\nhardware: h800\ncluster: {preset: hgx, nodes: 2}\n"
     "deployment:\n  colocated:\n    ranks: 16\n    attention: {dp: 16}\n    moe: {ep: 16, comm: hierarchical}\n"
     "routing: {model: zipf, s: 1.0}\n"
@@ -28,19 +29,12 @@ constexpr const char* kBase =
     "  input_tokens: {dist: fixed, value: 200}\n  output_tokens: {dist: fixed, value: 16}\n"
     "slo: {ttft_p90: 2s, tpot_p90: 50ms}\n";
 
-constexpr const char* kSweep =
+constexpr const char* kReportSweep =
     "base: base.yaml\n"
     "sweep:\n  deployment.colocated.ranks: [8, 16, 3]\n  workload.arrivals.rate: [100/s, 400/s]\n"
     "derived:\n  deployment.colocated.attention.dp: deployment.colocated.ranks\n"
     "  deployment.colocated.moe.ep: deployment.colocated.ranks\n"
     "objective: {maximize: output_tokens_per_gpu_s, subject_to: {tpot_p90: 50ms}}\n";
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string chromium() {
   for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
@@ -64,8 +58,8 @@ class ReportHtml : public ::testing::Test {
     }
     dir_ = fs::temp_directory_path() / ("moesim-report-test-" + std::to_string(std::random_device{}()));
     fs::create_directories(dir_);
-    std::ofstream(dir_ / "base.yaml", std::ios::binary) << kBase;
-    std::ofstream(dir_ / "sw.yaml", std::ios::binary) << kSweep;
+    std::ofstream(dir_ / "base.yaml", std::ios::binary) << kReportBase;
+    std::ofstream(dir_ / "sw.yaml", std::ios::binary) << kReportSweep;
   }
   void TearDown() override {
     std::error_code ec;
@@ -89,8 +83,8 @@ class ReportHtml : public ::testing::Test {
     Rendered r;
     const int status = std::system(cmd.c_str());
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.dom = read(dom);
-    std::istringstream lines(read(log));
+    r.dom = read_file(dom);
+    std::istringstream lines(read_file(log));
     for (std::string line; std::getline(lines, line);)
       if (line.find(":CONSOLE") != std::string::npos) r.console.push_back(line);
     return r;
@@ -131,7 +125,7 @@ TEST_F(ReportHtml, RunReportRendersEveryChartOffline) {
   const auto out = dir_ / "run";
   const auto r = run_moesim("run " + (dir_ / "base.yaml").string() + " -o " + out.string() + " --report -q");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  const std::string html = read(out / "report.html");
+  const std::string html = read_file(out / "report.html");
   EXPECT_EQ(html.find("<script src"), std::string::npos);
   EXPECT_EQ(html.find("<link "), std::string::npos);
   expect_charts(render(out / "report.html"), {

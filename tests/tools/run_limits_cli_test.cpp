@@ -15,7 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 using moesim::testing::run_moesim;
 
-const std::string kScenario = std::string(MOESIM_SOURCE_DIR) + "/tests/golden/scenarios/colocated.yaml";
+const std::string kLimitsScenario = std::string(MOESIM_SOURCE_DIR) + "/tests/golden/scenarios/colocated.yaml";
 
 class RunLimitsCli : public ::testing::Test {
  protected:
@@ -34,7 +34,7 @@ class RunLimitsCli : public ::testing::Test {
 };
 
 TEST_F(RunLimitsCli, MaxSimTimeWritesPartialResults) {
-  const auto r = run_moesim("run " + kScenario + " -o " + dir_.string() + " --max-sim-time 50ms");
+  const auto r = run_moesim("run " + kLimitsScenario + " -o " + dir_.string() + " --max-sim-time 50ms");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto j = summary();
   EXPECT_EQ(j["partial"], true);
@@ -51,7 +51,7 @@ TEST_F(RunLimitsCli, MaxSimTimeWritesPartialResults) {
 
 TEST_F(RunLimitsCli, GenerousBoundsGiveACompleteRun) {
   const auto r =
-      run_moesim("run " + kScenario + " -q -o " + dir_.string() + " --max-sim-time 1h --max-wall-time 10min");
+      run_moesim("run " + kLimitsScenario + " -q -o " + dir_.string() + " --max-sim-time 1h --max-wall-time 10min");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto j = summary();
   EXPECT_EQ(j["partial"], false);
@@ -60,10 +60,10 @@ TEST_F(RunLimitsCli, GenerousBoundsGiveACompleteRun) {
 }
 
 TEST_F(RunLimitsCli, BadBoundsAreUsageErrors) {
-  auto r = run_moesim("run " + kScenario + " -o " + dir_.string() + " --max-wall-time abc");
+  auto r = run_moesim("run " + kLimitsScenario + " -o " + dir_.string() + " --max-wall-time abc");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "moesim: --max-wall-time: expected a duration with a unit (ns, us, ms, s, min, h), got 'abc'\n");
-  r = run_moesim("run " + kScenario + " -o " + dir_.string() + " --max-sim-time 0s");
+  r = run_moesim("run " + kLimitsScenario + " -o " + dir_.string() + " --max-sim-time 0s");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "moesim: --max-sim-time: expected a positive duration below 292 years, got '0s'\n");
   EXPECT_FALSE(fs::exists(dir_));  // refused before anything ran or was written

@@ -15,6 +15,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using moesim::testing::read_file;
 using moesim::testing::run_moesim;
 
 constexpr const char* kBase =
@@ -56,16 +57,9 @@ class SweepCli : public ::testing::Test {
   fs::path dir_;
 };
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::vector<std::string> lines(const fs::path& p) {
   std::vector<std::string> out;
-  std::istringstream in(read(p));
+  std::istringstream in(read_file(p));
   for (std::string line; std::getline(in, line);) out.push_back(line);
   return out;
 }
@@ -127,8 +121,8 @@ TEST_F(SweepCli, OneAndTwoThreadsGiveTheSameRows) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(sorted_rows(lines(dir_ / "one/results.jsonl")), sorted_rows(lines(dir_ / "two/results.jsonl")));
   EXPECT_EQ(csv_rows(dir_ / "one/results.csv"), csv_rows(dir_ / "two/results.csv"));
-  EXPECT_EQ(read(dir_ / "one/pareto.csv"), read(dir_ / "two/pareto.csv"));
-  EXPECT_EQ(read(dir_ / "one/best.yaml"), read(dir_ / "two/best.yaml"));
+  EXPECT_EQ(read_file(dir_ / "one/pareto.csv"), read_file(dir_ / "two/pareto.csv"));
+  EXPECT_EQ(read_file(dir_ / "one/best.yaml"), read_file(dir_ / "two/best.yaml"));
 }
 
 TEST_F(SweepCli, ResumeAfterAKillMatchesAnUninterruptedRun) {
@@ -144,7 +138,7 @@ TEST_F(SweepCli, ResumeAfterAKillMatchesAnUninterruptedRun) {
   EXPECT_EQ(resumed.size(), 6u);
   EXPECT_EQ(sorted_rows(resumed), sorted_rows(full));
   EXPECT_EQ(csv_rows(dir_ / "killed/results.csv"), csv_rows(dir_ / "full/results.csv"));
-  EXPECT_EQ(read(dir_ / "killed/best.yaml"), read(dir_ / "full/best.yaml"));
+  EXPECT_EQ(read_file(dir_ / "killed/best.yaml"), read_file(dir_ / "full/best.yaml"));
 
   // Resuming a finished sweep runs nothing and duplicates nothing.
   const auto again = sweep("killed", "--resume");
@@ -164,7 +158,7 @@ TEST_F(SweepCli, ResumeRefusesRowsOfAnotherSweep) {
 
 TEST_F(SweepCli, BestYamlIsARunnableScenario) {
   ASSERT_EQ(sweep("out", "-q").exit_code, 0);
-  const std::string best = read(dir_ / "out/best.yaml");
+  const std::string best = read_file(dir_ / "out/best.yaml");
   EXPECT_EQ(best.rfind("# Best point (1) of sweep ", 0), 0u) << best;
   EXPECT_NE(best.find("--set 'deployment.colocated.ranks=4' --set 'workload.arrivals.rate=400/s'"), std::string::npos)
       << best;

@@ -16,13 +16,13 @@ namespace {
 namespace fs = std::filesystem;
 using moesim::testing::run_moesim;
 
-const std::string kScenario = std::string(MOESIM_SOURCE_DIR) + "/scenarios/library/dsv3-h800-32gpu.yaml";
+using moesim::testing::kDefaultScenario;
 
 TEST(Trace, WritesCompleteEventsPerRankAndStreamWithFlows) {
   const auto dir = fs::temp_directory_path() / ("moesim_trace_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const auto file = dir / "trace.json";
-  const auto r = run_moesim("run -q " + kScenario +
+  const auto r = run_moesim("run -q " + kDefaultScenario +
                             " --set workload.requests=200 --set workload.output_tokens.value=30"
                             " --set workload.arrivals.rate=400/s --set deployment.colocated.overlap.scheme=two-batch"
                             " --trace " +
@@ -60,7 +60,7 @@ TEST(Trace, WritesCompleteEventsPerRankAndStreamWithFlows) {
 }
 
 TEST(Trace, BadStepWindowIsAUsageError) {
-  const auto r = run_moesim("run -q " + kScenario + " --trace /tmp/x.json --trace-steps 5");
+  const auto r = run_moesim("run -q " + kDefaultScenario + " --trace /tmp/x.json --trace-steps 5");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "moesim: --trace-steps: expected FIRST:LAST step numbers, got '5'\n");
 }

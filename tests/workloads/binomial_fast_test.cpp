@@ -3,6 +3,8 @@
 // implementation: the ziggurat normal, the map and the rounding).
 #include <gtest/gtest.h>
 
+#include "tests/workloads/stats_support.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,17 +16,8 @@
 namespace moesim::workloads {
 namespace {
 
-double phi_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
-
-std::vector<double> binomial_pmf(std::int64_t n, double p) {
-  std::vector<double> pmf(static_cast<std::size_t>(n) + 1);
-  const double lp = std::log(p), lq = std::log1p(-p);
-  for (std::int64_t k = 0; k <= n; ++k)
-    pmf[static_cast<std::size_t>(k)] =
-        std::exp(std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(static_cast<double>(n - k) + 1.0) +
-                 static_cast<double>(k) * lp + static_cast<double>(n - k) * lq);
-  return pmf;
-}
+using test::binomial_pmf;
+using test::phi_cdf;
 
 // The law of the fast draw for p <= 1/2: k = floor(point(Z)) within [0, n], so
 // P(X <= k) = P(point(Z) < k + 1) = Phi(point^-1(k + 1)), the point increasing where it matters

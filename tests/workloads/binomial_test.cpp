@@ -10,16 +10,16 @@
 namespace moesim::workloads {
 namespace {
 
-struct Moments {
+struct SampleMoments {
   double mean = 0;
   double var = 0;  // unbiased sample variance
   std::int64_t min = 0, max = 0;
 };
 
-Moments sample(std::int64_t n, double p, int draws, std::uint64_t seed) {
+SampleMoments sample(std::int64_t n, double p, int draws, std::uint64_t seed) {
   Rng rng = make_stream(seed, "binomial-test");
   double sum = 0, sum2 = 0;
-  Moments m;
+  SampleMoments m;
   m.min = n;
   for (int i = 0; i < draws; ++i) {
     const std::int64_t x = sample_binomial(n, p, rng);
@@ -41,7 +41,7 @@ void expect_binomial_moments(std::int64_t n, double p, int draws, std::uint64_t 
   const double mean = static_cast<double>(n) * p;
   const double var = mean * q;
   const double mu4 = var * (1 + 3 * (static_cast<double>(n) - 2) * p * q);
-  const Moments m = sample(n, p, draws, seed);
+  const SampleMoments m = sample(n, p, draws, seed);
   EXPECT_NEAR(m.mean, mean, 5 * std::sqrt(var / draws)) << "n=" << n << " p=" << p;
   EXPECT_NEAR(m.var, var, 5 * std::sqrt((mu4 - var * var) / draws)) << "n=" << n << " p=" << p;
   EXPECT_GE(m.min, 0);

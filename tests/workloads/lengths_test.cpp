@@ -12,16 +12,16 @@
 namespace moesim::workloads {
 namespace {
 
-struct Moments {
+struct LengthMoments {
   double mean = 0, sd = 0;
   std::int64_t min = 0, max = 0;
 };
 
-Moments draw(const LengthConfig& c, int n, std::uint64_t seed) {
+LengthMoments draw(const LengthConfig& c, int n, std::uint64_t seed) {
   LengthSampler s(c);
   Rng rng = make_stream(seed, "lengths");
   double sum = 0, sum2 = 0;
-  Moments m;
+  LengthMoments m;
   m.min = INT64_MAX;
   for (int i = 0; i < n; ++i) {
     const auto x = s(rng);

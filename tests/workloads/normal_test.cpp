@@ -2,13 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/workloads/stats_support.h"
+
 #include <cmath>
 #include <vector>
 
 namespace moesim::workloads {
 namespace {
 
-double phi_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+using test::phi_cdf;
 
 TEST(NormalZiggurat, MomentsMatchTheStandardNormal) {
   FastBits bits{2024};

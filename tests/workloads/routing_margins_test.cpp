@@ -68,7 +68,7 @@ std::vector<double> flatten(const RoutingMargins& m, bool per_source, std::vecto
   return v;
 }
 
-struct Moments {
+struct VectorMoments {
   std::vector<double> sum, sq;
   int n = 0;
   void add(const std::vector<double>& v) {
@@ -155,7 +155,7 @@ void compare(const char* model_name, int ranks, int per_node, const std::vector<
                              : targets_with_replicas(experts, ranks, per_node);
   RoutingSampler full(*model, experts, k), fast(*model, experts, k);
   Rng rng_full = make_stream(1, "full"), rng_fast = make_stream(1, "fast");
-  Moments a, b;
+  VectorMoments a, b;
   LayerCounts counts;
   RoutingMargins m;
   std::vector<int> category;

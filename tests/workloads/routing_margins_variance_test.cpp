@@ -31,6 +31,8 @@
 // inflation (ratio 1.000, 9 sd from 1.0186) or with double it passes it about never.
 #include <gtest/gtest.h>
 
+#include "tests/workloads/stats_support.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -42,21 +44,15 @@
 namespace moesim::workloads {
 namespace {
 
-std::vector<double> binomial_pmf(int n, double p) {
-  std::vector<double> out(static_cast<std::size_t>(n) + 1);
-  for (int x = 0; x <= n; ++x)
-    out[static_cast<std::size_t>(x)] = std::exp(std::lgamma(n + 1.0) - std::lgamma(x + 1.0) - std::lgamma(n - x + 1.0) +
-                                                x * std::log(p) + (n - x) * std::log1p(-p));
-  return out;
-}
+using test::binomial_pmf;
 
 // Mean and variance of what one of `units` units receives when each unit holds `per_unit`
 // independent Binomial(trials, p) rows of pairs and the units' total T is split in one
 // multinomial with probabilities (T - own) / ((units - 1) T).
-struct Moments {
+struct SplitMoments {
   double mean = 0, var = 0;
 };
-Moments split_receipts(int units, int per_unit, int trials, double p) {
+SplitMoments split_receipts(int units, int per_unit, int trials, double p) {
   const auto others = binomial_pmf((units - 1) * per_unit * trials, p), own = binomial_pmf(per_unit * trials, p);
   const double u = units - 1;
   double mean = 0, cond_var = 0;
@@ -120,9 +116,9 @@ constexpr double kBound = 0.0075;  // 3.7 standard deviations of the mean ratio 
 TEST(RoutingMarginsVariance, EightRankNodesCarryTheSplitsExactInflation) {
   const int nodes = 3, per_node = 8, ranks = nodes * per_node;
   const double q = 1.0 / ranks, nk = kTokens * kTopK;
-  const Moments intra = split_receipts(per_node, 1, kTokens * kTopK, (per_node - 1) * q);
+  const SplitMoments intra = split_receipts(per_node, 1, kTokens * kTopK, (per_node - 1) * q);
   const double intra_expected = intra.var / ((per_node - 1) * nk * q * (1 - q));
-  const Moments node = split_receipts(nodes, per_node, kTokens * kTopK, 1 - per_node * q);
+  const SplitMoments node = split_receipts(nodes, per_node, kTokens * kTopK, 1 - per_node * q);
   const double remote_var = node.mean * (per_node - 1) / (per_node * per_node) + node.var / (per_node * per_node);
   const double remote_expected = remote_var / ((ranks - per_node) * nk * q * (1 - q));
   // The derivation's figures for this case (printed above the measured ones).
@@ -140,11 +136,11 @@ TEST(RoutingMarginsVariance, SixRankNodesSplitInternalPairsExactly) {
   // full draw's variance (ratio 1); the node-level split of remote pairs still inflates them.
   const int nodes = 4, per_node = 6, ranks = nodes * per_node;
   const double q = 1.0 / ranks, nk = kTokens * kTopK;
-  const Moments node = split_receipts(nodes, per_node, kTokens * kTopK, 1 - per_node * q);
+  const SplitMoments node = split_receipts(nodes, per_node, kTokens * kTopK, 1 - per_node * q);
   const double remote_var = node.mean * (per_node - 1) / (per_node * per_node) + node.var / (per_node * per_node);
   const double remote_expected = remote_var / ((ranks - per_node) * nk * q * (1 - q));
   // The one-multinomial split these nodes do not use would inflate intra receipts this much:
-  const Moments intra = split_receipts(per_node, 1, kTokens * kTopK, (per_node - 1) * q);
+  const SplitMoments intra = split_receipts(per_node, 1, kTokens * kTopK, (per_node - 1) * q);
   const double approximate = intra.var / ((per_node - 1) * nk * q * (1 - q));
   EXPECT_GT(approximate, 1.0 + 4 * kBound);
   const Ratios r = measured_ratios(nodes, per_node, kTokens, kTopK, kDraws);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/workloads/stats_support.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -15,18 +17,7 @@
 namespace moesim::workloads {
 namespace {
 
-// Pearson χ² of observed counts against n·probs (probs normalised here).
-double chi_square(const std::vector<std::int64_t>& counts, const std::vector<double>& probs) {
-  const double mass = std::accumulate(probs.begin(), probs.end(), 0.0);
-  const double n = static_cast<double>(std::accumulate(counts.begin(), counts.end(), std::int64_t{0}));
-  double chi2 = 0;
-  for (std::size_t i = 0; i < probs.size(); ++i) {
-    const double e = n * probs[i] / mass;
-    const double d = static_cast<double>(counts[i]) - e;
-    chi2 += d * d / e;
-  }
-  return chi2;
-}
+using test::chi_square;  // Pearson χ² of counts against n·probs
 
 // Upper α = 0.001 critical values of χ² (standard tables, e.g. NIST/SEMATECH e-Handbook 1.3.6.7.4).
 constexpr double kChi2Crit15 = 37.697;  // 15 degrees of freedom

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/workloads/stats_support.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -20,15 +22,7 @@ namespace {
 // Upper α = 0.001 critical values of χ² (NIST/SEMATECH e-Handbook 1.3.6.7.4).
 constexpr double kChi2Crit31 = 61.098;
 
-double chi_square(const std::vector<std::int64_t>& counts, const std::vector<double>& probs) {
-  const double n = static_cast<double>(std::accumulate(counts.begin(), counts.end(), std::int64_t{0}));
-  double chi2 = 0;
-  for (std::size_t i = 0; i < probs.size(); ++i) {
-    const double e = n * probs[i];
-    chi2 += (static_cast<double>(counts[i]) - e) * (static_cast<double>(counts[i]) - e) / e;
-  }
-  return chi2;
-}
+using test::chi_square;
 
 RoutingConfig config(const char* model) {
   RoutingConfig c;

@@ -14,7 +14,7 @@
 namespace moesim::workloads {
 namespace {
 
-constexpr int kExperts = 16, kRanks = 4, kTopK = 2;
+constexpr int kExperts = 16, kRanks = 4, kSetupTopK = 2;
 
 // Contiguous experts, one replica of expert 0 on the last rank, two nodes.
 RoutingTargets replicated(std::uint64_t revision = 0) {
@@ -36,7 +36,7 @@ std::unique_ptr<RoutingModel> model_named(const std::string& name, std::int64_t 
   rc.base =
       workloads::RoutingModelKind::kZipf;  // group-limited: 4 groups of 4 experts, each token's pairs in at most 2
   if (name == "group-limited") rc.group_limit = {true, 4, 2};
-  return make_routing_model(rc, RoutingShape{kExperts, 3, kTopK, 1, 1}, 5);
+  return make_routing_model(rc, RoutingShape{kExperts, 3, kSetupTopK, 1, 1}, 5);
 }
 
 void expect_same(const LayerRoutingSetup& a, const LayerRoutingSetup& b) {
@@ -140,7 +140,7 @@ TEST(RoutingSetup, AKeptSamplerDrawsAsOneThatSharesNothing) {
   const std::vector<std::int64_t> tokens{9, 0, 14, 5};
   for (const char* name : {"zipf", "dirichlet-drift", "group-limited"}) {
     const auto model = model_named(name);
-    RoutingSampler kept(*model, kExperts, kTopK);
+    RoutingSampler kept(*model, kExperts, kSetupTopK);
     Rng rng = make_stream(2, "kept");
     std::int64_t step = 0;
     for (const RoutingTargets& t : targets)
@@ -148,7 +148,7 @@ TEST(RoutingSetup, AKeptSamplerDrawsAsOneThatSharesNothing) {
         for (int layer = 0; layer < 3; ++layer) {
           const std::string what = std::string(name) + ", step " + std::to_string(step);
           for (const bool margins : {false, true}) {
-            RoutingSampler fresh(*model, kExperts, kTopK);
+            RoutingSampler fresh(*model, kExperts, kSetupTopK);
             Rng rng_fresh = rng;
             if (margins) {
               RoutingMargins a, b;
