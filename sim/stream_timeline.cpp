@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 
 namespace moesim::sim {
 
@@ -78,9 +79,14 @@ void StreamTimeline::compute(std::span<const double> ready, std::span<const doub
     }
     return;
   }
-  for (std::size_t r = 0; r < n; ++r) {  // the same, without a recorder to ask per rank
+  // The same, without a recorder to ask per rank; an op that starts after the last collective
+  // ended is not slowed (slowed_end's first test, hoisted out of the loop).
+  const double unslowed_from = label.own_sms || compute_rate_while_comm_ >= 1.0 || comm_.empty()
+                                   ? -std::numeric_limits<double>::infinity()
+                                   : comm_.back().second;
+  for (std::size_t r = 0; r < n; ++r) {
     const double start = std::max(free[r], ready[r]), d = duration[r];
-    const double finish = label.own_sms ? start + d : slowed_end(start, d);
+    const double finish = start >= unslowed_from ? start + d : slowed_end(start, d);
     free[r] = finish;
     busy[r] += finish - start;
     end[r] = finish;
