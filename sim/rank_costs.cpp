@@ -21,6 +21,7 @@ double core_ns(const models::ModelSpec& m, const calibration::CostModel& cost, s
 }  // namespace
 
 int first_local_layer(const models::ModelSpec& m) {
+  if (m.window.size <= 0 && !m.linear.enabled()) return -1;  // no layer can be local: skip the walk
   for (int l = 0; l < m.num_layers; ++l)
     if (m.attention_window(l) > 0 || m.is_linear_layer(l)) return l;
   return -1;
@@ -103,12 +104,11 @@ RankCosts with_attention_cores(RankCosts c, const models::ModelSpec& m, const ca
   if (b.tokens() + b.padding == 0 && (shape.moe_tokens < 0 ? b.tokens() : shape.moe_tokens) == 0) return c;
   const models::ModelSpec& a = shape.attention != nullptr ? *shape.attention : m;
   c.attention = c.attention + core_ns(a, cost, b.decode_kv_lengths, b.decode_queries, b.prefill_chunks);
-  const int local = first_local_layer(m);
   if (m.linear.enabled()) {
     c.attention_local =
         c.attention_local +
         cost.linear_attention(a, b.decode_kv_lengths.size(), b.decode_queries, b.prefill_chunks).time_ns;
-  } else if (local >= 0) {
+  } else if (const int local = first_local_layer(m); local >= 0) {
     // A local layer attends to at most its window (or the current chunk) of the context.
     std::vector<std::int64_t> kv(b.decode_kv_lengths.size());
     for (std::size_t i = 0; i < kv.size(); ++i) kv[i] = models::effective_kv_len(m, local, b.decode_kv_lengths[i]);
