@@ -5,6 +5,8 @@
 // the real thing and skip without a GPU.
 #include <gtest/gtest.h>
 
+#include "tests/thrown.h"
+
 #include <algorithm>
 #include <functional>
 #include <string>
@@ -48,12 +50,7 @@ MeasurementFile written(const CaptureOutput& out, const std::string& name) {
 }
 
 std::string calibration_error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const CalibrationError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return moesim::testing::thrown_message<CalibrationError>(f);
 }
 
 TEST(CudaShapedCapture, EverySuiteWritesEachMetadataKeyOnce) {

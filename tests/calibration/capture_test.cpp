@@ -98,12 +98,7 @@ void expect_round_trip() {
 
 template <typename Resolve>
 std::string name_error(Resolve resolve, std::string_view name) {
-  try {
-    resolve(name);
-  } catch (const CalibrationError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return moesim::testing::thrown_message<CalibrationError>([&] { resolve(name); });
 }
 
 TEST(CaptureNames, NamesAndValuesRoundTrip) {

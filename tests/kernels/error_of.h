@@ -5,16 +5,10 @@
 #include <string>
 
 #include "kernels/bench_types.h"
+#include "tests/thrown.h"
 
 namespace moesim::kernels {
 
-inline std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const KernelError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+inline std::string error_of(const std::function<void()>& f) { return moesim::testing::thrown_message<KernelError>(f); }
 
 }  // namespace moesim::kernels

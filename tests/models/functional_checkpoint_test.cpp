@@ -3,6 +3,8 @@
 // bit for bit; truncated or corrupt files, missing tensors and wrong shapes are clear errors.
 #include <gtest/gtest.h>
 
+#include "tests/thrown.h"
+
 #include <unistd.h>
 
 #include <cmath>
@@ -42,14 +44,7 @@ class TempDir {
   fs::path path_;
 };
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string error_of(const std::function<void()>& f) { return moesim::testing::thrown_message<ModelError>(f); }
 
 // The tensors of `w` under `layout`'s names; experts in BF16 (their values rounded to BF16 first,
 // so the round trip is exact), norms in F16 (ones), the rest F32.

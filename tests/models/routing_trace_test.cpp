@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/thrown.h"
+
 #include <sstream>
 #include <string>
 
@@ -95,12 +97,7 @@ TEST(RoutingTrace, MalformedContentIsRejected) {
 }
 
 std::string read_error(const std::string& b) {
-  try {
-    read_bytes(b);
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return moesim::testing::thrown_message<ModelError>([&] { read_bytes(b); });
 }
 
 // Input limits: a header that claims 2^40 steps (or a step of 2^28 tokens) fails where the file

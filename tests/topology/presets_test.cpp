@@ -1,6 +1,8 @@
 // Cluster presets, their registry and validation, YAML fabrics, DOT output.
 #include <gtest/gtest.h>
 
+#include "tests/thrown.h"
+
 #include <sstream>
 #include <string>
 
@@ -13,14 +15,7 @@
 namespace moesim::topology {
 namespace {
 
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (const TopologyError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string error_of(auto&& f) { return moesim::testing::thrown_message<TopologyError>(f); }
 
 int count(const Graph& g, VertexKind k) {
   int n = 0;
