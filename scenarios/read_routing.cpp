@@ -17,7 +17,7 @@ const std::vector<std::string_view> kRoutingKeys = {
     "model",       "s",           "hot_experts",          "hot_fraction", "alpha",
     "drift_rho",   "drift_sigma", "drift_interval_steps", "layer_sigma",  "layer_sigma_spread",
     "step_sigma",  "step_memory", "step_interval",        "base",         "trace_path",
-    "group_limit", "counts",      "reuse_draws"};
+    "group_limit", "counts",      "reuse_draws",          "share_draws"};
 
 namespace {
 
@@ -83,6 +83,7 @@ workloads::RoutingConfig read_routing(const MapReader& m, const models::ModelSpe
   if (auto f = m.get("counts"))
     r.counts = as_registry_value<workloads::CountMethod>(*f, "count method", workloads::count_methods());
   if (auto f = m.get("reuse_draws")) r.reuse_draws = as_int(*f, 0, workloads::kMaxReuseDraws);
+  if (auto f = m.get("share_draws")) r.share_draws = as_bool(*f);
   const auto trace = m.get("trace_path");
   if (trace) r.trace_path = paths.existing_file(*trace, "routing trace");
   const bool group_model = r.model == RoutingModelKind::kGroupLimited;

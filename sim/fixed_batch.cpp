@@ -54,7 +54,7 @@ FixedBatchResult run_fixed_batch(const SimulationConfig& c, const FixedBatchSpec
                                                      workloads::make_stream(c.seed, "routing-model")());
   workloads::Rng rng = workloads::make_stream(c.seed, std::string("routing.") + to_string(pool->config.role) + ".0");
   InstanceStep step(c.model, *pool, 0, cluster, *cost, *routing);
-  step.set_reuse_draws(c.routing.reuse_draws);
+  step.set_reuse_draws(c.routing.reuse_draws, c.routing.share_draws);
 
   const int groups = pool->config.attention_dp;
   const std::vector<RankBatch> batches(static_cast<std::size_t>(groups), group_batch(spec, pool->config));

@@ -85,6 +85,7 @@ LayerRouting::LayerRouting(const models::ModelSpec& model, const InstanceLayout&
                    std::vector<double>(static_cast<std::size_t>(model.routed_experts)));
   law_probs_.resize(static_cast<std::size_t>(layers));
   law_changes_.assign(static_cast<std::size_t>(layers), 0);
+  layer_law_.resize(static_cast<std::size_t>(layers));
 }
 
 std::optional<std::uint64_t> LayerRouting::law_version(int moe_layer, std::int64_t step) {
@@ -103,6 +104,41 @@ std::optional<std::uint64_t> LayerRouting::law_version(int moe_layer, std::int64
   }
   // Targets carry a fresh revision whenever a layer is placed again (rebalance).
   return (targets_[l].revision << 32) ^ law_changes_[l];
+}
+
+std::optional<LayerRouting::SharedLaw> LayerRouting::shared_law(int moe_layer, std::int64_t step) {
+  const auto version = law_version(moe_layer, step);
+  if (!version) return std::nullopt;
+  auto& mine = layer_law_[static_cast<std::size_t>(moe_layer)];
+  if (!mine.known || mine.version != *version) {
+    // The layer's law may have changed (first call, new popularity, placed again): find the
+    // entry of its content among the laws layers have now, else start one.
+    if (mine.known) --laws_[mine.entry].layers;
+    law_scratch_.resize(static_cast<std::size_t>(model_.routed_experts));
+    model_routing_.expert_distribution(moe_layer, step + step_offset_, law_scratch_);
+    const auto& targets = targets_[static_cast<std::size_t>(moe_layer)];
+    std::size_t found = laws_.size(), free = laws_.size();
+    for (std::size_t i = 0; i < laws_.size() && found == laws_.size(); ++i) {
+      if (laws_[i].layers == 0) {
+        free = std::min(free, i);
+      } else if (laws_[i].probs == law_scratch_ && laws_[i].targets.same_content(targets)) {
+        found = i;
+      }
+    }
+    if (found == laws_.size()) {
+      found = free;
+      if (found == laws_.size()) laws_.emplace_back();
+      LawEntry& e = laws_[found];
+      e.version = ++law_versions_;
+      e.leader = moe_layer;
+      e.probs = law_scratch_;
+      e.targets = targets;
+    }
+    ++laws_[found].layers;
+    mine = LayerLaw{true, *version, found};
+  }
+  const LawEntry& e = laws_[mine.entry];
+  return SharedLaw{e.leader, e.version, e.layers};
 }
 
 void LayerRouting::observe(int moe_layer, std::span<const std::int64_t> expert_counts) {

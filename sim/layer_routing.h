@@ -56,6 +56,16 @@ class LayerRouting {
   // rank are draws of one law (sim/route_memo.h). Nullopt when the step's choices are replayed
   // from a routing trace, which a draw cannot stand in for.
   std::optional<std::uint64_t> law_version(int moe_layer, std::int64_t step);
+  // The law of the layer's draw at `step` as layers share it (sim/route_memo.h, shared): every
+  // MoE layer whose draw has the same popularity and placement targets now gets the same
+  // `version` (a number no other law of the run gets), `leader` is the layer that first had that
+  // law, `layers` how many layers have it now (those asked so far). Nullopt as for law_version.
+  struct SharedLaw {
+    int leader = 0;
+    std::uint64_t version = 0;
+    int layers = 1;
+  };
+  std::optional<SharedLaw> shared_law(int moe_layer, std::int64_t step);
   // Counts a replayed draw's expert counts towards the load the next rebalance places from, as
   // draw() counts its own.
   void observe(int moe_layer, std::span<const std::int64_t> expert_counts);
@@ -107,6 +117,21 @@ class LayerRouting {
   std::vector<std::vector<double>> law_probs_;  // law_version: per MoE layer, the popularity last seen
   std::vector<std::uint64_t> law_changes_;      // ... and how often it changed
   std::vector<double> law_scratch_;
+  // shared_law: the laws layers have now, and each layer's (the law_version it was found at).
+  struct LawEntry {
+    std::uint64_t version = 0;
+    int leader = 0, layers = 0;  // layers 0: a free entry
+    std::vector<double> probs;
+    workloads::RoutingTargets targets;
+  };
+  struct LayerLaw {
+    bool known = false;
+    std::uint64_t version = 0;  // law_version's when the entry was found
+    std::size_t entry = 0;
+  };
+  std::vector<LawEntry> laws_;
+  std::vector<LayerLaw> layer_law_;  // per MoE layer
+  std::uint64_t law_versions_ = 0;   // the last version given to a LawEntry
   workloads::RoutingSampler sampler_;
   workloads::LayerCounts counts_;
   workloads::RoutingMargins margins_;

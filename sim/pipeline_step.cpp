@@ -41,8 +41,8 @@ void InstanceStep::set_load_stats(LoadStats* stats, int instance) {
   for (auto& s : stages_) s->set_load_stats(stats, instance);
 }
 
-void InstanceStep::set_reuse_draws(int draws) {
-  for (auto& s : stages_) s->set_reuse_draws(draws);
+void InstanceStep::set_reuse_draws(int draws, bool share) {
+  for (auto& s : stages_) s->set_reuse_draws(draws, share);
 }
 
 void InstanceStep::set_trace(TraceRecorder* recorder, int pool, int instance) {

@@ -50,7 +50,7 @@ class InstanceStep {
   // Every stage adds its routing and link loads to `stats` (sim/load_stats.h).
   void set_load_stats(LoadStats* stats, int instance);
   // Every stage keeps and replays routing draws (StepModel::set_reuse_draws).
-  void set_reuse_draws(int draws);
+  void set_reuse_draws(int draws, bool share = false);
   const InstanceLayout& layout() const { return layouts_.front(); }  // the first stage
 
   // Kernels each rank launches in one step (every layer of its stage, per micro-batch).

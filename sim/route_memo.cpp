@@ -12,11 +12,17 @@ RouteMemo::RouteMemo(int draws, int moe_layers) : draws_(std::max(0, draws)) {
   for (auto& keys : layers_) keys.reserve(kKeysPerLayer);  // find() hands out pointers into it
 }
 
-const RouteOutcome* RouteMemo::find(int moe_layer, std::uint64_t version, std::span<const std::int64_t> tokens,
-                                    workloads::Rng& rng) {
-  MOESIM_CHECK(enabled() && moe_layer >= 0 && static_cast<std::size_t>(moe_layer) < layers_.size(),
+std::size_t RouteMemo::pool(int draws, int layers) {
+  std::size_t root = 1;  // ceil(sqrt(layers)), in integers
+  while (root * root < static_cast<std::size_t>(std::max(1, layers))) ++root;
+  return static_cast<std::size_t>(std::max(0, draws)) * root;
+}
+
+const RouteOutcome* RouteMemo::find(const Law& law, std::span<const std::int64_t> tokens, workloads::Rng& rng) {
+  MOESIM_CHECK(enabled() && law.layer >= 0 && static_cast<std::size_t>(law.layer) < layers_.size(),
                "route memo: layer out of range");
-  auto& keys = layers_[static_cast<std::size_t>(moe_layer)];
+  const std::uint64_t version = law.version;
+  auto& keys = layers_[static_cast<std::size_t>(law.layer)];
   ++clock_;
   Key* key = nullptr;
   for (auto& k : keys)
@@ -36,21 +42,35 @@ const RouteOutcome* RouteMemo::find(int moe_layer, std::uint64_t version, std::s
     key->tokens.assign(tokens.begin(), tokens.end());
   }
   key->last_use = clock_;
-  if (key->filled < static_cast<std::size_t>(draws_)) {
+  // The layers reading a shared law may grow or shrink between calls: the pool follows, and any
+  // `size` of a key's first outcomes are i.i.d. draws of its law.
+  const std::size_t size = pool(draws_, law.layers);
+  if (key->filled < size) {
     pending_ = key;
+    pending_slot_ = key->filled;
+    ++misses_;
+    return nullptr;
+  }
+  // A shared pool replaces one of its draws, chosen at random, with a fresh one every `layers`
+  // reads on average: the draws stay i.i.d. draws of the law, and a run's mean moves from the
+  // pool's first draws to all the draws it has had.
+  if (law.layers > 1 && rng() % static_cast<std::uint64_t>(law.layers) == 0) {
+    pending_ = key;
+    pending_slot_ = static_cast<std::size_t>(rng() % static_cast<std::uint64_t>(size));
     ++misses_;
     return nullptr;
   }
   pending_ = nullptr;
   ++hits_;
-  // A uniform index in [0, draws): the modulo's bias is below draws / 2^64.
-  return &key->outcomes[static_cast<std::size_t>(rng() % static_cast<std::uint64_t>(draws_))];
+  // A uniform index in [0, size): the modulo's bias is below size / 2^64.
+  return &key->outcomes[static_cast<std::size_t>(rng() % static_cast<std::uint64_t>(size))];
 }
 
 RouteOutcome& RouteMemo::keep() {
   MOESIM_CHECK(pending_ != nullptr, "route memo: keep() without a missed find()");
   Key* key = pending_;
   pending_ = nullptr;
+  if (pending_slot_ < key->filled) return key->outcomes[pending_slot_];  // a shared pool's refresh
   if (key->filled == key->outcomes.size()) key->outcomes.emplace_back();
   return key->outcomes[key->filled++];
 }

@@ -112,7 +112,7 @@ class ServingRun {
         instances_.push_back(std::make_unique<Instance>(c, pools[p], static_cast<int>(p), i, cluster_, *costs_[p],
                                                         *routing_, requests_, records_));
         if (c.model.num_moe_layers() > 0) instances_.back()->step_model.set_load_stats(&pool_results_[p].load, i);
-        instances_.back()->step_model.set_reuse_draws(c.routing.reuse_draws);
+        instances_.back()->step_model.set_reuse_draws(c.routing.reuse_draws, c.routing.share_draws);
       }
     }
     pool_first_.push_back(instances_.size());

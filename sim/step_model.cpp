@@ -161,8 +161,14 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
                       LayerBreakdown& breakdown) {
   RouteOutcome* kept = nullptr;
   if (memo_.enabled() && !exchange_.uses_gather_scatter()) {
-    if (const auto version = routing_.law_version(moe_layer, step)) {
-      if (const RouteOutcome* o = memo_.find(moe_layer, *version, mb.tokens, rng)) {
+    std::optional<RouteMemo::Law> law;
+    if (!share_draws_) {
+      if (const auto version = routing_.law_version(moe_layer, step)) law = RouteMemo::Law{moe_layer, *version, 1};
+    } else if (const auto shared = routing_.shared_law(moe_layer, step)) {
+      law = RouteMemo::Law{shared->leader, shared->version, shared->layers};
+    }
+    if (law) {
+      if (const RouteOutcome* o = memo_.find(*law, mb.tokens, rng)) {
         // A kept draw of the same law and tokens: its loads count as a fresh draw's would.
         if (load_)
           load_->add_routing(load_instance_, step_start_ns_, moe_layer, o->expert_counts, o->slot_counts,
@@ -288,7 +294,10 @@ void StepModel::expert_half(MicroBatch& mb, double dispatch_end, PhaseTimes& pha
   phases[static_cast<int>(Phase::kCombine)] += max_of(mb.combine_send) + mb.combine_ns + max_of(mb.combine_recv);
 }
 
-void StepModel::set_reuse_draws(int draws) { memo_ = RouteMemo(draws, model_.num_moe_layers()); }
+void StepModel::set_reuse_draws(int draws, bool share) {
+  memo_ = RouteMemo(draws, model_.num_moe_layers());
+  share_draws_ = share;
+}
 
 void StepModel::set_load_stats(LoadStats* stats, int instance) {
   load_ = stats;

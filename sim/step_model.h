@@ -83,7 +83,8 @@ class StepModel {
   void set_load_stats(LoadStats* stats, int instance);
   // Keeps up to `draws` routing draws per MoE layer and tokens per rank and replays them
   // (sim/route_memo.h; RoutingConfig::reuse_draws); 0, the default: every draw is fresh.
-  void set_reuse_draws(int draws);
+  // `share`: layers whose draws have one law keep one pool (RoutingConfig::share_draws).
+  void set_reuse_draws(int draws, bool share = false);
 
  private:
   struct MicroBatch {
@@ -164,9 +165,10 @@ class StepModel {
   double hbm_bytes_per_ns_ = 0;           // the device's achievable HBM bandwidth
   double gemm_rate_ = 1.0;                // expert GEMMs' share of the SMs in every step (runtime)
   LayerRouting routing_;
-  MoeExchange exchange_;  // the layers' dispatch and combine (after routing_: it reads its path)
-  RouteMemo memo_;        // kept draws (set_reuse_draws)
-  RouteOutcome fresh_;    // a draw's outcome when the memo does not keep it
+  MoeExchange exchange_;      // the layers' dispatch and combine (after routing_: it reads its path)
+  RouteMemo memo_;            // kept draws (set_reuse_draws)
+  bool share_draws_ = false;  // ... one pool per law shared by layers
+  RouteOutcome fresh_;        // a draw's outcome when the memo does not keep it
   LayerClock layer_clock_;
   StreamTimeline timeline_;
   std::vector<MicroBatch> micro_;

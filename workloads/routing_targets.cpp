@@ -18,6 +18,12 @@ int RoutingTargets::node_of(int rank) const {
   return rank_node.empty() ? 0 : rank_node[static_cast<std::size_t>(rank)];
 }
 
+bool RoutingTargets::same_content(const RoutingTargets& o) const {
+  return ranks == o.ranks && experts == o.experts && classes == o.classes && slot_rank == o.slot_rank &&
+         slot_expert == o.slot_expert && source_class == o.source_class && slot_share == o.slot_share &&
+         rank_node == o.rank_node;
+}
+
 RoutingTargets RoutingTargets::contiguous(int experts, int ranks) {
   if (experts < 1 || ranks < 1 || experts % ranks != 0)
     throw WorkloadError("contiguous targets need experts divisible by ranks");

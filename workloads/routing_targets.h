@@ -25,6 +25,8 @@ struct RoutingTargets {
   // comparing); 0, the default, has every draw compare the content in full.
   std::uint64_t revision = 0;
   int slots() const { return static_cast<int>(slot_rank.size()); }
+  // True when both send a draw's pairs to the same places: every field equal but the revision.
+  bool same_content(const RoutingTargets& o) const;
   int nodes() const;
   int node_of(int rank) const;
   // One slot per expert, experts split contiguously over the ranks (experts % ranks == 0).

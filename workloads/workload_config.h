@@ -114,6 +114,9 @@ struct RoutingConfig {
   // Draws kept per MoE layer and tokens per rank, then replayed at random (sim/route_memo.h):
   // each step's draw keeps its law, steps sharing a draw are correlated. 0: every draw fresh.
   int reuse_draws = 0;
+  // With reuse_draws: MoE layers whose draws have one law (popularity and placement) keep one
+  // pool of reuse_draws x ceil(sqrt(layers)) draws instead of one each (sim/route_memo.h).
+  bool share_draws = false;
 };
 
 }  // namespace moesim::workloads

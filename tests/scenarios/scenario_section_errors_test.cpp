@@ -118,6 +118,8 @@ TEST(ScenarioSectionErrors, RoutingParameters) {
             "scn.yaml:7:24: routing.reuse_draws: expected an integer in [0, 1024], got 2000");
   EXPECT_EQ(load_error(with("routing: {reuse_draw: 8}\n")),
             "scn.yaml:7:11: routing.reuse_draw: unknown key 'reuse_draw'; did you mean 'reuse_draws'?");
+  EXPECT_EQ(load_error(with("routing: {share_draws: 4}\n")),
+            "scn.yaml:7:24: routing.share_draws: expected true or false, got '4'");
 }
 
 TEST(ScenarioSectionErrors, GroupLimitMustSplitTheExperts) {

@@ -103,6 +103,8 @@ TEST(ScenarioSections, DefaultsAreTheConfigStructs) {
   EXPECT_FALSE(s.routing.group_limit.enabled);
   EXPECT_EQ(s.routing.group_limit.groups, 0);
   EXPECT_EQ(s.routing.hot_experts, 8);
+  EXPECT_EQ(s.routing.reuse_draws, 0);
+  EXPECT_FALSE(s.routing.share_draws);
   EXPECT_EQ(s.workload.arrivals.cv, 1.0);
   EXPECT_EQ(s.workload.prefix_hit.dist, workloads::PrefixHitDist::kFixed);
   EXPECT_EQ(s.workload.prefix_hit.value, 0.0);
@@ -112,7 +114,8 @@ TEST(ScenarioSections, DefaultsAreTheConfigStructs) {
 TEST(ScenarioSections, ClosedLoopDriftAndShorthandPrefixHit) {
   const Scenario s = load_scenario_string(std::string(testing::kMinimal) + R"(
 routing: {model: dirichlet-drift, alpha: 0.5, drift_rho: 0.9, drift_sigma: 1.5, drift_interval_steps: 20,
-          hot_experts: 4, hot_fraction: 0.75, group_limit: {enabled: false, groups: 4, top_groups: 2}}
+          hot_experts: 4, hot_fraction: 0.75, group_limit: {enabled: false, groups: 4, top_groups: 2},
+          reuse_draws: 4, share_draws: true}
 workload:
   arrivals: {process: closed-loop, concurrency: 64, think_time: 500ms}
   input_tokens: {dist: normal, mean: 1500, stddev: 300}
@@ -130,6 +133,8 @@ workload:
   EXPECT_FALSE(s.routing.group_limit.enabled);
   EXPECT_EQ(s.routing.group_limit.groups, 4);
   EXPECT_EQ(s.routing.group_limit.top_groups, 2);
+  EXPECT_EQ(s.routing.reuse_draws, 4);
+  EXPECT_TRUE(s.routing.share_draws);
   EXPECT_EQ(s.workload.arrivals.process, workloads::ArrivalProcess::kClosedLoop);
   EXPECT_EQ(s.workload.arrivals.concurrency, 64);
   EXPECT_EQ(s.workload.arrivals.think_time_s, 0.5);

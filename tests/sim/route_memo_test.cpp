@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <set>
 #include <vector>
 
 #include "sim/simulation.h"
@@ -19,12 +21,12 @@ TEST(RouteMemo, KeepsDrawsUntilFullThenReplaysThem) {
   RouteMemo memo(3, 2);
   workloads::Rng rng = workloads::make_stream(1, "memo");
   for (int i = 0; i < 3; ++i) {
-    ASSERT_EQ(memo.find(0, 7, kTokens, rng), nullptr) << "draw " << i << " must be fresh";
+    ASSERT_EQ(memo.find({0, 7}, kTokens, rng), nullptr) << "draw " << i << " must be fresh";
     memo.keep().total_pairs = 100 + i;
   }
   std::vector<int> seen(3, 0);
   for (int i = 0; i < 3000; ++i) {
-    const RouteOutcome* o = memo.find(0, 7, kTokens, rng);
+    const RouteOutcome* o = memo.find({0, 7}, kTokens, rng);
     ASSERT_NE(o, nullptr);
     ++seen[static_cast<std::size_t>(o->total_pairs - 100)];
   }
@@ -37,17 +39,17 @@ TEST(RouteMemo, KeepsDrawsUntilFullThenReplaysThem) {
 TEST(RouteMemo, AnotherLayerVersionOrTokensIsAnotherKey) {
   RouteMemo memo(1, 2);
   workloads::Rng rng = workloads::make_stream(1, "memo");
-  ASSERT_EQ(memo.find(0, 7, kTokens, rng), nullptr);
+  ASSERT_EQ(memo.find({0, 7}, kTokens, rng), nullptr);
   memo.keep().total_pairs = 1;
-  EXPECT_NE(memo.find(0, 7, kTokens, rng), nullptr);
-  EXPECT_EQ(memo.find(1, 7, kTokens, rng), nullptr) << "another layer";
+  EXPECT_NE(memo.find({0, 7}, kTokens, rng), nullptr);
+  EXPECT_EQ(memo.find({1, 7}, kTokens, rng), nullptr) << "another layer";
   memo.keep();
-  EXPECT_EQ(memo.find(0, 8, kTokens, rng), nullptr) << "another law version";
+  EXPECT_EQ(memo.find({0, 8}, kTokens, rng), nullptr) << "another law version";
   memo.keep();
   const std::vector<std::int64_t> other = {3, 5, 9};
-  EXPECT_EQ(memo.find(0, 7, other, rng), nullptr) << "other tokens per rank";
+  EXPECT_EQ(memo.find({0, 7}, other, rng), nullptr) << "other tokens per rank";
   memo.keep();
-  const RouteOutcome* o = memo.find(0, 7, kTokens, rng);
+  const RouteOutcome* o = memo.find({0, 7}, kTokens, rng);
   ASSERT_NE(o, nullptr);
   EXPECT_EQ(o->total_pairs, 1);
 }
@@ -56,17 +58,66 @@ TEST(RouteMemo, EvictsTheLeastRecentlyUsedKey) {
   RouteMemo memo(1, 1);
   workloads::Rng rng = workloads::make_stream(1, "memo");
   for (std::uint64_t v = 0; v < RouteMemo::kKeysPerLayer; ++v) {
-    ASSERT_EQ(memo.find(0, v, kTokens, rng), nullptr);
+    ASSERT_EQ(memo.find({0, v}, kTokens, rng), nullptr);
     memo.keep();
   }
-  ASSERT_NE(memo.find(0, 0, kTokens, rng), nullptr);  // key 0 used again: key 1 is now the oldest
-  ASSERT_EQ(memo.find(0, 100, kTokens, rng), nullptr);
+  ASSERT_NE(memo.find({0, 0}, kTokens, rng), nullptr);  // key 0 used again: key 1 is now the oldest
+  ASSERT_EQ(memo.find({0, 100}, kTokens, rng), nullptr);
   memo.keep();
-  EXPECT_NE(memo.find(0, 0, kTokens, rng), nullptr) << "recently used: kept";
-  EXPECT_EQ(memo.find(0, 1, kTokens, rng), nullptr) << "least recently used: evicted";
+  EXPECT_NE(memo.find({0, 0}, kTokens, rng), nullptr) << "recently used: kept";
+  EXPECT_EQ(memo.find({0, 1}, kTokens, rng), nullptr) << "least recently used: evicted";
 }
 
 TEST(RouteMemo, OffWithoutDraws) { EXPECT_FALSE(RouteMemo(0, 4).enabled()); }
+
+TEST(RouteMemo, ASharedPoolGrowsWithTheSquareRootOfItsLayers) {
+  EXPECT_EQ(RouteMemo::pool(4, 1), 4u);
+  EXPECT_EQ(RouteMemo::pool(4, 2), 8u);
+  EXPECT_EQ(RouteMemo::pool(4, 4), 8u);
+  EXPECT_EQ(RouteMemo::pool(4, 5), 12u);
+  EXPECT_EQ(RouteMemo::pool(4, 58), 32u);  // DeepSeek-V3's MoE layers
+  EXPECT_EQ(RouteMemo::pool(8, 48), 56u);  // Qwen3's
+  EXPECT_EQ(RouteMemo::pool(0, 58), 0u);
+}
+
+// A law read by 4 layers: a pool of 2 x ceil(sqrt(4)) = 4 draws, then replays, one in 4 of which
+// on average a fresh draw replaces a kept one (the pool's size stays 4).
+TEST(RouteMemo, ASharedPoolFillsThenRefreshesOneDrawInLayers) {
+  RouteMemo memo(2, 3);
+  workloads::Rng rng = workloads::make_stream(3, "memo");
+  const RouteMemo::Law law{2, 9, 4};
+  std::multiset<std::int64_t> pool;  // the pool's draws, named by their total_pairs
+  for (std::int64_t i = 0; i < 4; ++i) {
+    ASSERT_EQ(memo.find(law, kTokens, rng), nullptr) << "draw " << i << " must be fresh";
+    memo.keep().total_pairs = i;
+    pool.insert(i);
+  }
+  constexpr int kReads = 4000;
+  int refreshed = 0;
+  for (int i = 0; i < kReads; ++i) {
+    if (const RouteOutcome* o = memo.find(law, kTokens, rng)) {
+      ASSERT_TRUE(pool.count(o->total_pairs)) << "a replay is one of the pool's draws";
+      continue;
+    }
+    ++refreshed;
+    RouteOutcome& fresh = memo.keep();
+    const auto replaced = pool.find(fresh.total_pairs);
+    ASSERT_NE(replaced, pool.end()) << "a refresh overwrites a kept draw";
+    pool.erase(replaced);
+    fresh.total_pairs = 100 + i;
+    pool.insert(fresh.total_pairs);
+  }
+  // Binomial(4000, 1/4): mean 1000, standard deviation 27.
+  EXPECT_NEAR(refreshed, kReads / 4, 150);
+  EXPECT_EQ(memo.misses(), 4 + refreshed);
+  // A law of its own layer (layers 1) is never refreshed.
+  RouteMemo own(2, 1);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(own.find({0, 1}, kTokens, rng), nullptr);
+    own.keep();
+  }
+  for (int i = 0; i < 100; ++i) ASSERT_NE(own.find({0, 1}, kTokens, rng), nullptr);
+}
 
 // The figures a user reads of one run.
 struct Figures {
@@ -131,6 +182,60 @@ TEST(RouteMemo, ReusedDrawsKeepWhatUsersReadAcrossSeeds) {
     if (exact.phase_ms[k] <= 0) continue;
     EXPECT_NEAR(reused.phase_ms[k] / exact.phase_ms[k], 1.0, 0.02) << "phase " << k;
   }
+}
+
+// Stated tolerance of share_draws at reuse_draws 4 (docs/scenario-reference.md, "routing"): the
+// same as the per-layer pools', on uniform routing, where all 58 MoE layers share one pool.
+TEST(RouteMemo, SharedDrawsKeepWhatUsersReadAcrossSeeds) {
+  constexpr int kSeeds = 4;
+  Figures exact{}, shared{}, own{};
+  for (Figures* f : {&exact, &shared, &own}) f->phase_ms.assign(static_cast<std::size_t>(kNumPhases), 0.0);
+  bool any_differs = false;
+  for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) {
+    SimulationConfig c = skewed_decode(seed);
+    c.routing.model = workloads::RoutingModelKind::kUniform;
+    const Figures a = figures(simulate(c));
+    c.routing.reuse_draws = 4;
+    const Figures p = figures(simulate(c));
+    c.routing.share_draws = true;
+    const Figures b = figures(simulate(c));
+    any_differs = any_differs || b.tpot_p50 != p.tpot_p50;
+    for (auto [sum, one] : {std::pair{&exact, &a}, std::pair{&shared, &b}, std::pair{&own, &p}}) {
+      sum->throughput += one->throughput / kSeeds;
+      sum->ttft_p50 += one->ttft_p50 / kSeeds;
+      sum->ttft_p90 += one->ttft_p90 / kSeeds;
+      sum->tpot_p50 += one->tpot_p50 / kSeeds;
+      sum->tpot_p90 += one->tpot_p90 / kSeeds;
+      for (std::size_t k = 0; k < sum->phase_ms.size(); ++k) sum->phase_ms[k] += one->phase_ms[k] / kSeeds;
+    }
+  }
+  EXPECT_TRUE(any_differs) << "the layers must actually share their pools";
+  EXPECT_NEAR(shared.throughput / exact.throughput, 1.0, 0.01);
+  EXPECT_NEAR(shared.ttft_p50 / exact.ttft_p50, 1.0, 0.01);
+  EXPECT_NEAR(shared.ttft_p90 / exact.ttft_p90, 1.0, 0.01);
+  EXPECT_NEAR(shared.tpot_p50 / exact.tpot_p50, 1.0, 0.01);
+  EXPECT_NEAR(shared.tpot_p90 / exact.tpot_p90, 1.0, 0.01);
+  for (std::size_t k = 0; k < exact.phase_ms.size(); ++k) {
+    if (exact.phase_ms[k] <= 0) continue;
+    EXPECT_NEAR(shared.phase_ms[k] / exact.phase_ms[k], 1.0, 0.02) << "phase " << k;
+  }
+  std::printf("shared / exact - 1: throughput %+.4f, TTFT p50 %+.4f p90 %+.4f, TPOT p50 %+.4f p90 %+.4f\n",
+              shared.throughput / exact.throughput - 1, shared.ttft_p50 / exact.ttft_p50 - 1,
+              shared.ttft_p90 / exact.ttft_p90 - 1, shared.tpot_p50 / exact.tpot_p50 - 1,
+              shared.tpot_p90 / exact.tpot_p90 - 1);
+  std::printf("own / exact - 1:    throughput %+.4f, TTFT p50 %+.4f p90 %+.4f, TPOT p50 %+.4f p90 %+.4f\n",
+              own.throughput / exact.throughput - 1, own.ttft_p50 / exact.ttft_p50 - 1,
+              own.ttft_p90 / exact.ttft_p90 - 1, own.tpot_p50 / exact.tpot_p50 - 1, own.tpot_p90 / exact.tpot_p90 - 1);
+}
+
+TEST(RouteMemo, SharedDrawsAreReproducibleFromTheSeed) {
+  SimulationConfig c = skewed_decode(5);
+  c.routing.model = workloads::RoutingModelKind::kUniform;
+  c.routing.reuse_draws = 4;
+  c.routing.share_draws = true;
+  const auto a = simulate(c), b = simulate(c);
+  ASSERT_EQ(a.steps.size(), b.steps.size());
+  for (std::size_t i = 0; i < a.steps.size(); ++i) ASSERT_EQ(a.steps[i].duration_ns, b.steps[i].duration_ns);
 }
 
 TEST(RouteMemo, ReusedDrawsAreReproducibleFromTheSeed) {

@@ -1,0 +1,104 @@
+// LayerRouting::shared_law (sim/layer_routing.h): which MoE layers draw from one law, so that
+// their kept draws may share a pool (routing.share_draws, sim/route_memo.h).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "calibration/hardware_profile.h"
+#include "models/presets.h"
+#include "sim/deployment.h"
+#include "sim/layer_routing.h"
+#include "workloads/routing_model.h"
+
+namespace moesim::sim {
+namespace {
+
+struct LawFixture {
+  LawFixture(workloads::RoutingModelKind kind, PlacementPolicy policy) : cluster(two_nodes()) {
+    model = *models::find_model_preset("deepseek-v3");
+    hw = *calibration::find_hardware_preset("h800");
+    DeploymentConfig d;
+    d.colocated.ranks = d.colocated.attention_dp = d.colocated.moe_ep = 16;
+    d.colocated.placement.policy = policy;
+    d.colocated.placement.statistics = EplbStatistics::kOracle;
+    if (d.colocated.placement.eplb()) d.colocated.placement.rebalance_interval_s = 1;  // observe() counts
+    deployment = std::make_unique<Deployment>(d, model, hw, cluster);
+    layout = std::make_unique<InstanceLayout>(deployment->pools()[0], 0);
+    workloads::RoutingConfig rc;
+    rc.model = kind;
+    rc.s = 1.0;
+    routing_model = workloads::make_routing_model(rc, workloads::routing_shape(model), 11);
+    routing = std::make_unique<LayerRouting>(model, layout->moe_view(), *routing_model, cluster);
+  }
+  static topology::ClusterConfig two_nodes() {
+    topology::ClusterConfig c;
+    c.nodes = 2;  // DeepSeek-V3's weights need 16 H800
+    return c;
+  }
+  // Every MoE layer's shared law at `step`, in layer order.
+  std::vector<LayerRouting::SharedLaw> laws(std::int64_t step) {
+    std::vector<LayerRouting::SharedLaw> out;
+    for (int l = 0; l < model.num_moe_layers(); ++l) out.push_back(*routing->shared_law(l, step));
+    return out;
+  }
+
+  models::ModelSpec model;
+  calibration::HardwareProfile hw;
+  topology::Cluster cluster;
+  std::unique_ptr<Deployment> deployment;
+  std::unique_ptr<InstanceLayout> layout;
+  std::unique_ptr<workloads::RoutingModel> routing_model;
+  std::unique_ptr<LayerRouting> routing;
+};
+
+TEST(SharedLaw, UniformRoutingOnOnePlacementIsOneLawForEveryLayer) {
+  LawFixture f(workloads::RoutingModelKind::kUniform, PlacementPolicy::kContiguous);
+  const auto first = f.laws(0);
+  ASSERT_EQ(first.size(), 58u);  // DeepSeek-V3: 61 layers, the first 3 dense
+  for (std::size_t l = 0; l < first.size(); ++l) {
+    EXPECT_EQ(first[l].leader, 0) << "layer " << l;
+    EXPECT_EQ(first[l].version, first[0].version) << "layer " << l;
+    EXPECT_EQ(first[l].layers, static_cast<int>(l) + 1) << "the layers asked so far";
+  }
+  // Later steps: the same law, read by all 58 layers.
+  for (const auto& law : f.laws(5)) {
+    EXPECT_EQ(law.version, first[0].version);
+    EXPECT_EQ(law.layers, 58);
+  }
+}
+
+TEST(SharedLaw, LayersOfTheirOwnPopularityKeepTheirOwnLaw) {
+  // Zipf ranks the experts of each layer in its own order: 58 laws.
+  LawFixture f(workloads::RoutingModelKind::kZipf, PlacementPolicy::kContiguous);
+  const auto laws = f.laws(0);
+  for (std::size_t l = 0; l < laws.size(); ++l) {
+    EXPECT_EQ(laws[l].leader, static_cast<int>(l));
+    EXPECT_EQ(laws[l].layers, 1);
+    for (std::size_t m = 0; m < l; ++m) EXPECT_NE(laws[l].version, laws[m].version);
+  }
+}
+
+TEST(SharedLaw, APlacementOfItsOwnIsALawOfItsOwn) {
+  // Under uniform routing EPLB places every layer alike, so the layers still share; placing one
+  // layer again (a rebalance from observed loads that differ by layer) splits them.
+  LawFixture f(workloads::RoutingModelKind::kUniform, PlacementPolicy::kEplb);
+  const auto before = f.laws(0);
+  EXPECT_EQ(before.back().layers, 58);
+  const std::uint64_t shared = before.front().version;
+  // Skewed loads on layer 1 alone, then a rebalance: layer 1's targets change, the others' not.
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(f.model.routed_experts), 10);
+  counts[0] = 100000;
+  f.routing->observe(1, counts);
+  f.routing->rebalance();
+  const auto after = f.laws(1);
+  EXPECT_NE(after[1].version, shared);
+  EXPECT_EQ(after[1].layers, 1);
+  EXPECT_EQ(after[1].leader, 1);
+  for (std::size_t l = 2; l < after.size(); ++l) EXPECT_EQ(after[l].version, after[0].version) << "layer " << l;
+  EXPECT_NE(after[0].version, after[1].version);
+  EXPECT_EQ(after.back().layers, 57);
+}
+
+}  // namespace
+}  // namespace moesim::sim
