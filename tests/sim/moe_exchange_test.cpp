@@ -15,31 +15,16 @@
 #include "sim/moe_comm.h"
 #include "sim/stream_timeline.h"
 #include "sim/tp_collective.h"
+#include "tests/sim/layer_routing_fixture.h"
 #include "workloads/routing_model.h"
 
 namespace moesim::sim {
 namespace {
 
-struct ExchangeFixture {
-  explicit ExchangeFixture(const char* algorithm, int nodes = 2) : cluster(config(nodes)) {
-    model = *models::find_model_preset("deepseek-v3");
-    hw = *calibration::find_hardware_preset("h800");
-    DeploymentConfig d;
-    d.colocated.ranks = d.colocated.attention_dp = d.colocated.moe_ep = nodes * 8;
-    d.colocated.comm.all_to_all = find_moe_comm(algorithm);
-    deployment = std::make_unique<Deployment>(d, model, hw, cluster);
-    layout = std::make_unique<InstanceLayout>(deployment->pools()[0], 0);
-    workloads::RoutingConfig rc;
-    rc.model = workloads::RoutingModelKind::kUniform;
-    routing_model = workloads::make_routing_model(rc, model.routed_experts);
-    routing = std::make_unique<LayerRouting>(model, layout->moe_view(), *routing_model, cluster);
-    exchange = std::make_unique<MoeExchange>(model, *layout, cluster, routing->aggregated());
-  }
-  static topology::ClusterConfig config(int nodes) {
-    topology::ClusterConfig c;
-    c.nodes = nodes;
-    return c;
-  }
+struct ExchangeFixture : test::LayerRoutingFixture {
+  explicit ExchangeFixture(const char* algorithm, int nodes = 2)
+      : LayerRoutingFixture({.algorithm = algorithm, .nodes = nodes}),
+        exchange(std::make_unique<MoeExchange>(model, *layout, cluster, routing->aggregated())) {}
   ExchangeTimes layer(std::int64_t tokens_per_rank) {
     const std::vector<std::int64_t> tokens(static_cast<std::size_t>(layout->ranks()), tokens_per_rank);
     workloads::Rng rng(7);
@@ -47,13 +32,6 @@ struct ExchangeFixture {
     return exchange->all_to_all(*routing);
   }
 
-  models::ModelSpec model;
-  calibration::HardwareProfile hw;
-  topology::Cluster cluster;
-  std::unique_ptr<Deployment> deployment;
-  std::unique_ptr<InstanceLayout> layout;
-  std::unique_ptr<workloads::RoutingModel> routing_model;
-  std::unique_ptr<LayerRouting> routing;
   std::unique_ptr<MoeExchange> exchange;
 };
 

@@ -2,54 +2,22 @@
 // their kept draws may share a pool (routing.share_draws, sim/route_memo.h).
 #include <gtest/gtest.h>
 
-#include <memory>
 #include <vector>
 
-#include "calibration/hardware_profile.h"
-#include "models/presets.h"
-#include "sim/deployment.h"
-#include "sim/layer_routing.h"
-#include "workloads/routing_model.h"
+#include "tests/sim/layer_routing_fixture.h"
 
 namespace moesim::sim {
 namespace {
 
-struct LawFixture {
-  LawFixture(workloads::RoutingModelKind kind, PlacementPolicy policy) : cluster(two_nodes()) {
-    model = *models::find_model_preset("deepseek-v3");
-    hw = *calibration::find_hardware_preset("h800");
-    DeploymentConfig d;
-    d.colocated.ranks = d.colocated.attention_dp = d.colocated.moe_ep = 16;
-    d.colocated.placement.policy = policy;
-    d.colocated.placement.statistics = EplbStatistics::kOracle;
-    if (d.colocated.placement.eplb()) d.colocated.placement.rebalance_interval_s = 1;  // observe() counts
-    deployment = std::make_unique<Deployment>(d, model, hw, cluster);
-    layout = std::make_unique<InstanceLayout>(deployment->pools()[0], 0);
-    workloads::RoutingConfig rc;
-    rc.model = kind;
-    rc.s = 1.0;
-    routing_model = workloads::make_routing_model(rc, workloads::routing_shape(model), 11);
-    routing = std::make_unique<LayerRouting>(model, layout->moe_view(), *routing_model, cluster);
-  }
-  static topology::ClusterConfig two_nodes() {
-    topology::ClusterConfig c;
-    c.nodes = 2;  // DeepSeek-V3's weights need 16 H800
-    return c;
-  }
+struct LawFixture : test::LayerRoutingFixture {
+  LawFixture(workloads::RoutingModelKind kind, PlacementPolicy policy)
+      : LayerRoutingFixture({.routing = kind, .placement = policy}) {}
   // Every MoE layer's shared law at `step`, in layer order.
   std::vector<LayerRouting::SharedLaw> laws(std::int64_t step) {
     std::vector<LayerRouting::SharedLaw> out;
     for (int l = 0; l < model.num_moe_layers(); ++l) out.push_back(*routing->shared_law(l, step));
     return out;
   }
-
-  models::ModelSpec model;
-  calibration::HardwareProfile hw;
-  topology::Cluster cluster;
-  std::unique_ptr<Deployment> deployment;
-  std::unique_ptr<InstanceLayout> layout;
-  std::unique_ptr<workloads::RoutingModel> routing_model;
-  std::unique_ptr<LayerRouting> routing;
 };
 
 TEST(SharedLaw, UniformRoutingOnOnePlacementIsOneLawForEveryLayer) {
