@@ -16,7 +16,10 @@
 // out, so a shared pool keeps draws x ceil(sqrt(L)) draws (pool()). For a layer cost of
 // coefficient of variation cv, the relative error of a step's mean MoE time is then
 // cv / sqrt(draws x ceil(sqrt(L))), against cv / sqrt(draws x L) with a pool per layer, and a key
-// needs L / ceil(sqrt(L)) times fewer fresh draws to fill (DeepSeek-V3, 58 layers: 7x).
+// needs L / ceil(sqrt(L)) times fewer fresh draws to fill (DeepSeek-V3, 58 layers: 7x). Once
+// full, a shared pool also replaces one of its draws, chosen at random, with a fresh one every L
+// reads on average (about once per step and micro-batch): its draws stay i.i.d. draws of the law,
+// and over a run the replays come from many more draws than the pool holds at any time.
 //
 // What this keeps exactly: each step's draw of each layer has the law of a fresh draw (a uniform
 // choice among i.i.d. draws is itself a draw of their law), so every expectation over steps — mean
