@@ -17,10 +17,6 @@ template <class T>
 bool same_bits(std::span<const T> a, std::span<const T> b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return same_bits(std::span<const T>(a), std::span<const T>(b));
-}
 
 }  // namespace
 
@@ -65,12 +61,7 @@ const LayerRoutingSetup& RoutingSetup::layer(int moe_layer, const RoutingTargets
   // A step-invariant model gives a layer the same popularity at every step (load); targets of the
   // same nonzero revision are the same targets.
   const bool same_probs = model_.is_step_invariant() || same_bits(std::span<const double>(K.probs), probs_);
-  const bool same_targets =
-      t.revision != 0 ? k.revision == t.revision
-                      : k.revision == 0 && k.ranks == t.ranks && k.experts == t.experts && k.classes == t.classes &&
-                            same_bits(k.slot_rank, t.slot_rank) && same_bits(k.slot_expert, t.slot_expert) &&
-                            same_bits(k.source_class, t.source_class) && same_bits(k.slot_share, t.slot_share) &&
-                            same_bits(k.rank_node, t.rank_node);
+  const bool same_targets = t.revision != 0 ? k.revision == t.revision : k.revision == 0 && k.same_content(t);
   if (!(K.valid && same_probs && same_targets)) {
     K.valid = false;  // until built (a throw leaves it rebuilt next time)
     build(t, K.setup);

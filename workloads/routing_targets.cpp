@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "workloads/workload_error.h"
@@ -19,9 +20,12 @@ int RoutingTargets::node_of(int rank) const {
 }
 
 bool RoutingTargets::same_content(const RoutingTargets& o) const {
+  // The shares compared as bytes (stricter than ==, never looser).
+  const bool same_shares = slot_share.size() == o.slot_share.size() &&
+                           (slot_share.empty() || std::memcmp(slot_share.data(), o.slot_share.data(),
+                                                              slot_share.size() * sizeof(double)) == 0);
   return ranks == o.ranks && experts == o.experts && classes == o.classes && slot_rank == o.slot_rank &&
-         slot_expert == o.slot_expert && source_class == o.source_class && slot_share == o.slot_share &&
-         rank_node == o.rank_node;
+         slot_expert == o.slot_expert && source_class == o.source_class && same_shares && rank_node == o.rank_node;
 }
 
 RoutingTargets RoutingTargets::contiguous(int experts, int ranks) {

@@ -25,7 +25,8 @@ struct RoutingTargets {
   // comparing); 0, the default, has every draw compare the content in full.
   std::uint64_t revision = 0;
   int slots() const { return static_cast<int>(slot_rank.size()); }
-  // True when both send a draw's pairs to the same places: every field equal but the revision.
+  // True when both send a draw's pairs to the same places: every field equal but the revision
+  // (the shares byte for byte).
   bool same_content(const RoutingTargets& o) const;
   int nodes() const;
   int node_of(int rank) const;
