@@ -18,6 +18,18 @@ TEST(StreamTimeline, ComputeWaitsForItsStreamAndItsInput) {
   EXPECT_DOUBLE_EQ(t.compute_busy(0), 20);
 }
 
+TEST(StreamTimeline, AnUnslowedComputeMayWriteItsEndOverItsInputOrItsDuration) {
+  // Seven ranks: the vectorised loop's full lanes and its remainder.
+  StreamTimeline t(7);
+  std::vector<double> ready{0, 1, 2, 3, 4, 5, 6}, dur{10, 10, 10, 10, 10, 10, 10};
+  t.compute(ready, dur, ready);  // end over the input
+  EXPECT_EQ(ready, (std::vector<double>{10, 11, 12, 13, 14, 15, 16}));
+  std::vector<double> early(7, 0.0), dur2{1, 2, 3, 4, 5, 6, 7};
+  t.compute(early, dur2, dur2);  // end over the duration: each starts when its stream is free
+  EXPECT_EQ(dur2, (std::vector<double>{11, 13, 15, 17, 19, 21, 23}));
+  for (int r = 0; r < 7; ++r) EXPECT_DOUBLE_EQ(t.compute_busy(r), 10 + r + 1) << "rank " << r;
+}
+
 TEST(StreamTimeline, CollectiveStartsWhenEveryRankIsReady) {
   StreamTimeline t(3);
   std::vector<double> ready{1, 7, 3};
