@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/layer_ops.h"
+#include "sim/check.h"
 #include "sim/tp_collective.h"
 #include "topology/a2a_fixed.h"
 
@@ -30,7 +31,10 @@ MoeExchange::MoeExchange(const models::ModelSpec& model, const InstanceLayout& l
 
 ExchangeTimes MoeExchange::all_to_all(const LayerRouting& routing, ExchangeRecord* record) {
   ExchangeTimes t;
-  if (record) record->has_volumes = record->has_dispatch = record->has_combine = false;
+  if (record) {
+    MOESIM_CHECK(record->unsettled_replays == 0, "exchange record overwritten with replays unsettled");
+    record->has_volumes = record->has_dispatch = record->has_combine = false;
+  }
   topology::CommResult& dispatch = dispatch_result_;
   if (aggregated_) {
     fabric_tokens_ = routing.traffic(margins_traffic_, *dispatch_options_.algorithm);
@@ -86,15 +90,27 @@ ExchangeTimes MoeExchange::all_to_all(const LayerRouting& routing, ExchangeRecor
   return t;
 }
 
-void MoeExchange::replay(const ExchangeRecord& record) {
-  if (!load_) return;
-  if (record.has_volumes) step_volumes_.add(record.volumes);
-  if (record.has_combine) load_->add_links(record.combine);
+void MoeExchange::settle(ExchangeRecord& record) {
+  const auto times = static_cast<double>(record.unsettled_replays);
+  record.unsettled_replays = 0;
+  if (!load_ || times == 0) return;
+  // A mirrored combine books the dispatch's loads reversed, scaled to the combine's bytes.
+  const double reversed = combine_options_.scale / dispatch_options_.scale;
+  const auto book_mirrored = [&](const topology::CommResult& r) {
+    const std::vector<int>* listed = r.links_listed ? &r.loaded_links : nullptr;
+    load_->add_links(r.link_bytes, times, listed);
+    load_->add_links_reversed(r.link_bytes, reverse_links_, reversed * times, listed);
+  };
+  if (record.has_volumes) {
+    aggregated_->links(record.volumes, dispatch_options_, settle_result_);
+    book_mirrored(settle_result_);
+  }
+  if (record.has_combine) load_->add_links(record.combine, times);
   if (record.has_dispatch) {
     if (combine_mirrors_dispatch_)
-      step_links_.add(record.dispatch);
+      book_mirrored(record.dispatch);
     else
-      load_->add_links(record.dispatch);
+      load_->add_links(record.dispatch, times);
   }
 }
 

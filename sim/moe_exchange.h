@@ -42,6 +42,10 @@ struct ExchangeRecord {
   topology::A2aVolumes volumes;            // margins path with a mirrored combine: the dispatch's volumes
   topology::CommResult dispatch, combine;  // otherwise: the results whose link loads were booked
   bool has_volumes = false, has_dispatch = false, has_combine = false;
+  // Replays whose link loads are not booked yet (MoeExchange::replay, settle). Link loads are
+  // summed over the run and linear in the traffic, so a replayed record's loads are booked once,
+  // times its replays, instead of once per replay.
+  std::int64_t unsettled_replays = 0;
 };
 
 class MoeExchange {
@@ -55,8 +59,15 @@ class MoeExchange {
   // load statistics (set_load_stats), the mirrored combine's at book_step_links.
   // With `record`, also keeps what it booked there.
   ExchangeTimes all_to_all(const LayerRouting& routing, ExchangeRecord* record = nullptr);
-  // Books the link loads `record` kept again, as all_to_all did for the draw it recorded.
-  void replay(const ExchangeRecord& record);
+  // Counts one more booking of the link loads `record` kept, as all_to_all made for the draw it
+  // recorded; settle() books them.
+  void replay(ExchangeRecord& record) const {
+    if (load_) ++record.unsettled_replays;
+  }
+  // Books the link loads of `record`'s unsettled replays, times their number, and clears it: before
+  // the record is overwritten and when the run ends (StepModel::settle_load_stats). The run's
+  // link loads equal those booked one replay at a time up to rounding.
+  void settle(ExchangeRecord& record);
   // AllGather + ReduceScatter: every rank receives every other rank's tokens, padded to the
   // largest share (`tokens`: per rank), and sends its partial outputs back the same way.
   ExchangeTimes gather_scatter(std::span<const std::int64_t> tokens) const;
@@ -102,9 +113,10 @@ class MoeExchange {
     void clear();
   };
   LinkBytes step_links_;
-  topology::A2aVolumes step_volumes_;  // margins path: the step's dispatch volumes, summed over layers
-  topology::CommResult step_result_;   // their link loads
-  std::vector<int> reverse_links_;     // for a combine booked as the dispatch reversed
+  topology::A2aVolumes step_volumes_;   // margins path: the step's dispatch volumes, summed over layers
+  topology::CommResult step_result_;    // their link loads
+  topology::CommResult settle_result_;  // a settled record's link loads from its volumes
+  std::vector<int> reverse_links_;      // for a combine booked as the dispatch reversed
 };
 
 }  // namespace moesim::sim

@@ -36,6 +36,10 @@ InstanceStep::InstanceStep(const models::ModelSpec& model, const PoolLayout& poo
     draft_ = std::make_unique<SpeculativeDraft>(model, layouts_.back(), cluster, cost, routing);
 }
 
+void InstanceStep::settle_load_stats() {
+  for (auto& s : stages_) s->settle_load_stats();
+}
+
 void InstanceStep::set_load_stats(LoadStats* stats, int instance) {
   if (afd_) afd_->set_load_stats(stats, instance);
   for (auto& s : stages_) s->set_load_stats(stats, instance);

@@ -49,6 +49,8 @@ class InstanceStep {
   void set_trace(TraceRecorder* recorder, int pool, int instance);
   // Every stage adds its routing and link loads to `stats` (sim/load_stats.h).
   void set_load_stats(LoadStats* stats, int instance);
+  // Books what replayed draws left to book (StepModel::settle_load_stats); once the run ends.
+  void settle_load_stats();
   // Every stage keeps and replays routing draws (StepModel::set_reuse_draws).
   void set_reuse_draws(int draws, bool share = false);
   const InstanceLayout& layout() const { return layouts_.front(); }  // the first stage

@@ -18,7 +18,16 @@ std::size_t RouteMemo::pool(int draws, int layers) {
   return static_cast<std::size_t>(std::max(0, draws)) * root;
 }
 
-const RouteOutcome* RouteMemo::find(const Law& law, std::span<const std::int64_t> tokens, workloads::Rng& rng) {
+// FNV-1a over the counts (one multiply per count): equal tokens give equal fingerprints, and
+// unequal ones rarely collide, which only costs the full comparison that follows.
+std::uint64_t RouteMemo::fingerprint(std::span<const std::int64_t> tokens) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;                                                         // FNV offset basis
+  for (const std::int64_t t : tokens) h = (h ^ static_cast<std::uint64_t>(t)) * 0x100000001b3ULL;  // FNV prime
+  return h;
+}
+
+RouteOutcome* RouteMemo::find(const Law& law, std::span<const std::int64_t> tokens, std::uint64_t tokens_fingerprint,
+                              workloads::Rng& rng) {
   MOESIM_CHECK(enabled() && law.layer >= 0 && static_cast<std::size_t>(law.layer) < layers_.size(),
                "route memo: layer out of range");
   const std::uint64_t version = law.version;
@@ -26,7 +35,8 @@ const RouteOutcome* RouteMemo::find(const Law& law, std::span<const std::int64_t
   ++clock_;
   Key* key = nullptr;
   for (auto& k : keys)
-    if (k.version == version && std::equal(k.tokens.begin(), k.tokens.end(), tokens.begin(), tokens.end())) {
+    if (k.version == version && k.fingerprint == tokens_fingerprint &&
+        std::equal(k.tokens.begin(), k.tokens.end(), tokens.begin(), tokens.end())) {
       key = &k;
       break;
     }
@@ -40,6 +50,7 @@ const RouteOutcome* RouteMemo::find(const Law& law, std::span<const std::int64_t
     }
     key->version = version;
     key->tokens.assign(tokens.begin(), tokens.end());
+    key->fingerprint = tokens_fingerprint;
   }
   key->last_use = clock_;
   // The layers reading a shared law may grow or shrink between calls: the pool follows, and any

@@ -72,9 +72,24 @@ class RouteMemo {
   static std::size_t pool(int draws, int layers);
   // The outcome to replay for this law and tokens, chosen with `rng`, or null when a fresh draw is
   // to be made: then the caller fills the outcome keep() returns next.
-  const RouteOutcome* find(const Law& law, std::span<const std::int64_t> tokens, workloads::Rng& rng);
+  RouteOutcome* find(const Law& law, std::span<const std::int64_t> tokens, workloads::Rng& rng) {
+    return find(law, tokens, fingerprint(tokens), rng);
+  }
+  // The same with the tokens' fingerprint() given: a caller that asks for the same tokens in many
+  // layers computes it once. Keys are compared by fingerprint first, then in full.
+  RouteOutcome* find(const Law& law, std::span<const std::int64_t> tokens, std::uint64_t tokens_fingerprint,
+                     workloads::Rng& rng);
+  static std::uint64_t fingerprint(std::span<const std::int64_t> tokens);
   // The outcome to fill with the fresh draw of the key the last find() returned null for.
   RouteOutcome& keep();
+
+  // Every outcome the memo holds storage for, kept or left from an evicted key.
+  template <typename F>
+  void for_each_outcome(F&& f) {
+    for (auto& keys : layers_)
+      for (auto& k : keys)
+        for (auto& o : k.outcomes) f(o);
+  }
 
   std::int64_t hits() const { return hits_; }
   std::int64_t misses() const { return misses_; }
@@ -83,6 +98,7 @@ class RouteMemo {
   struct Key {
     std::uint64_t version = 0;
     std::vector<std::int64_t> tokens;
+    std::uint64_t fingerprint = 0;       // of tokens
     std::vector<RouteOutcome> outcomes;  // the first `filled` are the key's (the rest: storage kept)
     std::size_t filled = 0;
     std::uint64_t last_use = 0;

@@ -157,6 +157,7 @@ class ServingRun {
     }
     SimulationResult r;
     run_events(r);
+    for (auto& inst : instances_) inst->step_model.settle_load_stats();
     check_requests_accounted(records_, r.partial);
     std::int64_t sent_to_remote = 0;
     for (std::size_t p = 0; p < pool_results_.size(); ++p) {

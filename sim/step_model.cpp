@@ -168,7 +168,7 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
       law = RouteMemo::Law{shared->leader, shared->version, shared->layers};
     }
     if (law) {
-      if (const RouteOutcome* o = memo_.find(*law, mb.tokens, rng)) {
+      if (RouteOutcome* o = memo_.find(*law, mb.tokens, mb.tokens_fingerprint, rng)) {
         // A kept draw of the same law and tokens: its loads count as a fresh draw's would.
         if (load_)
           load_->add_routing(load_instance_, step_start_ns_, moe_layer, o->expert_counts, o->slot_counts,
@@ -179,6 +179,7 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
         return;
       }
       kept = &memo_.keep();
+      exchange_.settle(kept->links);  // the draw it held may have replays to book
     }
   }
   RouteOutcome& out = kept ? *kept : fresh_;
@@ -299,6 +300,10 @@ void StepModel::set_reuse_draws(int draws, bool share) {
   share_draws_ = share;
 }
 
+void StepModel::settle_load_stats() {
+  memo_.for_each_outcome([this](RouteOutcome& o) { exchange_.settle(o.links); });
+}
+
 void StepModel::set_load_stats(LoadStats* stats, int instance) {
   load_ = stats;
   load_instance_ = instance;
@@ -353,6 +358,8 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
   step_start_ns_ = start.count_ns();
   if (load_) load_->begin_step(load_instance_, step_start_ns_);
   split(batches);
+  if (memo_.enabled())
+    for (auto& mb : micro_) mb.tokens_fingerprint = RouteMemo::fingerprint(mb.tokens);
   timeline_.reset();
   timeline_.trace_into(recorder_ && recorder_->wants_step(step) ? recorder_ : nullptr, trace_pool_, trace_instance_,
                        start.count_ns(), deployment_.stage() * deployment_.ranks());

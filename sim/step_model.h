@@ -81,6 +81,9 @@ class StepModel {
   const InstanceLayout& layout() const { return deployment_; }
   // Adds this instance's routing and link loads to `stats` (null: none).
   void set_load_stats(LoadStats* stats, int instance);
+  // Books what replayed draws left to book in the load statistics (MoeExchange::settle); call
+  // once the run ends, before they are read.
+  void settle_load_stats();
   // Keeps up to `draws` routing draws per MoE layer and tokens per rank and replays them
   // (sim/route_memo.h; RoutingConfig::reuse_draws); 0, the default: every draw is fresh.
   // `share`: layers whose draws have one law keep one pool (RoutingConfig::share_draws).
@@ -90,6 +93,7 @@ class StepModel {
   struct MicroBatch {
     std::vector<RankCosts> costs;            // per rank
     std::vector<std::int64_t> tokens;        // per rank: tokens it routes (its slice of its group's)
+    std::uint64_t tokens_fingerprint = 0;    // RouteMemo::fingerprint(tokens), this step's
     std::vector<double> ready;               // per rank: end of this micro-batch's last op
     std::vector<double> scratch;             // per rank
     std::vector<double> gemm_ns;             // per rank: this layer's expert GEMM (drawn in front)

@@ -11,7 +11,9 @@
 #include "calibration/hardware_profile.h"
 #include "models/layer_ops.h"
 #include "models/presets.h"
+#include "sim/check.h"
 #include "sim/layer_breakdown.h"
+#include "sim/load_stats.h"
 #include "sim/moe_comm.h"
 #include "sim/stream_timeline.h"
 #include "sim/tp_collective.h"
@@ -72,6 +74,60 @@ TEST(MoeExchange, GatherScatterMovesTheWidestShareFromEveryRank) {
                                                    gathered * f.exchange->dispatch_bytes_per_token(), fidelity));
   EXPECT_DOUBLE_EQ(t.combine_ns, tp_collective_ns(f.cluster, devices, topology::CollectiveKind::kReduceScatter,
                                                   gathered * f.exchange->combine_bytes_per_token(), fidelity));
+}
+
+// Replays of a kept draw book its link loads once, times their number, when settled: the run's
+// link loads are those of booking every replay as a fresh all-to-all of the same draw.
+void expect_settled_replays_book_what_fresh_exchanges_do(const char* algorithm) {
+  SCOPED_TRACE(algorithm);
+  ExchangeFixture kept(algorithm), fresh(algorithm);
+  const int links = kept.cluster.num_links();
+  LoadStats kept_load(kept.model.num_moe_layers(), kept.model.routed_experts, 1, kept.layout->ranks(), links);
+  LoadStats fresh_load = kept_load;
+  kept.exchange->set_load_stats(&kept_load);
+  fresh.exchange->set_load_stats(&fresh_load);
+  const std::vector<std::int64_t> tokens(static_cast<std::size_t>(kept.layout->ranks()), 64);
+  workloads::Rng rng(7);
+  kept.routing->draw(0, 0, tokens, rng);
+  ExchangeRecord record;
+  kept.exchange->all_to_all(*kept.routing, &record);
+  kept.exchange->book_step_links();
+  for (int step = 1; step < 4; ++step) {
+    kept.exchange->replay(record);
+    kept.exchange->book_step_links();
+  }
+  EXPECT_EQ(record.unsettled_replays, 3);
+  // The record cannot take another draw before its replays are booked.
+  EXPECT_THROW(kept.exchange->all_to_all(*kept.routing, &record), InvariantError);
+  kept.exchange->settle(record);
+  EXPECT_EQ(record.unsettled_replays, 0);
+  kept.exchange->settle(record);  // nothing left: books nothing
+
+  workloads::Rng same(7);
+  fresh.routing->draw(0, 0, tokens, same);
+  for (int step = 0; step < 4; ++step) {
+    fresh.exchange->all_to_all(*fresh.routing);
+    fresh.exchange->book_step_links();
+  }
+  double total = 0;
+  for (std::size_t l = 0; l < fresh_load.link_bytes.size(); ++l) {
+    total += fresh_load.link_bytes[l];
+    EXPECT_NEAR(kept_load.link_bytes[l], fresh_load.link_bytes[l], 1e-12 * fresh_load.link_bytes[l]) << "link " << l;
+  }
+  EXPECT_GT(total, 0);
+}
+
+TEST(MoeExchange, SettledReplaysBookWhatFreshExchangesOfTheDrawBook) {
+  for (const char* algorithm : {"direct", "hierarchical", "low-latency"})
+    expect_settled_replays_book_what_fresh_exchanges_do(algorithm);
+}
+
+TEST(MoeExchange, ReplaysWithoutLoadStatisticsLeaveNothingToSettle) {
+  ExchangeFixture f("direct");
+  f.layer(64);
+  ExchangeRecord record;
+  f.exchange->replay(record);
+  EXPECT_EQ(record.unsettled_replays, 0);
 }
 
 TEST(LayerClock, WallRunsFromTheLayerBeforeAndExposedIsWallLessTheBusiestRank) {

@@ -54,6 +54,22 @@ TEST(RouteMemo, AnotherLayerVersionOrTokensIsAnotherKey) {
   EXPECT_EQ(o->total_pairs, 1);
 }
 
+TEST(RouteMemo, AKeyIsItsTokensNotJustTheirFingerprint) {
+  const std::vector<std::int64_t> other = {3, 5, 9};
+  EXPECT_EQ(RouteMemo::fingerprint(kTokens), RouteMemo::fingerprint(std::vector<std::int64_t>(kTokens)));
+  EXPECT_NE(RouteMemo::fingerprint(kTokens), RouteMemo::fingerprint(other));
+  RouteMemo memo(1, 1);
+  workloads::Rng rng = workloads::make_stream(1, "memo");
+  ASSERT_EQ(memo.find({0, 7}, kTokens, rng), nullptr);
+  memo.keep().total_pairs = 1;
+  // Other tokens under the same fingerprint (a collision): still another key.
+  EXPECT_EQ(memo.find({0, 7}, other, RouteMemo::fingerprint(kTokens), rng), nullptr);
+  memo.keep().total_pairs = 2;
+  const RouteOutcome* o = memo.find({0, 7}, kTokens, RouteMemo::fingerprint(kTokens), rng);
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(o->total_pairs, 1);
+}
+
 TEST(RouteMemo, EvictsTheLeastRecentlyUsedKey) {
   RouteMemo memo(1, 1);
   workloads::Rng rng = workloads::make_stream(1, "memo");
