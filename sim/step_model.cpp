@@ -28,6 +28,7 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
       memo_(0, model.num_moe_layers()),
       timeline_(deployment.ranks()) {
   low_latency_ = exchange_.low_latency();
+  attention_kinds_ = first_local_layer(model) >= 0 ? 2 : 1;
   MOESIM_CHECK(overlap.comm_sm_share >= 0 && overlap.comm_sm_share < 1, "comm_sm_share must lie in [0, 1)");
   // Interference while communication and computation overlap (sim/stream_timeline.h): a compute
   // kernel that runs beside an in-flight all-to-all has the SMs the communication kernels hold
@@ -97,6 +98,35 @@ void StepModel::token_phases(MicroBatch& mb) {
     mb.dispatch_send[r] = p.dispatch_send;
     mb.combine_recv[r] = p.combine_recv;
   }
+}
+
+void StepModel::step_vectors(MicroBatch& mb) const {
+  const std::size_t n = mb.costs.size();
+  for (int k = 0; k < attention_kinds_; ++k) {
+    auto& kind = mb.kinds[k];
+    kind.prep.resize(n);
+    kind.core.resize(n);
+    kind.slowest = 0;
+    for (std::size_t r = 0; r < n; ++r) {
+      const auto& c = mb.costs[r];
+      const double a = k == 0 ? c.attention : c.attention_local;
+      kind.prep[r] = k == 0 ? c.attention_prep : c.attention_local_prep;
+      kind.core[r] = std::max(0.0, a - kind.prep[r]);
+      kind.slowest = std::max(kind.slowest, a);
+    }
+  }
+  mb.router.resize(n);
+  mb.shared_on_gemm_sms.resize(n);
+  mb.router_slowest = mb.shared_slowest = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    const auto& c = mb.costs[r];
+    mb.router[r] = c.router;
+    mb.shared_on_gemm_sms[r] = c.shared / gemm_rate_;
+    mb.router_slowest = std::max(mb.router_slowest, c.router);
+    mb.shared_slowest = std::max(mb.shared_slowest, c.shared);
+  }
+  mb.dispatch_send_slowest = max_of(mb.dispatch_send);
+  mb.combine_recv_slowest = max_of(mb.combine_recv);
 }
 
 void StepModel::finish_combine(MicroBatch& mb) {
@@ -229,7 +259,7 @@ void StepModel::apply_route(MicroBatch& mb, const RouteOutcome& o, PhaseTimes& p
   if (exchange_.uses_gather_scatter()) {
     phases[static_cast<int>(Phase::kDispatch)] += mb.dispatch_ns;
   } else {
-    phases[static_cast<int>(Phase::kDispatch)] += max_of(mb.dispatch_send) + mb.dispatch_ns;
+    phases[static_cast<int>(Phase::kDispatch)] += mb.dispatch_send_slowest + mb.dispatch_ns;
     mb.comm_rate = comm_rate_while_compute(dispatch_bytes, mb.dispatch_ns);
   }
   breakdown.dispatch_bytes += dispatch_bytes;
@@ -256,8 +286,7 @@ double StepModel::issue_dispatch(MicroBatch& mb, bool shared_during_dispatch) {
   const double dispatch_end = timeline_.collective(mb.ready, mb.dispatch_ns, {"dispatch", layer_, m}, mb.comm_rate);
   if (shared_during_dispatch && model_.shared_experts > 0) {
     // The shared expert runs on the compute stream while the dispatch is in flight.
-    for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = mb.costs[r].shared / gemm_rate_;
-    timeline_.compute(mb.ready, mb.scratch, mb.scratch, {"shared_expert", layer_, m, gemm_rate_ < 1.0});
+    timeline_.compute(mb.ready, mb.shared_on_gemm_sms, mb.scratch, {"shared_expert", layer_, m, gemm_rate_ < 1.0});
   }
   return dispatch_end;
 }
@@ -282,8 +311,12 @@ void StepModel::expert_half(MicroBatch& mb, double dispatch_end, PhaseTimes& pha
   const int m = static_cast<int>(&mb - micro_.data());
   std::fill(mb.ready.begin(), mb.ready.end(), dispatch_end);
   if (low_latency_) timeline_.compute(mb.ready, mb.dispatch_recv, mb.ready, {"dispatch_recv", layer_, m});
-  for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = mb.gemm_ns[r] / gemm_rate_;
-  timeline_.compute(mb.ready, mb.scratch, mb.ready, {"expert_gemm", layer_, m, gemm_rate_ < 1.0});
+  if (gemm_rate_ < 1.0) {
+    for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = mb.gemm_ns[r] / gemm_rate_;
+    timeline_.compute(mb.ready, mb.scratch, mb.ready, {"expert_gemm", layer_, m, true});
+  } else {
+    timeline_.compute(mb.ready, mb.gemm_ns, mb.ready, {"expert_gemm", layer_, m});  // x / 1 is x
+  }
   if (low_latency_) timeline_.compute(mb.ready, mb.combine_send, mb.ready, {"combine_send", layer_, m});
   const double combine_end = timeline_.collective(mb.ready, mb.combine_ns, {"combine", layer_, m}, mb.comm_rate);
   std::fill(mb.ready.begin(), mb.ready.end(), combine_end);
@@ -292,7 +325,7 @@ void StepModel::expert_half(MicroBatch& mb, double dispatch_end, PhaseTimes& pha
   mb.combine_recv_pending = low_latency_;
   phases[static_cast<int>(Phase::kExpertGemm)] += max_of(mb.gemm_ns);
   phases[static_cast<int>(Phase::kDispatch)] += max_of(mb.dispatch_recv);
-  phases[static_cast<int>(Phase::kCombine)] += max_of(mb.combine_send) + mb.combine_ns + max_of(mb.combine_recv);
+  phases[static_cast<int>(Phase::kCombine)] += max_of(mb.combine_send) + mb.combine_ns + mb.combine_recv_slowest;
 }
 
 void StepModel::set_reuse_draws(int draws, bool share) {
@@ -358,6 +391,7 @@ Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, w
   step_start_ns_ = start.count_ns();
   if (load_) load_->begin_step(load_instance_, step_start_ns_);
   split(batches);
+  for (auto& mb : micro_) step_vectors(mb);
   if (memo_.enabled())
     for (auto& mb : micro_) mb.tokens_fingerprint = RouteMemo::fingerprint(mb.tokens);
   timeline_.reset();

@@ -107,10 +107,21 @@ class StepModel {
     // group's hidden states; over the whole stage (MoE TP): all-gather and reduce-scatter.
     std::vector<double> group_all_reduce, group_reduce_scatter, group_all_gather;
     std::vector<double> stage_all_gather, stage_reduce_scatter;  // one entry
+    // Per rank, what every layer of one attention kind repeats within the step (step_vectors):
+    // [0] full attention, [1] the model's local or linear attention layers.
+    struct AttentionKind {
+      std::vector<double> prep, core;  // before the core; the core and o-projection (decode schedule)
+      double slowest = 0;              // the slowest rank's whole attention
+    };
+    AttentionKind kinds[2];
+    std::vector<double> router, shared_on_gemm_sms;  // the shared expert at the GEMMs' SM share
+    double router_slowest = 0, shared_slowest = 0, dispatch_send_slowest = 0, combine_recv_slowest = 0;
   };
   void split(std::span<const RankBatch> batches);
   // Low-latency kernels: the SM phases over each rank's own tokens, once per step.
   void token_phases(MicroBatch& mb);
+  // The per-rank durations and slowest ranks every layer of the step repeats (MicroBatch::kinds...).
+  void step_vectors(MicroBatch& mb) const;
   // sim/step_model_parallel.cpp: the tensor-parallel parts.
   void init_parallel();
   // Costs and routed tokens of every rank of `mb` from its attention groups' batches, and the
@@ -184,6 +195,7 @@ class StepModel {
   std::vector<double> dispatch_end_;
   int layer_ = 0;
   bool layer_local_ = false;  // the current layer has local (windowed) or linear attention
+  int attention_kinds_ = 1;   // 2 when the model has local or linear attention layers
   TraceRecorder* recorder_ = nullptr;
   int trace_pool_ = 0, trace_instance_ = 0;
   // Tensor parallelism (sim/step_model_parallel.cpp).

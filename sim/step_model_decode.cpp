@@ -35,40 +35,27 @@ void StepModel::decode_stage(MicroBatch& mb, int layer, int stage, int moe_layer
   auto& phases = breakdown.layer_ns[static_cast<std::size_t>(layer)];
   switch (stage) {
     case 0: {
-      for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = attention_prep_of(mb.costs[r]);
-      timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention_prep", layer, m});
+      timeline_.compute(mb.ready, mb.kinds[layer_local_].prep, mb.ready, {"attention_prep", layer, m});
       return;
     }
     case 1: {
-      double attn = 0;
-      for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
-        const double a = attention_of(mb.costs[r]);
-        mb.scratch[r] = std::max(0.0, a - attention_prep_of(mb.costs[r]));
-        attn = std::max(attn, a);
-      }
-      timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention", layer, m});
-      phases[static_cast<int>(Phase::kAttention)] += attn;
+      const auto& kind = mb.kinds[layer_local_];
+      timeline_.compute(mb.ready, kind.core, mb.ready, {"attention", layer, m});
+      phases[static_cast<int>(Phase::kAttention)] += kind.slowest;
       if (!moe) {
         dense_mlp_after_attention(mb, phases);
         return;
       }
       if (attention_tp_ > 1) tp_collective(mb, mb.group_reduce_scatter, attention_tp_, phases, "tp_reduce_scatter");
-      double router = 0;
-      for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
-        mb.scratch[r] = mb.costs[r].router;
-        router = std::max(router, mb.costs[r].router);
-      }
-      timeline_.compute(mb.ready, mb.scratch, mb.ready, {"router", layer, m});
-      phases[static_cast<int>(Phase::kRouter)] += router;
+      timeline_.compute(mb.ready, mb.router, mb.ready, {"router", layer, m});
+      phases[static_cast<int>(Phase::kRouter)] += mb.router_slowest;
       return;
     }
     default: break;
   }
   if (!moe) return;
   if (stage == 2) {
-    double shared = 0;
-    for (const auto& c : mb.costs) shared = std::max(shared, c.shared);
-    phases[static_cast<int>(Phase::kSharedExpert)] += shared;
+    phases[static_cast<int>(Phase::kSharedExpert)] += mb.shared_slowest;
     route(mb, moe_layer, step, rng, phases, breakdown);
     mb.dispatch_end = issue_dispatch(mb, true);
   } else if (stage == 3) {
