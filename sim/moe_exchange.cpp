@@ -101,10 +101,8 @@ void MoeExchange::settle(ExchangeRecord& record) {
     load_->add_links(r.link_bytes, times, listed);
     load_->add_links_reversed(r.link_bytes, reverse_links_, reversed * times, listed);
   };
-  if (record.has_volumes) {
-    aggregated_->links(record.volumes, dispatch_options_, settle_result_);
-    book_mirrored(settle_result_);
-  }
+  // Volumes join the step's, costed once at the next book_step_links.
+  if (record.has_volumes) step_volumes_.add(record.volumes, times);
   if (record.has_combine) load_->add_links(record.combine, times);
   if (record.has_dispatch) {
     if (combine_mirrors_dispatch_)

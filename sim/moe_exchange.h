@@ -65,8 +65,9 @@ class MoeExchange {
     if (load_) ++record.unsettled_replays;
   }
   // Books the link loads of `record`'s unsettled replays, times their number, and clears it: before
-  // the record is overwritten and when the run ends (StepModel::settle_load_stats). The run's
-  // link loads equal those booked one replay at a time up to rounding.
+  // the record is overwritten and when the run ends (StepModel::settle_load_stats). Recorded
+  // volumes join the step's, costed at the next book_step_links. The run's link loads equal those
+  // booked one replay at a time up to rounding.
   void settle(ExchangeRecord& record);
   // AllGather + ReduceScatter: every rank receives every other rank's tokens, padded to the
   // largest share (`tokens`: per rank), and sends its partial outputs back the same way.
@@ -113,10 +114,9 @@ class MoeExchange {
     void clear();
   };
   LinkBytes step_links_;
-  topology::A2aVolumes step_volumes_;   // margins path: the step's dispatch volumes, summed over layers
-  topology::CommResult step_result_;    // their link loads
-  topology::CommResult settle_result_;  // a settled record's link loads from its volumes
-  std::vector<int> reverse_links_;      // for a combine booked as the dispatch reversed
+  topology::A2aVolumes step_volumes_;  // margins path: the step's dispatch volumes, summed over layers
+  topology::CommResult step_result_;   // their link loads
+  std::vector<int> reverse_links_;     // for a combine booked as the dispatch reversed
 };
 
 }  // namespace moesim::sim

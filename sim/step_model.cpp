@@ -335,6 +335,7 @@ void StepModel::set_reuse_draws(int draws, bool share) {
 
 void StepModel::settle_load_stats() {
   memo_.for_each_outcome([this](RouteOutcome& o) { exchange_.settle(o.links); });
+  exchange_.book_step_links();  // the volumes settled into the step's
 }
 
 void StepModel::set_load_stats(LoadStats* stats, int instance) {

@@ -509,10 +509,14 @@ void A2aVolumes::copy_volumes(const A2aVolumes& o) {
   any_cross_leaf = o.any_cross_leaf;
 }
 
-void A2aVolumes::add(const A2aVolumes& o) {
-  const auto sum = [](std::vector<double>& a, const std::vector<double>& b) {
+void A2aVolumes::add(const A2aVolumes& o, double times) {
+  const auto sum = [times](std::vector<double>& a, const std::vector<double>& b) {
     if (a.size() < b.size()) a.resize(b.size(), 0.0);
-    for (std::size_t i = 0; i < b.size(); ++i) a[i] += b[i];
+    if (times == 1.0) {
+      for (std::size_t i = 0; i < b.size(); ++i) a[i] += b[i];
+    } else {
+      for (std::size_t i = 0; i < b.size(); ++i) a[i] += b[i] * times;
+    }
   };
   for (auto [a, b] :
        {std::pair{&up_send, &o.up_send}, std::pair{&up_recv, &o.up_recv}, std::pair{&out_send, &o.out_send},

@@ -24,9 +24,9 @@ struct A2aVolumes {
   std::vector<double> up_send, up_recv, out_send, out_recv, messages, messages_in, leaf_up, leaf_down;
   bool any_up = false, any_out = false, any_cross_leaf = false;
   std::vector<double> work;  // scratch of the functions that fill the volumes (its contents are theirs)
-  // Adds `other`'s volumes (of the same shape), e.g. to cost the link loads of many collectives
-  // at once: a link's load is linear in the volumes.
-  void add(const A2aVolumes& other);
+  // Adds `other`'s volumes (of the same shape) `times` over, e.g. to cost the link loads of many
+  // collectives at once: a link's load is linear in the volumes.
+  void add(const A2aVolumes& other, double times = 1.0);
   // Copies `other`'s volumes, not its scratch, into this one's storage.
   void copy_volumes(const A2aVolumes& other);
 };
