@@ -6,15 +6,11 @@
 #include "models/layer_ops.h"
 #include "sim/check.h"
 #include "sim/invariants.h"
+#include "sim/lane_max.h"
 #include "sim/tp_collective.h"
 #include "topology/a2a_fixed.h"
 
 namespace moesim::sim {
-namespace {
-
-double max_of(std::span<const double> v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
-
-}  // namespace
 
 StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deployment, const topology::Cluster& cluster,
                      const calibration::CostModel& cost, const workloads::RoutingModel& routing, OverlapConfig overlap)

@@ -7,15 +7,11 @@
 #include "models/parallel_shard.h"
 #include "sim/check.h"
 #include "sim/invariants.h"
+#include "sim/lane_max.h"
 #include "sim/step_model.h"
 #include "sim/tp_collective.h"
 
 namespace moesim::sim {
-namespace {
-
-double max_of(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
-
-}  // namespace
 
 void StepModel::init_parallel() {
   attention_tp_ = deployment_.attention_tp();

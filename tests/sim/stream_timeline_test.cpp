@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "sim/lane_max.h"
+
 namespace moesim::sim {
 namespace {
 
@@ -28,6 +30,28 @@ TEST(StreamTimeline, AnUnslowedComputeMayWriteItsEndOverItsInputOrItsDuration) {
   t.compute(early, dur2, dur2);  // end over the duration: each starts when its stream is free
   EXPECT_EQ(dur2, (std::vector<double>{11, 13, 15, 17, 19, 21, 23}));
   for (int r = 0; r < 7; ++r) EXPECT_DOUBLE_EQ(t.compute_busy(r), 10 + r + 1) << "rank " << r;
+}
+
+TEST(LaneMax, IsTheLargestValueWhereverItSits) {
+  EXPECT_EQ(max_of(std::vector<double>{}), 0.0);
+  EXPECT_EQ(max_of(std::vector<double>{-3, -2}), -2.0);
+  for (std::size_t n = 1; n <= 11; ++n)
+    for (std::size_t at = 0; at < n; ++at) {
+      std::vector<double> v(n, -1.0);
+      for (std::size_t i = 0; i < n; ++i) v[i] = -static_cast<double>(i);
+      v[at] = 42;
+      EXPECT_EQ(max_of(v), 42.0) << n << " values, the largest at " << at;
+    }
+}
+
+TEST(StreamTimeline, ACollectiveWaitsForTheLatestRankInAnyLane) {
+  // Nine ranks: two full lanes of four and a remainder; the latest input in each position.
+  for (std::size_t late = 0; late < 9; ++late) {
+    StreamTimeline t(9);
+    std::vector<double> ready(9, 1.0);
+    ready[late] = 5;
+    EXPECT_DOUBLE_EQ(t.collective(ready, 2), 7) << "latest rank " << late;
+  }
 }
 
 TEST(StreamTimeline, CollectiveStartsWhenEveryRankIsReady) {
