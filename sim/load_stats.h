@@ -67,6 +67,10 @@ struct LoadStats {
   // pairs per expert and per slot; `slots_per_rank` groups the slots by rank.
   void add_routing(int instance, std::int64_t step_start_ns, int moe_layer, std::span<const std::int64_t> expert_counts,
                    std::span<const std::int64_t> slot_counts, int slots_per_rank);
+  // The same with the pairs each rank of the instance received (its slots' counts summed) given:
+  // a caller that keeps them (a replayed draw) adds them in one pass.
+  void add_routing(int instance, std::int64_t step_start_ns, int moe_layer, std::span<const std::int64_t> expert_counts,
+                   std::span<const std::int64_t> pairs_per_rank);
   // Bytes per link of one all-to-all (topology::CommResult::link_bytes); `scale` multiplies them.
   // `listed` (optional): the only ids that may be non-zero (CommResult::loaded_links).
   void add_links(std::span<const double> link_bytes, double scale = 1.0, const std::vector<int>* listed = nullptr);
@@ -83,10 +87,17 @@ struct LoadStats {
   }
 
   int moe_layers = 0, experts = 0, ranks_per_instance = 0;
+
   std::vector<std::int64_t> expert_pairs;  // [moe_layer * experts + expert]
   RankLoadSeries rank_pairs;               // pairs received per pool rank per time bucket
   RankLoadSeries step_starts;              // steps started per instance per time bucket (same buckets)
   std::vector<double> link_bytes;          // [link id] dispatch + combine bytes
+
+ private:
+  // The instance's ranks' values in rank_pairs' bucket of `step_start_ns`, after adding
+  // `expert_counts` to the layer's expert loads.
+  std::span<std::int64_t> add_experts(int instance, std::int64_t step_start_ns, int moe_layer,
+                                      std::span<const std::int64_t> expert_counts);
 };
 
 // For each link id, the id of the link in the opposite direction (same end points reversed),

@@ -102,24 +102,33 @@ void StepModel::step_vectors(MicroBatch& mb) const {
     auto& kind = mb.kinds[k];
     kind.prep.resize(n);
     kind.core.resize(n);
-    kind.slowest = 0;
+    kind.whole.resize(n);
     for (std::size_t r = 0; r < n; ++r) {
       const auto& c = mb.costs[r];
-      const double a = k == 0 ? c.attention : c.attention_local;
+      kind.whole[r] = k == 0 ? c.attention : c.attention_local;
       kind.prep[r] = k == 0 ? c.attention_prep : c.attention_local_prep;
-      kind.core[r] = std::max(0.0, a - kind.prep[r]);
-      kind.slowest = std::max(kind.slowest, a);
+      kind.core[r] = std::max(0.0, kind.whole[r] - kind.prep[r]);
     }
+    kind.slowest = std::max(0.0, max_of(kind.whole));
   }
   mb.router.resize(n);
   mb.shared_on_gemm_sms.resize(n);
-  mb.router_slowest = mb.shared_slowest = 0;
+  mb.dense_mlp.resize(n);
+  double shared_slowest = 0;
   for (std::size_t r = 0; r < n; ++r) {
     const auto& c = mb.costs[r];
     mb.router[r] = c.router;
     mb.shared_on_gemm_sms[r] = c.shared / gemm_rate_;
-    mb.router_slowest = std::max(mb.router_slowest, c.router);
-    mb.shared_slowest = std::max(mb.shared_slowest, c.shared);
+    mb.dense_mlp[r] = c.dense_mlp;
+    shared_slowest = std::max(shared_slowest, c.shared);
+  }
+  mb.shared_slowest = shared_slowest;
+  mb.router_slowest = std::max(0.0, max_of(mb.router));
+  mb.dense_mlp_slowest = std::max(0.0, max_of(mb.dense_mlp));
+  // Router and shared expert as one op where the shared expert overlaps nothing.
+  if (overlap_.scheme == OverlapScheme::kNone || gathered_moe_) {
+    mb.router_shared.resize(n);
+    for (std::size_t r = 0; r < n; ++r) mb.router_shared[r] = mb.costs[r].router + mb.costs[r].shared;
   }
   mb.dispatch_send_slowest = max_of(mb.dispatch_send);
   mb.combine_recv_slowest = max_of(mb.combine_recv);
@@ -135,27 +144,18 @@ void StepModel::finish_combine(MicroBatch& mb) {
 void StepModel::run_dense_layer(MicroBatch& mb, PhaseTimes& phases) {
   finish_combine(mb);
   const int m = static_cast<int>(&mb - micro_.data());
-  double attn = 0;
-  for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
-    mb.scratch[r] = attention_of(mb.costs[r]);
-    attn = std::max(attn, attention_of(mb.costs[r]));
-  }
-  timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention", layer_, m});
-  phases[static_cast<int>(Phase::kAttention)] += attn;
+  const auto& kind = mb.kinds[layer_local_];
+  timeline_.compute(mb.ready, kind.whole, mb.ready, {"attention", layer_, m});
+  phases[static_cast<int>(Phase::kAttention)] += kind.slowest;
   dense_mlp_after_attention(mb, phases);
 }
 
 void StepModel::dense_mlp_after_attention(MicroBatch& mb, PhaseTimes& phases) {
   const int m = static_cast<int>(&mb - micro_.data());
-  double mlp = 0;
   if (attention_tp_ > 1) tp_collective(mb, mb.group_all_reduce, attention_tp_, phases, "tp_all_reduce");
-  for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
-    mb.scratch[r] = mb.costs[r].dense_mlp;
-    mlp = std::max(mlp, mb.costs[r].dense_mlp);
-  }
-  timeline_.compute(mb.ready, mb.scratch, mb.ready, {"dense_mlp", layer_, m});
+  timeline_.compute(mb.ready, mb.dense_mlp, mb.ready, {"dense_mlp", layer_, m});
   if (attention_tp_ > 1) tp_collective(mb, mb.group_all_reduce, attention_tp_, phases, "tp_all_reduce");
-  phases[static_cast<int>(Phase::kDenseMlp)] += mlp;
+  phases[static_cast<int>(Phase::kDenseMlp)] += mb.dense_mlp_slowest;
 }
 
 double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, workloads::Rng& rng, PhaseTimes& phases,
@@ -163,22 +163,16 @@ double StepModel::moe_front(MicroBatch& mb, int moe_layer, std::int64_t step, wo
   finish_combine(mb);
   const bool shared_in_front = overlap_.scheme == OverlapScheme::kNone;
   const int m = static_cast<int>(&mb - micro_.data());
-  double attn = 0, router = 0, shared = 0;
-  for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
-    const auto& c = mb.costs[r];
-    mb.scratch[r] = attention_of(c);
-    attn = std::max(attn, attention_of(c));
-    router = std::max(router, c.router);
-    shared = std::max(shared, c.shared);
-  }
-  timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention", layer_, m});
+  const auto& kind = mb.kinds[layer_local_];
+  timeline_.compute(mb.ready, kind.whole, mb.ready, {"attention", layer_, m});
   if (attention_tp_ > 1) tp_collective(mb, mb.group_reduce_scatter, attention_tp_, phases, "tp_reduce_scatter");
-  for (std::size_t r = 0; r < mb.scratch.size(); ++r)
-    mb.scratch[r] = mb.costs[r].router + (shared_in_front ? mb.costs[r].shared : 0.0);
-  timeline_.compute(mb.ready, mb.scratch, mb.ready, {shared_in_front ? "router+shared_expert" : "router", layer_, m});
-  phases[static_cast<int>(Phase::kAttention)] += attn;
-  phases[static_cast<int>(Phase::kRouter)] += router;
-  phases[static_cast<int>(Phase::kSharedExpert)] += shared;
+  if (shared_in_front)
+    timeline_.compute(mb.ready, mb.router_shared, mb.ready, {"router+shared_expert", layer_, m});
+  else
+    timeline_.compute(mb.ready, mb.router, mb.ready, {"router", layer_, m});
+  phases[static_cast<int>(Phase::kAttention)] += kind.slowest;
+  phases[static_cast<int>(Phase::kRouter)] += mb.router_slowest;
+  phases[static_cast<int>(Phase::kSharedExpert)] += mb.shared_slowest;
   route(mb, moe_layer, step, rng, phases, breakdown);
   return issue_dispatch(mb, !shared_in_front);
 }
@@ -196,9 +190,7 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
     if (law) {
       if (RouteOutcome* o = memo_.find(*law, mb.tokens, mb.tokens_fingerprint, rng)) {
         // A kept draw of the same law and tokens: its loads count as a fresh draw's would.
-        if (load_)
-          load_->add_routing(load_instance_, step_start_ns_, moe_layer, o->expert_counts, o->slot_counts,
-                             routing_.slots_per_rank());
+        if (load_) load_->add_routing(load_instance_, step_start_ns_, moe_layer, o->expert_counts, o->rank_pairs);
         routing_.observe(moe_layer, o->expert_counts);
         exchange_.replay(o->links);
         apply_route(mb, *o, phases, breakdown);
@@ -210,9 +202,13 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
   }
   RouteOutcome& out = kept ? *kept : fresh_;
   routing_.draw(moe_layer, step, mb.tokens, rng);
-  if (load_)
-    load_->add_routing(load_instance_, step_start_ns_, moe_layer, routing_.expert_counts(), routing_.slot_counts(),
-                       routing_.slots_per_rank());
+  // Each rank's pairs (its slots' counts summed): its low-latency phases, the load statistics.
+  out.rank_pairs.resize(routing_.slot_counts().size() / static_cast<std::size_t>(routing_.slots_per_rank()));
+  for (std::size_t r = 0; r < out.rank_pairs.size(); ++r) {
+    const auto local = routing_.local_counts(static_cast<int>(r));
+    out.rank_pairs[r] = std::accumulate(local.begin(), local.end(), std::int64_t{0});
+  }
+  if (load_) load_->add_routing(load_instance_, step_start_ns_, moe_layer, routing_.expert_counts(), out.rank_pairs);
   check_layer_pairs(moe_layer, routing_.total_pairs(), routing_.total_received());
   const bool gathered = exchange_.uses_gather_scatter();
   out.exchange =
@@ -222,23 +218,17 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
                     out.gemm_ns, cost_scratch_);
   if (low_latency_) {
     // The phases over the ranks' own tokens were costed with the step (token_phases).
-    received_.resize(mb.dispatch_send.size());
-    for (std::size_t r = 0; r < received_.size(); ++r) {
-      const auto local = routing_.local_counts(static_cast<int>(r));
-      received_[r] = std::accumulate(local.begin(), local.end(), std::int64_t{0});
-    }
-    out.dispatch_recv.resize(received_.size());
-    out.combine_send.resize(received_.size());
-    low_latency_pair_phase_times(cost_, received_, exchange_.dispatch_bytes_per_token(),
+    out.dispatch_recv.resize(out.rank_pairs.size());
+    out.combine_send.resize(out.rank_pairs.size());
+    low_latency_pair_phase_times(cost_, out.rank_pairs, exchange_.dispatch_bytes_per_token(),
                                  exchange_.combine_bytes_per_token(), out.dispatch_recv, out.combine_send,
                                  cost_scratch_);
   }
   out.total_pairs = routing_.total_pairs();
   out.total_received = routing_.total_received();
   if (kept) {
-    const auto experts = routing_.expert_counts(), slots = routing_.slot_counts();
+    const auto experts = routing_.expert_counts();
     out.expert_counts.assign(experts.begin(), experts.end());
-    out.slot_counts.assign(slots.begin(), slots.end());
   }
   apply_route(mb, out, phases, breakdown);
 }

@@ -111,11 +111,15 @@ class StepModel {
     // [0] full attention, [1] the model's local or linear attention layers.
     struct AttentionKind {
       std::vector<double> prep, core;  // before the core; the core and o-projection (decode schedule)
+      std::vector<double> whole;       // all of it in one op (every other schedule)
       double slowest = 0;              // the slowest rank's whole attention
     };
     AttentionKind kinds[2];
     std::vector<double> router, shared_on_gemm_sms;  // the shared expert at the GEMMs' SM share
+    std::vector<double> router_shared;               // router then shared expert in one op (when nothing overlaps it)
+    std::vector<double> dense_mlp;
     double router_slowest = 0, shared_slowest = 0, dispatch_send_slowest = 0, combine_recv_slowest = 0;
+    double dense_mlp_slowest = 0;
   };
   void split(std::span<const RankBatch> batches);
   // Low-latency kernels: the SM phases over each rank's own tokens, once per step.
@@ -166,10 +170,6 @@ class StepModel {
     layer_ = layer;
     layer_local_ = model_.attention_window(layer) > 0 || model_.is_linear_layer(layer);
   }
-  double attention_of(const RankCosts& c) const { return layer_local_ ? c.attention_local : c.attention; }
-  double attention_prep_of(const RankCosts& c) const {
-    return layer_local_ ? c.attention_local_prep : c.attention_prep;
-  }
 
   const models::ModelSpec& model_;
   InstanceLayout deployment_;
@@ -187,9 +187,8 @@ class StepModel {
   LayerClock layer_clock_;
   StreamTimeline timeline_;
   std::vector<MicroBatch> micro_;
-  RankCostMemo rank_cost_memo_;         // the token-count part of every rank's costs, kept across steps
-  std::vector<std::int64_t> received_;  // per rank: pairs received in the layer (low-latency phases)
-  std::vector<double> cost_scratch_;    // working space of the per-layer cost batches
+  RankCostMemo rank_cost_memo_;       // the token-count part of every rank's costs, kept across steps
+  std::vector<double> cost_scratch_;  // working space of the per-layer cost batches
   std::vector<RankBatch> halves_;
   bool low_latency_ = false;  // DeepEP low-latency kernels: SM phases around the transfer
   std::vector<double> dispatch_end_;

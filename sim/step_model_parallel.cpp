@@ -106,20 +106,11 @@ void StepModel::run_gathered_moe_layer(MicroBatch& mb, int moe_layer, std::int64
                                        PhaseTimes& phases, LayerBreakdown& breakdown) {
   const int m = static_cast<int>(&mb - micro_.data());
   const int ranks = deployment_.ranks();
-  double attn = 0, router = 0, shared = 0;
-  for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
-    mb.scratch[r] = attention_of(mb.costs[r]);
-    attn = std::max(attn, attention_of(mb.costs[r]));
-  }
-  timeline_.compute(mb.ready, mb.scratch, mb.ready, {"attention", layer_, m});
+  const auto& kind = mb.kinds[layer_local_];
+  timeline_.compute(mb.ready, kind.whole, mb.ready, {"attention", layer_, m});
   if (attention_tp_ > 1) tp_collective(mb, mb.group_reduce_scatter, attention_tp_, phases, "tp_reduce_scatter");
   tp_collective(mb, mb.stage_all_gather, ranks, phases, "moe_tp_all_gather");
-  for (std::size_t r = 0; r < mb.scratch.size(); ++r) {
-    mb.scratch[r] = mb.costs[r].router + mb.costs[r].shared;
-    router = std::max(router, mb.costs[r].router);
-    shared = std::max(shared, mb.costs[r].shared);
-  }
-  timeline_.compute(mb.ready, mb.scratch, mb.ready, {"router+shared_expert", layer_, m});
+  timeline_.compute(mb.ready, mb.router_shared, mb.ready, {"router+shared_expert", layer_, m});
 
   // Routing over the EP groups: each group's tokens are those its ranks held before the gather.
   const int unit = deployment_.moe_tp();
@@ -139,9 +130,9 @@ void StepModel::run_gathered_moe_layer(MicroBatch& mb, int moe_layer, std::int64
   tp_collective(mb, mb.stage_reduce_scatter, ranks, phases, "moe_tp_reduce_scatter");
   if (attention_tp_ > 1) tp_collective(mb, mb.group_all_gather, attention_tp_, phases, "tp_all_gather");
 
-  phases[static_cast<int>(Phase::kAttention)] += attn;
-  phases[static_cast<int>(Phase::kRouter)] += router;
-  phases[static_cast<int>(Phase::kSharedExpert)] += shared;
+  phases[static_cast<int>(Phase::kAttention)] += kind.slowest;
+  phases[static_cast<int>(Phase::kRouter)] += mb.router_slowest;
+  phases[static_cast<int>(Phase::kSharedExpert)] += mb.shared_slowest;
   phases[static_cast<int>(Phase::kExpertGemm)] += max_of(mb.gemm_ns);
   breakdown.tokens_routed += routing_.total_pairs();
   breakdown.tokens_combined += routing_.total_received();

@@ -4,6 +4,8 @@
 #include <iterator>
 #include <limits>
 
+#include "sim/lane_max.h"
+
 namespace moesim::sim {
 
 StreamTimeline::StreamTimeline(int ranks)
@@ -111,23 +113,9 @@ void StreamTimeline::compute(std::span<const double> ready, std::span<const doub
 
 double StreamTimeline::collective(std::span<const double> ready, double duration, OpLabel label,
                                   double rate_while_compute) {
-  // The latest input and stream ends, over four lanes of ranks: the maxima of the lanes are the
-  // maxima over all ranks (times are never NaN), without one long chain of dependent maxima.
-  const std::size_t n = comm_free_.size();
-  double lane_start[4] = {0, 0, 0, 0}, lane_busiest[4] = {0, 0, 0, 0};
-  std::size_t r = 0;
-  for (; r + 4 <= n; r += 4)
-    for (std::size_t k = 0; k < 4; ++k) {
-      lane_start[k] = std::max({lane_start[k], comm_free_[r + k], ready[r + k]});
-      lane_busiest[k] = std::max(lane_busiest[k], compute_free_[r + k]);
-    }
-  for (; r < n; ++r) {
-    lane_start[0] = std::max({lane_start[0], comm_free_[r], ready[r]});
-    lane_busiest[0] = std::max(lane_busiest[0], compute_free_[r]);
-  }
-  const double start = std::max(std::max(lane_start[0], lane_start[1]), std::max(lane_start[2], lane_start[3]));
-  const double busiest =
-      std::max(std::max(lane_busiest[0], lane_busiest[1]), std::max(lane_busiest[2], lane_busiest[3]));
+  // The latest input and stream ends (sim/lane_max.h), never before time zero.
+  const double start = std::max({0.0, max_of(comm_free_), max_of(ready)});
+  const double busiest = std::max(0.0, max_of(compute_free_));
   // The member whose compute stream stays busy longest (work issued before this collective) slows
   // it most; its stream counts as busy until its last op ends.
   double end = start + duration;

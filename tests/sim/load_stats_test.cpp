@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "sim/check.h"
 #include "sim/moe_comm.h"
 #include "sim/simulation.h"
 #include "tests/sim/sim_test_util.h"
@@ -61,6 +62,25 @@ TEST(LoadStats, RoutingDrawAddsExpertPairsAndEachRanksReceivedPairs) {
   EXPECT_EQ(s.at(b, 2), 2 * (1 + 2));  // instance 1, rank 0
   EXPECT_EQ(s.at(b, 3), 2 * (3 + 4));
   EXPECT_EQ(series_total(s, 0) + series_total(s, 1), 0);
+}
+
+// A replayed draw keeps each rank's received pairs, not its slots' counts: booked either way, a
+// draw adds the same expert and rank loads.
+TEST(LoadStats, RankPairsBookWhatTheirSlotCountsBook) {
+  LoadStats by_slot(2, 3, 2, 2, 0), by_rank(2, 3, 2, 2, 0);
+  const std::vector<std::int64_t> slot_counts{1, 2, 3, 4}, rank_pairs{1 + 2, 3 + 4};
+  const std::vector<std::int64_t> expert_counts{4, 3, 3};
+  by_slot.add_routing(1, 5'000'000, 1, expert_counts, slot_counts, 2);
+  by_rank.add_routing(1, 5'000'000, 1, expert_counts, rank_pairs);
+  by_slot.add_routing(0, 9'000'000, 0, expert_counts, slot_counts, 2);
+  by_rank.add_routing(0, 9'000'000, 0, expert_counts, rank_pairs);
+  EXPECT_EQ(by_rank.expert_pairs, by_slot.expert_pairs);
+  ASSERT_EQ(by_rank.rank_pairs.buckets(), by_slot.rank_pairs.buckets());
+  for (int b = 0; b < by_slot.rank_pairs.buckets(); ++b)
+    for (int r = 0; r < 4; ++r) EXPECT_EQ(by_rank.rank_pairs.at(b, r), by_slot.rank_pairs.at(b, r)) << b << " " << r;
+  EXPECT_EQ(series_total(by_rank.rank_pairs, 0), 1 + 2);  // instance 0's rank 0, at 9 ms
+  // One value per rank of the instance, or the shape is wrong.
+  EXPECT_THROW(by_rank.add_routing(0, 0, 0, expert_counts, std::vector<std::int64_t>{1, 2, 3}), InvariantError);
 }
 
 TEST(LoadStats, ReversedLinkBytesLandOnTheOppositeLink) {
