@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "calibration/cost_model.h"
@@ -19,9 +20,13 @@ class BoundedCostModel : public CostModel {
 
   KernelCost attention_decode(const models::ModelSpec& model, std::span<const std::int64_t> kv_lengths) const override {
     if (kv_lengths.empty()) return {};
-    models::Work total;
-    for (auto len : kv_lengths) add(total, models::attention_decode_core(model, len));
-    return bound(total.flops, total.bytes, hw_.peak_flops(model.activation_dtype));
+    // The closed form where it is exact (the same value as the loop, in O(1) per token).
+    std::optional<models::Work> total = models::attention_decode_total(model, kv_lengths);
+    if (!total) {
+      total.emplace();
+      for (auto len : kv_lengths) add(*total, models::attention_decode_core(model, len));
+    }
+    return bound(total->flops, total->bytes, hw_.peak_flops(model.activation_dtype));
   }
 
   KernelCost attention_verify(const models::ModelSpec& model, std::span<const std::int64_t> kv_lengths,

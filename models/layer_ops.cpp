@@ -1,6 +1,7 @@
 #include "models/layer_ops.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "models/linear_attention.h"
 #include "models/model_error.h"
@@ -248,6 +249,34 @@ std::int64_t effective_kv_len(const ModelSpec& m, int layer, std::int64_t kv_len
 }
 
 Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len) { return decode_core(m, kv_len); }
+
+// Dense and MLA decode work is affine in the length: fixed + per_position x len. When the four
+// coefficients are whole numbers, every term dense_decode_core adds is a whole number, and so is
+// each of its partial products: those without the length are products of the model's sizes
+// (small), those with it are at most the term (the factors after the length are sizes of at least
+// 1, checked below). Below 2^53 whole numbers are exact in double, so while the total stays below
+// it, the one-by-one sum is the exact integer sum, which is what the closed form computes.
+std::optional<Work> attention_decode_total(const ModelSpec& m, std::span<const std::int64_t> kv_lens) {
+  const bool mla = m.attention == AttentionKind::kMla;
+  if (m.sparse.enabled() || m.heads < 1 || (mla ? m.mla.kv_lora_rank < 1 : m.head_dim < 1)) return std::nullopt;
+  constexpr double kExact = 9007199254740992.0;  // 2^53
+  const Work fixed = dense_decode_core(m, 0), one = dense_decode_core(m, 1);
+  const Work per{one.flops - fixed.flops, one.bytes - fixed.bytes};
+  const auto whole = [](double x) { return x >= 0 && x < kExact && x == std::floor(x); };
+  if (!whole(fixed.flops) || !whole(fixed.bytes) || !whole(per.flops) || !whole(per.bytes)) return std::nullopt;
+  std::int64_t positions = 0;
+  for (const std::int64_t len : kv_lens) {
+    if (len < 0 || len > (std::int64_t{1} << 40)) return std::nullopt;
+    positions += len;  // at most 2^40 each: no overflow below 2^23 tokens
+  }
+  if (kv_lens.size() >= (std::size_t{1} << 23)) return std::nullopt;
+  const auto tokens = static_cast<double>(kv_lens.size());
+  const Work total{per.flops * static_cast<double>(positions) + fixed.flops * tokens,
+                   per.bytes * static_cast<double>(positions) + fixed.bytes * tokens};
+  // Below 2^53 (and 2^53 itself is not reached) the products and the sum above were exact too.
+  if (!(total.flops < kExact && total.bytes < kExact)) return std::nullopt;
+  return total;
+}
 
 Work attention_decode_indexer(const ModelSpec& m, std::int64_t kv_len) {
   const double len = static_cast<double>(kv_len);

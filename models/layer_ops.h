@@ -14,6 +14,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -84,6 +86,11 @@ std::int64_t effective_kv_len(const ModelSpec& m, int layer, std::int64_t kv_len
 // Attention core for one decode token attending to `kv_len` cached positions (including itself).
 Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len);
 Work attention_decode_core(const ModelSpec& m, std::int64_t kv_len, int layer);
+// The summed attention_decode_core of decode tokens with these cache lengths, taken in O(1) per
+// token, or none when it might differ from adding them one by one (see layer_ops.cpp): DSA's
+// sparse core (not affine in the length), work that is not in whole FLOPs and bytes, or sums
+// from 2^53 on. Where it is given, it is equal to the one-by-one sum to the bit.
+std::optional<Work> attention_decode_total(const ModelSpec& m, std::span<const std::int64_t> kv_lens);
 // The DSA indexer's part of attention_decode_core (zero for dense attention): it scores all
 // kv_len cached positions, so it grows with the context while the sparse core stops at top_k.
 Work attention_decode_indexer(const ModelSpec& m, std::int64_t kv_len);

@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "models/model_error.h"
 #include "models/presets.h"
@@ -293,6 +295,58 @@ TEST(LayerOps, DispatchPayloadFormatsAreResolvedOnceByName) {
   EXPECT_DOUBLE_EQ(dispatch_bytes_per_token(m, PayloadFormat::kMxfp8) - routing, 7392);
   EXPECT_DOUBLE_EQ(dispatch_bytes_per_token(m, PayloadFormat::kNvfp4) - routing, 4032);
   EXPECT_DOUBLE_EQ(dispatch_bytes_per_token(m, PayloadFormat::kModel), dispatch_bytes_per_token(m));
+}
+
+// The one-by-one sum attention_decode_total must equal, for every preset it applies to.
+Work summed_one_by_one(const ModelSpec& m, const std::vector<std::int64_t>& lens) {
+  Work total;
+  for (const std::int64_t len : lens) {
+    const Work w = attention_decode_core(m, len);
+    total.flops += w.flops;
+    total.bytes += w.bytes;
+  }
+  return total;
+}
+
+// Where the closed form is given it is the loop's value to the bit, on every preset and on batches
+// of every size up to a long-context one; it is given for the dense and MLA presets.
+TEST(AttentionDecodeTotal, EqualsTheOneByOneSumToTheBit) {
+  std::mt19937_64 rng(7);
+  int given = 0;
+  for (const auto& info : model_presets()) {
+    const ModelSpec m = *find_model_preset(info.name);
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{64}, std::size_t{700}}) {
+      std::vector<std::int64_t> lens(n);
+      for (auto& len : lens) len = static_cast<std::int64_t>(rng() % 131072);
+      const auto total = attention_decode_total(m, lens);
+      if (!total) continue;
+      ++given;
+      const Work loop = summed_one_by_one(m, lens);
+      EXPECT_EQ(total->flops, loop.flops) << info.name << " n=" << n;
+      EXPECT_EQ(total->bytes, loop.bytes) << info.name << " n=" << n;
+    }
+  }
+  EXPECT_GT(given, 0);
+  EXPECT_TRUE(attention_decode_total(preset("deepseek-v3"), std::vector<std::int64_t>{1000, 2000}).has_value());
+}
+
+// Not given where the one-by-one sum could round differently: DSA's sparse core (not affine),
+// bytes per position that are not whole (FP4 caches with their scales), or totals from 2^53 on.
+TEST(AttentionDecodeTotal, IsNotGivenWhereTheSumCouldRoundOtherwise) {
+  const std::vector<std::int64_t> lens{1000, 2000, 3000};
+  ModelSpec fp4 = preset("deepseek-v3");
+  fp4.kv_dtype = DType::kNvfp4;  // 0.5625 bytes per element: 575 of them are not whole bytes
+  fp4.mla.kv_lora_rank = 511;
+  ASSERT_NE(fp4.kv_bytes_per_token_per_layer(), std::floor(fp4.kv_bytes_per_token_per_layer()));
+  EXPECT_FALSE(attention_decode_total(fp4, lens).has_value());
+  ModelSpec sparse = preset("deepseek-v3");
+  sparse.sparse.top_k = 2048;
+  sparse.sparse.index_head_dim = 128;
+  sparse.sparse.index_heads = 64;
+  EXPECT_FALSE(attention_decode_total(sparse, lens).has_value());
+  const std::vector<std::int64_t> huge(4096, std::int64_t{1} << 40);
+  EXPECT_FALSE(attention_decode_total(preset("deepseek-v3"), huge).has_value());
+  EXPECT_FALSE(attention_decode_total(preset("deepseek-v3"), std::vector<std::int64_t>{-1}).has_value());
 }
 
 }  // namespace
