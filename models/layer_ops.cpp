@@ -264,12 +264,12 @@ std::optional<Work> attention_decode_total(const ModelSpec& m, std::span<const s
   const Work per{one.flops - fixed.flops, one.bytes - fixed.bytes};
   const auto whole = [](double x) { return x >= 0 && x < kExact && x == std::floor(x); };
   if (!whole(fixed.flops) || !whole(fixed.bytes) || !whole(per.flops) || !whole(per.bytes)) return std::nullopt;
+  if (kv_lens.size() >= (std::size_t{1} << 23)) return std::nullopt;
   std::int64_t positions = 0;
   for (const std::int64_t len : kv_lens) {
     if (len < 0 || len > (std::int64_t{1} << 40)) return std::nullopt;
-    positions += len;  // at most 2^40 each: no overflow below 2^23 tokens
+    positions += len;  // below 2^23 lengths of at most 2^40 each: no overflow
   }
-  if (kv_lens.size() >= (std::size_t{1} << 23)) return std::nullopt;
   const auto tokens = static_cast<double>(kv_lens.size());
   const Work total{per.flops * static_cast<double>(positions) + fixed.flops * tokens,
                    per.bytes * static_cast<double>(positions) + fixed.bytes * tokens};
