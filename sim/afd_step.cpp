@@ -94,9 +94,6 @@ void AfdStep::draw_layer(int moe_layer, std::size_t b, std::int64_t step, worklo
   routing_.draw(moe_layer, step, spread_, rng);
   const std::int64_t pairs = routing_.total_pairs();
   check_layer_pairs(moe_layer, pairs, routing_.total_received());
-  if (load_)
-    load_->add_routing(load_instance_, step_start_ns_, moe_layer, routing_.expert_counts(), routing_.slot_counts(),
-                       routing_.slots_per_rank());
   expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()),
                     expert_ns_, gemm_scratch_);
   std::int64_t processed = 0;
@@ -105,6 +102,7 @@ void AfdStep::draw_layer(int moe_layer, std::size_t b, std::int64_t step, worklo
     received_[j] = std::accumulate(local.begin(), local.end(), std::int64_t{0});
     processed += received_[j];
   }
+  if (load_) load_->add_routing(load_instance_, step_start_ns_, moe_layer, routing_.expert_counts(), received_);
   if (low_latency_)
     low_latency_pair_phase_times(cost_, received_, dispatch_bytes_per_token_, combine_bytes_per_token_, dispatch_recv_,
                                  combine_send_, ll_scratch_);

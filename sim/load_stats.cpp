@@ -69,36 +69,19 @@ void LoadStats::begin_step(int instance, std::int64_t step_start_ns) {
   if (rank_pairs.ranks() > 0) rank_pairs.add(step_start_ns, 0, 0);  // keeps both series on the same buckets
 }
 
-std::span<std::int64_t> LoadStats::add_experts(int instance, std::int64_t step_start_ns, int moe_layer,
-                                               std::span<const std::int64_t> expert_counts) {
-  MOESIM_CHECK(moe_layer >= 0 && moe_layer < moe_layers && static_cast<int>(expert_counts.size()) == experts,
+void LoadStats::add_routing(int instance, std::int64_t step_start_ns, int moe_layer,
+                            std::span<const std::int64_t> expert_counts, std::span<const std::int64_t> pairs_per_rank) {
+  MOESIM_CHECK(moe_layer >= 0 && moe_layer < moe_layers && static_cast<int>(expert_counts.size()) == experts &&
+                   pairs_per_rank.size() == static_cast<std::size_t>(ranks_per_instance),
                "routing counts do not match the load statistics' shape");
   auto* row = expert_pairs.data() + static_cast<std::size_t>(moe_layer) * static_cast<std::size_t>(experts);
   for (std::size_t e = 0; e < expert_counts.size(); ++e) row[e] += expert_counts[e];
   MOESIM_CHECK(instance >= 0 && (instance + 1) * ranks_per_instance <= rank_pairs.ranks(),
                "routing counts of an instance out of range");
   // One bucket look-up for the instance's ranks.
-  return rank_pairs.row(step_start_ns)
-      .subspan(static_cast<std::size_t>(instance) * static_cast<std::size_t>(ranks_per_instance),
-               static_cast<std::size_t>(ranks_per_instance));
-}
-
-void LoadStats::add_routing(int instance, std::int64_t step_start_ns, int moe_layer,
-                            std::span<const std::int64_t> expert_counts, std::span<const std::int64_t> slot_counts,
-                            int slots_per_rank) {
-  const auto per = static_cast<std::size_t>(slots_per_rank);
-  MOESIM_CHECK(slot_counts.size() == per * static_cast<std::size_t>(ranks_per_instance),
-               "routing counts do not match the load statistics' shape");
-  const auto received = add_experts(instance, step_start_ns, moe_layer, expert_counts);
-  for (std::size_t r = 0; r < received.size(); ++r)
-    for (std::size_t s = 0; s < per; ++s) received[r] += slot_counts[r * per + s];
-}
-
-void LoadStats::add_routing(int instance, std::int64_t step_start_ns, int moe_layer,
-                            std::span<const std::int64_t> expert_counts, std::span<const std::int64_t> pairs_per_rank) {
-  MOESIM_CHECK(pairs_per_rank.size() == static_cast<std::size_t>(ranks_per_instance),
-               "routing counts do not match the load statistics' shape");
-  const auto received = add_experts(instance, step_start_ns, moe_layer, expert_counts);
+  const auto received = rank_pairs.row(step_start_ns)
+                            .subspan(static_cast<std::size_t>(instance) * static_cast<std::size_t>(ranks_per_instance),
+                                     static_cast<std::size_t>(ranks_per_instance));
   for (std::size_t r = 0; r < received.size(); ++r) received[r] += pairs_per_rank[r];
 }
 

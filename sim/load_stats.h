@@ -64,11 +64,7 @@ struct LoadStats {
   // rank load can be read per step).
   void begin_step(int instance, std::int64_t step_start_ns);
   // One MoE layer's draw on instance `instance`, in a step that started at `step_start_ns`:
-  // pairs per expert and per slot; `slots_per_rank` groups the slots by rank.
-  void add_routing(int instance, std::int64_t step_start_ns, int moe_layer, std::span<const std::int64_t> expert_counts,
-                   std::span<const std::int64_t> slot_counts, int slots_per_rank);
-  // The same with the pairs each rank of the instance received (its slots' counts summed) given:
-  // a caller that keeps them (a replayed draw) adds them in one pass.
+  // pairs per expert, and the pairs each rank of the instance received (its slots' counts summed).
   void add_routing(int instance, std::int64_t step_start_ns, int moe_layer, std::span<const std::int64_t> expert_counts,
                    std::span<const std::int64_t> pairs_per_rank);
   // Bytes per link of one all-to-all (topology::CommResult::link_bytes); `scale` multiplies them.
@@ -87,17 +83,10 @@ struct LoadStats {
   }
 
   int moe_layers = 0, experts = 0, ranks_per_instance = 0;
-
   std::vector<std::int64_t> expert_pairs;  // [moe_layer * experts + expert]
   RankLoadSeries rank_pairs;               // pairs received per pool rank per time bucket
   RankLoadSeries step_starts;              // steps started per instance per time bucket (same buckets)
   std::vector<double> link_bytes;          // [link id] dispatch + combine bytes
-
- private:
-  // The instance's ranks' values in rank_pairs' bucket of `step_start_ns`, after adding
-  // `expert_counts` to the layer's expert loads.
-  std::span<std::int64_t> add_experts(int instance, std::int64_t step_start_ns, int moe_layer,
-                                      std::span<const std::int64_t> expert_counts);
 };
 
 // For each link id, the id of the link in the opposite direction (same end points reversed),

@@ -51,10 +51,10 @@ TEST(RankLoadSeries, DoublesTheBucketWidthWhenTimeRunsPastTheLastBucket) {
 
 TEST(LoadStats, RoutingDrawAddsExpertPairsAndEachRanksReceivedPairs) {
   LoadStats load(/*moe_layers=*/2, /*experts=*/3, /*instances=*/2, /*ranks_per_instance=*/2, /*links=*/0);
-  const std::vector<std::int64_t> slot_counts{1, 2, 3, 4};  // 2 slots per rank
+  const std::vector<std::int64_t> rank_pairs{1 + 2, 3 + 4};  // each rank's slots' counts summed
   const std::vector<std::int64_t> expert_counts{4, 3, 3};
-  load.add_routing(/*instance=*/1, /*step_start_ns=*/5'000'000, /*moe_layer=*/1, expert_counts, slot_counts, 2);
-  load.add_routing(1, 5'000'000, 1, expert_counts, slot_counts, 2);
+  load.add_routing(/*instance=*/1, /*step_start_ns=*/5'000'000, /*moe_layer=*/1, expert_counts, rank_pairs);
+  load.add_routing(1, 5'000'000, 1, expert_counts, rank_pairs);
   EXPECT_EQ(load.expert_pairs, (std::vector<std::int64_t>{0, 0, 0, 8, 6, 6}));
   const auto& s = load.rank_pairs;
   ASSERT_EQ(s.ranks(), 4);
@@ -62,25 +62,8 @@ TEST(LoadStats, RoutingDrawAddsExpertPairsAndEachRanksReceivedPairs) {
   EXPECT_EQ(s.at(b, 2), 2 * (1 + 2));  // instance 1, rank 0
   EXPECT_EQ(s.at(b, 3), 2 * (3 + 4));
   EXPECT_EQ(series_total(s, 0) + series_total(s, 1), 0);
-}
-
-// A replayed draw keeps each rank's received pairs, not its slots' counts: booked either way, a
-// draw adds the same expert and rank loads.
-TEST(LoadStats, RankPairsBookWhatTheirSlotCountsBook) {
-  LoadStats by_slot(2, 3, 2, 2, 0), by_rank(2, 3, 2, 2, 0);
-  const std::vector<std::int64_t> slot_counts{1, 2, 3, 4}, rank_pairs{1 + 2, 3 + 4};
-  const std::vector<std::int64_t> expert_counts{4, 3, 3};
-  by_slot.add_routing(1, 5'000'000, 1, expert_counts, slot_counts, 2);
-  by_rank.add_routing(1, 5'000'000, 1, expert_counts, rank_pairs);
-  by_slot.add_routing(0, 9'000'000, 0, expert_counts, slot_counts, 2);
-  by_rank.add_routing(0, 9'000'000, 0, expert_counts, rank_pairs);
-  EXPECT_EQ(by_rank.expert_pairs, by_slot.expert_pairs);
-  ASSERT_EQ(by_rank.rank_pairs.buckets(), by_slot.rank_pairs.buckets());
-  for (int b = 0; b < by_slot.rank_pairs.buckets(); ++b)
-    for (int r = 0; r < 4; ++r) EXPECT_EQ(by_rank.rank_pairs.at(b, r), by_slot.rank_pairs.at(b, r)) << b << " " << r;
-  EXPECT_EQ(series_total(by_rank.rank_pairs, 0), 1 + 2);  // instance 0's rank 0, at 9 ms
   // One value per rank of the instance, or the shape is wrong.
-  EXPECT_THROW(by_rank.add_routing(0, 0, 0, expert_counts, std::vector<std::int64_t>{1, 2, 3}), InvariantError);
+  EXPECT_THROW(load.add_routing(0, 0, 0, expert_counts, std::vector<std::int64_t>{1, 2, 3}), InvariantError);
 }
 
 TEST(LoadStats, ReversedLinkBytesLandOnTheOppositeLink) {
