@@ -31,14 +31,29 @@ inline void EventQueue::push(const Entry& e) {
   occupied_ |= std::uint64_t{1} << k;
 }
 
+std::uint64_t EventQueue::reserve() {
+  MOESIM_CHECK(next_seq_ <= kSeqMask, "event sequence numbers exhausted (2^48 events)");
+  return next_seq_++;
+}
+
 EventQueue::EventId EventQueue::schedule(Time at, int priority, Handler handler, void* ctx, std::uint64_t arg) {
+  return schedule_reserved(reserve(), at, priority, handler, ctx, arg);
+}
+
+EventQueue::EventId EventQueue::schedule_reserved(std::uint64_t seq, Time at, int priority, Handler handler, void* ctx,
+                                                  std::uint64_t arg) {
   MOESIM_CHECK(at >= now_, "event scheduled at " + std::to_string(at.count_ns()) +
                                " ns, before now() = " + std::to_string(now_.count_ns()) + " ns");
+  // The radix heap holds nothing before base_ (which may run ahead of now() while the queue is
+  // not empty, up to the limit of a step_until that found nothing to run).
+  MOESIM_CHECK(size_ == 0 || static_cast<std::uint64_t>(at.count_ns()) >= base_,
+               "event scheduled at " + std::to_string(at.count_ns()) + " ns, before the queue's earliest time " +
+                   std::to_string(base_) + " ns");
   MOESIM_CHECK(priority >= kMinPriority && priority <= kMaxPriority, "event priority " + std::to_string(priority) +
                                                                          " outside [" + std::to_string(kMinPriority) +
                                                                          ", " + std::to_string(kMaxPriority) + "]");
   MOESIM_CHECK(handler != nullptr, "null event handler");
-  MOESIM_CHECK(next_seq_ <= kSeqMask, "event sequence numbers exhausted (2^48 events)");
+  MOESIM_CHECK(seq < next_seq_, "event scheduled under a sequence number never reserved");
 
   std::uint32_t slot;
   if (!free_slots_.empty()) {
@@ -49,7 +64,6 @@ EventQueue::EventId EventQueue::schedule(Time at, int priority, Handler handler,
     slot = static_cast<std::uint32_t>(slots_.size());
     slots_.emplace_back();
   }
-  const std::uint64_t seq = next_seq_++;
   slots_[slot] = Slot{handler, ctx, arg, seq};
   const auto prio_bits = static_cast<std::uint64_t>(priority - kMinPriority);
   push(Entry{static_cast<std::uint64_t>(at.count_ns()), (prio_bits << kSeqBits) | seq, slot});

@@ -44,6 +44,13 @@ class EventQueue {
   // Schedules `handler(ctx, arg)` at `at`. Throws InvariantError if `at < now()`, if `priority`
   // is outside [kMinPriority, kMaxPriority] or if `handler` is null.
   EventId schedule(Time at, int priority, Handler handler, void* ctx, std::uint64_t arg);
+  // Takes the next insertion sequence number for an event whose time is not known yet; it is
+  // then scheduled with schedule_reserved, and runs where it would have had it been scheduled
+  // now. Parallel steps (sim/step_workers.h) keep the serial run's total order this way.
+  std::uint64_t reserve();
+  // Schedules an event under a sequence number reserve() returned (each at most once). Besides
+  // schedule()'s checks, `at` must not precede the earliest time the queue has run up to.
+  EventId schedule_reserved(std::uint64_t seq, Time at, int priority, Handler handler, void* ctx, std::uint64_t arg);
   // Marks a pending event as cancelled; returns false if it already ran or was cancelled (or the
   // id is unknown). A cancelled event never runs and does not move the clock.
   bool cancel(EventId id);

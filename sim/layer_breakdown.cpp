@@ -26,6 +26,37 @@ void LayerBreakdown::size_for(int layers) {
   exposed_comm_ns.assign(n, 0.0);
 }
 
+// add() sums every field: one added to LayerBreakdown must be added there (and counted here).
+static_assert(sizeof(LayerBreakdown) == 3 * sizeof(std::vector<double>) + 9 * sizeof(double) + 6 * sizeof(std::int64_t),
+              "LayerBreakdown changed: sum the new field in LayerBreakdown::add");
+
+void LayerBreakdown::add(const LayerBreakdown& o) {
+  if (!o.layer_ns.empty()) {
+    size_for(static_cast<int>(o.layer_ns.size()));
+    for (std::size_t l = 0; l < o.layer_ns.size(); ++l) {
+      for (int p = 0; p < kNumPhases; ++p)
+        layer_ns[l][static_cast<std::size_t>(p)] += o.layer_ns[l][static_cast<std::size_t>(p)];
+      wall_ns[l] += o.wall_ns[l];
+      exposed_comm_ns[l] += o.exposed_comm_ns[l];
+    }
+  }
+  dispatch_bytes += o.dispatch_bytes;
+  combine_bytes += o.combine_bytes;
+  tokens_routed += o.tokens_routed;
+  tokens_combined += o.tokens_combined;
+  lm_head_ns += o.lm_head_ns;
+  pipeline_send_ns += o.pipeline_send_ns;
+  draft_ns += o.draft_ns;
+  runtime_ns += o.runtime_ns;
+  graph_steps += o.graph_steps;
+  afd_attention_busy_ns += o.afd_attention_busy_ns;
+  afd_expert_busy_ns += o.afd_expert_busy_ns;
+  afd_span_ns += o.afd_span_ns;
+  afd_rows_sent += o.afd_rows_sent;
+  afd_rows_processed += o.afd_rows_processed;
+  afd_rows_returned += o.afd_rows_returned;
+}
+
 void LayerClock::begin(const StreamTimeline& timeline, int ranks) {
   busy_before_.resize(static_cast<std::size_t>(ranks));
   for (std::size_t r = 0; r < busy_before_.size(); ++r) busy_before_[r] = timeline.compute_busy(static_cast<int>(r));

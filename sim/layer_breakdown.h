@@ -42,6 +42,8 @@ struct LayerBreakdown {
 
   // Sizes the per-layer vectors for a model of `layers` layers (zeroed), unless they already are.
   void size_for(int layers);
+  // Adds every sum of `other` (of the same model, or empty) to this one's.
+  void add(const LayerBreakdown& other);
 };
 
 // A step's per-layer wall time and exposed communication, measured on its timeline while the

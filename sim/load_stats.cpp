@@ -15,24 +15,41 @@ RankLoadSeries::RankLoadSeries(int ranks, int max_buckets, std::int64_t initial_
   MOESIM_CHECK(ranks >= 0 && max_buckets >= 2 && initial_bucket_ns > 0, "bad rank-load series shape");
 }
 
+void RankLoadSeries::widen() {
+  const auto r = static_cast<std::size_t>(ranks_);
+  // Merge bucket pairs (2b, 2b+1) into b; the upper half becomes empty.
+  for (int b = 0; b < max_buckets_ / 2; ++b)
+    for (std::size_t k = 0; k < r; ++k)
+      values_[static_cast<std::size_t>(b) * r + k] =
+          values_[static_cast<std::size_t>(2 * b) * r + k] + values_[static_cast<std::size_t>(2 * b + 1) * r + k];
+  if (max_buckets_ % 2 == 1) {  // an odd last bucket lands alone in the middle
+    const auto last = static_cast<std::size_t>(max_buckets_ - 1), mid = static_cast<std::size_t>(max_buckets_ / 2);
+    for (std::size_t k = 0; k < r; ++k) values_[mid * r + k] = values_[last * r + k];
+  }
+  const std::size_t keep = static_cast<std::size_t>((max_buckets_ + 1) / 2) * r;
+  std::fill(values_.begin() + static_cast<std::ptrdiff_t>(keep), values_.end(), 0);
+  bucket_ns_ *= 2;
+  used_ = (used_ + 1) / 2;
+}
+
+void RankLoadSeries::add(const RankLoadSeries& o, int first_rank) {
+  MOESIM_CHECK(first_rank >= 0 && first_rank + o.ranks_ <= ranks_ && o.max_buckets_ == max_buckets_ &&
+                   (o.bucket_ns_ % bucket_ns_ == 0 || bucket_ns_ % o.bucket_ns_ == 0),
+               "rank-load series of different shapes added");
+  while (bucket_ns_ < o.bucket_ns_) widen();
+  // Each of `o`'s buckets lies within one of this one's (widths are the initial one doubled).
+  const auto r = static_cast<std::size_t>(ranks_), ro = static_cast<std::size_t>(o.ranks_);
+  for (int b = 0; b < o.used_; ++b) {
+    const auto mine = static_cast<int>(static_cast<std::int64_t>(b) * o.bucket_ns_ / bucket_ns_);
+    used_ = std::max(used_, mine + 1);
+    std::int64_t* row = values_.data() + static_cast<std::size_t>(mine) * r + static_cast<std::size_t>(first_rank);
+    for (std::size_t k = 0; k < ro; ++k) row[k] += o.values_[static_cast<std::size_t>(b) * ro + k];
+  }
+}
+
 int RankLoadSeries::bucket_of(std::int64_t time_ns) {
   MOESIM_CHECK(time_ns >= 0, "rank load sampled before time zero");
-  const auto r = static_cast<std::size_t>(ranks_);
-  while (time_ns / bucket_ns_ >= max_buckets_) {
-    // Merge bucket pairs (2b, 2b+1) into b; the upper half becomes empty.
-    for (int b = 0; b < max_buckets_ / 2; ++b)
-      for (std::size_t k = 0; k < r; ++k)
-        values_[static_cast<std::size_t>(b) * r + k] =
-            values_[static_cast<std::size_t>(2 * b) * r + k] + values_[static_cast<std::size_t>(2 * b + 1) * r + k];
-    if (max_buckets_ % 2 == 1) {  // an odd last bucket lands alone in the middle
-      const auto last = static_cast<std::size_t>(max_buckets_ - 1), mid = static_cast<std::size_t>(max_buckets_ / 2);
-      for (std::size_t k = 0; k < r; ++k) values_[mid * r + k] = values_[last * r + k];
-    }
-    const std::size_t keep = static_cast<std::size_t>((max_buckets_ + 1) / 2) * r;
-    std::fill(values_.begin() + static_cast<std::ptrdiff_t>(keep), values_.end(), 0);
-    bucket_ns_ *= 2;
-    used_ = (used_ + 1) / 2;
-  }
+  while (time_ns / bucket_ns_ >= max_buckets_) widen();
   const int b = static_cast<int>(time_ns / bucket_ns_);
   used_ = std::max(used_, b + 1);
   return b;
@@ -67,6 +84,17 @@ LoadStats::LoadStats(int moe_layers_, int experts_, int instances, int ranks_per
 void LoadStats::begin_step(int instance, std::int64_t step_start_ns) {
   step_starts.add(step_start_ns, instance, 1);
   if (rank_pairs.ranks() > 0) rank_pairs.add(step_start_ns, 0, 0);  // keeps both series on the same buckets
+}
+
+void LoadStats::add(const LoadStats& o, int instance) {
+  MOESIM_CHECK(o.moe_layers == moe_layers && o.experts == experts && o.ranks_per_instance == ranks_per_instance &&
+                   o.step_starts.ranks() == 1 && o.link_bytes.size() == link_bytes.size() && instance >= 0 &&
+                   instance < step_starts.ranks(),
+               "load statistics of different shapes added");
+  for (std::size_t i = 0; i < expert_pairs.size(); ++i) expert_pairs[i] += o.expert_pairs[i];
+  rank_pairs.add(o.rank_pairs, instance * ranks_per_instance);
+  step_starts.add(o.step_starts, instance);
+  for (std::size_t l = 0; l < link_bytes.size(); ++l) link_bytes[l] += o.link_bytes[l];
 }
 
 void LoadStats::add_routing(int instance, std::int64_t step_start_ns, int moe_layer,

@@ -36,6 +36,10 @@ class RankLoadSeries {
   // The values of the bucket holding `time_ns`, one per rank, to add to in place (one bucket
   // look-up for many ranks); valid until the next call.
   std::span<std::int64_t> row(std::int64_t time_ns);
+  // Adds `other`'s values (a series with as many buckets, and at most as many ranks) to ranks
+  // first_rank.. of this one: the same series as had each value been added here, whatever the
+  // order.
+  void add(const RankLoadSeries& other, int first_rank);
 
   int ranks() const { return ranks_; }
   std::int64_t bucket_ns() const { return bucket_ns_; }
@@ -47,6 +51,7 @@ class RankLoadSeries {
 
  private:
   int bucket_of(std::int64_t time_ns);  // widens the buckets as needed
+  void widen();                         // doubles the bucket width, merging bucket pairs
   int ranks_ = 0, max_buckets_ = 0, used_ = 0;
   std::int64_t bucket_ns_ = 1;
   std::vector<std::int64_t> values_;  // [bucket * ranks + rank]
@@ -63,6 +68,10 @@ struct LoadStats {
   // A step of instance `instance` started at `step_start_ns` (counted per time bucket, so the
   // rank load can be read per step).
   void begin_step(int instance, std::int64_t step_start_ns);
+  // Adds everything `other` holds, the statistics of one instance (a LoadStats of one instance
+  // of this one's shape), as instance `instance`: each instance keeps statistics of its own,
+  // summed into its pool's at the end (sim/simulation.cpp).
+  void add(const LoadStats& other, int instance);
   // One MoE layer's draw on instance `instance`, in a step that started at `step_start_ns`:
   // pairs per expert, and the pairs each rank of the instance received (its slots' counts summed).
   void add_routing(int instance, std::int64_t step_start_ns, int moe_layer, std::span<const std::int64_t> expert_counts,

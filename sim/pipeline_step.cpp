@@ -79,34 +79,59 @@ Duration InstanceStep::send_ns(const RankBatch* groups, std::size_t count, int f
   return Duration::from_ns_rounded(topology::point_to_point(cluster_, transfers, fidelity).duration_ns);
 }
 
-Duration InstanceStep::run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
-                           LayerBreakdown& breakdown, Time start) {
-  if (runtime_.graph_everything) return gpu_step(batches, step, rng, breakdown, start);
-  // Decode-only steps replay a CUDA graph of the busiest DP rank's batch size (every rank padded
-  // to it, as engines with DP attention do); other steps run eagerly.
-  int largest = 0, smallest = std::numeric_limits<int>::max(), requests = 0;
-  for (const auto& b : batches) {
-    const int decodes = static_cast<int>(b.decode_kv_lengths.size());
-    if (!b.prefill_chunks.empty()) largest = -1;
-    if (largest >= 0) largest = std::max(largest, decodes);
-    smallest = std::min(smallest, decodes);
-    requests = std::max(requests, static_cast<int>(b.decode_kv_lengths.size() + b.prefill_chunks.size()));
+Duration InstanceStep::prepare(std::span<const RankBatch> batches, Time start, LayerBreakdown& breakdown) {
+  pending_ = Pending{batches, RuntimePlan{}, 0, start, true};
+  if (!runtime_.graph_everything) {
+    // Decode-only steps replay a CUDA graph of the busiest DP rank's batch size (every rank
+    // padded to it, as engines with DP attention do); other steps run eagerly.
+    int largest = 0, smallest = std::numeric_limits<int>::max(), requests = 0;
+    for (const auto& b : batches) {
+      const int decodes = static_cast<int>(b.decode_kv_lengths.size());
+      if (!b.prefill_chunks.empty()) largest = -1;
+      if (largest >= 0) largest = std::max(largest, decodes);
+      smallest = std::min(smallest, decodes);
+      requests = std::max(requests, static_cast<int>(b.decode_kv_lengths.size() + b.prefill_chunks.size()));
+    }
+    pending_.plan = plan_step(runtime_, largest, smallest);
+    pending_.requests = requests;
+    pending_.with_runtime = true;
+    // Every rank below the graph's size is padded to it (the busiest one too, when it is not a size).
+    if (pending_.plan.graph() && pending_.plan.graph_batch > smallest) {
+      padded_.assign(batches.begin(), batches.end());
+      for (auto& b : padded_)
+        b.padding =
+            static_cast<std::int64_t>(pending_.plan.graph_batch - static_cast<int>(b.decode_kv_lengths.size())) *
+            b.decode_queries;
+      pending_.batches = padded_;
+    }
+  } else {
+    pending_.with_runtime = false;
   }
-  const RuntimePlan plan = plan_step(runtime_, largest, smallest);
-  std::span<const RankBatch> run = batches;
-  // Every rank below the graph's size is padded to it (the busiest one too, when it is not a size).
-  if (plan.graph() && plan.graph_batch > smallest) {
-    padded_.assign(batches.begin(), batches.end());
-    for (auto& b : padded_)
-      b.padding =
-          static_cast<std::int64_t>(plan.graph_batch - static_cast<int>(b.decode_kv_lengths.size())) * b.decode_queries;
-    run = padded_;
+  // One stage: its own lower bound (the draft and the runtime only add to its time). Otherwise
+  // none: execute() runs the whole step.
+  pending_.prepared = !afd_ && stages_.size() == 1;
+  if (pending_.prepared) return stages_[0]->prepare(pending_.batches, start, breakdown);
+  return Duration{};
+}
+
+Duration InstanceStep::execute(std::int64_t step, workloads::Rng& rng, LayerBreakdown& breakdown) {
+  const Pending p = pending_;
+  Duration gpu;
+  if (p.prepared) {
+    gpu = stages_[0]->execute(step, rng, breakdown);
+    if (draft_) {
+      const Duration draft = draft_->run(p.batches, step, rng);
+      breakdown.draft_ns += static_cast<double>(draft.count_ns());
+      gpu += draft;
+    }
+  } else {
+    gpu = gpu_step(p.batches, step, rng, breakdown, p.start);
   }
-  const Duration gpu = gpu_step(run, step, rng, breakdown, start);
+  if (!p.with_runtime) return gpu;
   const double gpu_ns = static_cast<double>(gpu.count_ns());
-  const double ns = runtime_step_ns(runtime_, plan, gpu_ns, kernels_, requests);
+  const double ns = runtime_step_ns(runtime_, p.plan, gpu_ns, kernels_, p.requests);
   breakdown.runtime_ns += ns - gpu_ns;
-  if (plan.graph()) ++breakdown.graph_steps;
+  if (p.plan.graph()) ++breakdown.graph_steps;
   return Duration::from_ns_rounded(ns);
 }
 

@@ -43,7 +43,15 @@ class InstanceStep {
   // Duration of one step of `batches` (one per attention group) starting at `start`: its kernels,
   // padded and launched as the pool's runtime runs them (sim/runtime.h), plus its host time.
   Duration run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng, LayerBreakdown& breakdown,
-               Time start);
+               Time start) {
+    prepare(batches, start, breakdown);
+    return execute(step, rng, breakdown);
+  }
+  // run() in two parts (StepModel::prepare, execute): prepare() plans the step and returns a
+  // lower bound of its duration (zero where it has none: pipelines, attention-FFN
+  // disaggregation), execute() computes it. `batches` must stay alive and unchanged in between.
+  Duration prepare(std::span<const RankBatch> batches, Time start, LayerBreakdown& breakdown);
+  Duration execute(std::int64_t step, workloads::Rng& rng, LayerBreakdown& breakdown);
   // EPLB rebalancing on every stage; the slowest stage's migration blocks the instance.
   Duration rebalance();
   void set_trace(TraceRecorder* recorder, int pool, int instance);
@@ -75,6 +83,15 @@ class InstanceStep {
   RuntimeConfig runtime_;
   double kernels_ = 0;
   std::vector<RankBatch> padded_;  // the step's batches padded to a CUDA graph's size
+  struct Pending {                 // what prepare() planned for execute()
+    std::span<const RankBatch> batches;
+    RuntimePlan plan;
+    int requests = 0;
+    Time start;
+    bool with_runtime = true;  // the runtime's launches and host time count (not graph_everything)
+    bool prepared = false;     // stages_[0] prepared (one stage, no AFD)
+  };
+  Pending pending_;
 };
 
 }  // namespace moesim::sim

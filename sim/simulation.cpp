@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 #include "sim/pipeline_step.h"
 #include "sim/request_router.h"
 #include "sim/scheduler.h"
+#include "sim/step_workers.h"
 #include "topology/collectives.h"
 #include "workloads/arrivals.h"
 #include "workloads/prefix_hit.h"
@@ -57,6 +59,23 @@ struct Instance {
   std::int64_t steps = 0;
   double next_rebalance_s;
   StepWorkCounter work;  // what a step does, for its power (sim/energy.h)
+  // What the instance's steps add up (the per-layer split, the load statistics as a pool of one
+  // instance), summed into its pool's at the end in instance order: the sums are then the same
+  // whether the instances' steps are computed one by one or on several threads.
+  LayerBreakdown own_breakdown;
+  LoadStats own_load;
+};
+
+// A step computed on the step workers while the run reads ahead (SimulationConfig::threads).
+struct StepInFlight {
+  Instance* instance = nullptr;
+  StepRecord record;
+  std::size_t record_index = 0;  // its place in steps_
+  Time start;
+  Time bound;                // start + a lower bound of its duration: nothing at or after it runs before it ends
+  std::uint64_t seq = 0;     // its end event's, reserved when it started
+  std::uint64_t ticket = 0;  // its job's
+  Duration duration;         // written by the job
 };
 
 class ServingRun {
@@ -111,11 +130,17 @@ class ServingRun {
       for (int i = 0; i < pools[p].config.instances; ++i) {
         instances_.push_back(std::make_unique<Instance>(c, pools[p], static_cast<int>(p), i, cluster_, *costs_[p],
                                                         *routing_, requests_, records_));
-        if (c.model.num_moe_layers() > 0) instances_.back()->step_model.set_load_stats(&pool_results_[p].load, i);
+        Instance& inst = *instances_.back();
+        if (c.model.num_moe_layers() > 0) {
+          inst.own_load = LoadStats(c.model.num_moe_layers(), c.model.routed_experts, 1, pools[p].config.moe_ep,
+                                    cluster_.num_links());
+          inst.step_model.set_load_stats(&inst.own_load, 0);
+        }
         instances_.back()->step_model.set_reuse_draws(c.routing.reuse_draws, c.routing.share_draws);
       }
     }
     pool_first_.push_back(instances_.size());
+    if (c.threads > 1 && !c.trace) workers_.emplace(c.threads);
     const bool caches = workloads::PrefixHitSampler(c.workload.prefix_hit).from_caches();
     for (std::size_t i = pool_first_[0]; i < pool_first_[1]; ++i) {
       if (caches) instances_[i]->scheduler.enable_prefix_caches(c.workload.prefix_hit.block_tokens);
@@ -157,7 +182,13 @@ class ServingRun {
     }
     SimulationResult r;
     run_events(r);
+    while (!flight_.empty()) commit_step();
     for (auto& inst : instances_) inst->step_model.settle_load_stats();
+    for (auto& inst : instances_) {  // each instance's sums into its pool's, in instance order
+      PoolResult& pr = pool_results_[static_cast<std::size_t>(inst->pool_index)];
+      pr.breakdown.add(inst->own_breakdown);
+      if (config_.model.num_moe_layers() > 0) pr.load.add(inst->own_load, inst->layout.instance());
+    }
     check_requests_accounted(records_, r.partial);
     std::int64_t sent_to_remote = 0;
     for (std::size_t p = 0; p < pool_results_.size(); ++p) {
@@ -215,16 +246,31 @@ class ServingRun {
     for (std::uint64_t n = 0;; ++n) {
       if (limits.max_wall_s && n % 256 == 0 &&
           std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count() >= *limits.max_wall_s) {
-        if (events_.pending() == 0) break;
+        if (events_.pending() == 0 && flight_.empty()) break;
         r.partial = true;
         r.partial_reason = "max-wall-time " + seconds_text(*limits.max_wall_s) + " reached";
         break;
       }
-      if (!events_.step_within(sim_limit)) break;
+      if (!advance(sim_limit)) break;
     }
     if (!r.partial && events_.pending() > 0) {
       r.partial = true;
       r.partial_reason = "max-sim-time " + seconds_text(limits.max_sim_time->seconds()) + " reached";
+    }
+  }
+
+  // Runs the next event up to `limit`, or, when the steps in flight hold it back, ends the oldest
+  // of them; false when neither is left. A step in flight ends at or after its bound, so every
+  // event before the earliest bound runs where it would have run had the steps been computed
+  // when they started, and the oldest step's end event, scheduled under the sequence number it
+  // reserved then, takes the place it would have had.
+  bool advance(Time limit) {
+    for (;;) {
+      Time horizon = limit;
+      for (const StepInFlight& f : flight_) horizon = std::min(horizon, Time::from_ns(f.bound.count_ns() - 1));
+      if (horizon >= events_.now() && events_.step_within(horizon)) return true;
+      if (flight_.empty()) return false;
+      commit_step();
     }
   }
 
@@ -372,26 +418,65 @@ class ServingRun {
     rec.instance = inst.layout.instance();
     rec.start_ns = events_.now().count_ns();
     if (inst.scheduler.form_batches(inst.batches, rec) == 0) return;  // nothing admissible until work finishes
+    const std::int64_t step = inst.steps++;
+    if (workers_) {
+      // Prepared here, computed on a worker; committed (commit_step) before the run passes its bound.
+      StepInFlight& f = flight_.emplace_back();
+      f.instance = &inst;
+      f.start = events_.now();
+      f.bound = f.start + inst.step_model.prepare(inst.batches, f.start, inst.own_breakdown);
+      f.seq = events_.reserve();
+      f.record = rec;
+      f.record_index = steps_.size();
+      steps_.push_back(rec);
+      f.ticket = workers_->submit(
+          [&inst, &f, step] { f.duration = inst.step_model.execute(step, inst.rng, inst.own_breakdown); });
+      inst.busy = true;
+      report_progress();
+      return;
+    }
+    const Duration d = inst.step_model.run(inst.batches, step, inst.rng, inst.own_breakdown, events_.now());
+    steps_.push_back(rec);
+    end_step(inst, steps_.back(), d, events_.now(), events_.reserve());
+    inst.busy = true;
+    report_progress();
+  }
+
+  void report_progress() {
+    if (config_.progress && steps_.size() % SimulationConfig::kProgressSteps == 0)
+      config_.progress({events_.now().count_ns(), requests_done_, static_cast<std::int64_t>(requests_.size()),
+                        static_cast<std::int64_t>(steps_.size())});
+  }
+
+  // The oldest step in flight: waits for its duration, then ends it as a serial run would have.
+  void commit_step() {
+    StepInFlight& f = flight_.front();
+    workers_->wait(f.ticket);
+    MOESIM_CHECK(f.start + f.duration >= f.bound, "parallel steps: a step of " + std::to_string(f.duration.count_ns()) +
+                                                      " ns ended before its lower bound of " +
+                                                      std::to_string((f.bound - f.start).count_ns()) + " ns");
+    end_step(*f.instance, f.record, f.duration, f.start, f.seq);
+    steps_[f.record_index] = f.record;
+    flight_.pop_front();
+  }
+
+  // What follows a step of `d` that started at `start`: EPLB rebalancing when due, its record
+  // and energy, and its end event (under sequence number `seq`, reserved when it started).
+  void end_step(Instance& inst, StepRecord& rec, Duration d, Time start, std::uint64_t seq) {
     auto& pool = pool_results_[static_cast<std::size_t>(inst.pool_index)];
-    Duration d = inst.step_model.run(inst.batches, inst.steps++, inst.rng, pool.breakdown, events_.now());
     const double interval = inst.layout.config().placement.rebalance_interval_s;
-    if (interval > 0 && events_.now().seconds() >= inst.next_rebalance_s) {
+    if (interval > 0 && start.seconds() >= inst.next_rebalance_s) {
       // EPLB rebalancing from the load seen since the last one; the weight migration blocks.
       const Duration migration = inst.step_model.rebalance();
       pool.rebalances += 1;
       pool.migration_s += migration.seconds();
       d += migration;
-      inst.next_rebalance_s = events_.now().seconds() + interval;
+      inst.next_rebalance_s = start.seconds() + interval;
     }
     rec.duration_ns = d.count_ns();
     if (meters_[pool_meter_[static_cast<std::size_t>(inst.pool_index)]].power.known())
       meter_step(inst, d.seconds(), rec);
-    steps_.push_back(rec);
-    if (config_.progress && steps_.size() % SimulationConfig::kProgressSteps == 0)
-      config_.progress({events_.now().count_ns(), requests_done_, static_cast<std::int64_t>(requests_.size()),
-                        static_cast<std::int64_t>(steps_.size())});
-    inst.busy = true;
-    events_.schedule(events_.now() + d, kStepEndPriority, &ServingRun::on_step_end, this, instance_index(inst));
+    events_.schedule_reserved(seq, start + d, kStepEndPriority, &ServingRun::on_step_end, this, instance_index(inst));
   }
 
   // The board power of the instance's GPUs over a step of `seconds`, and the energy it draws.
@@ -469,6 +554,8 @@ class ServingRun {
   };
   std::vector<PowerMeter> meters_;
   std::vector<std::size_t> pool_meter_;  // [pool] -> meters_ index
+  std::deque<StepInFlight> flight_;      // steps computing on the workers, in start order
+  std::optional<StepWorkers> workers_;   // last: joined before the instances its jobs use go
 };
 
 }  // namespace

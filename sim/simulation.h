@@ -65,6 +65,12 @@ struct SimulationConfig {
   // change anything the run depends on.
   std::function<void(const SimulationProgress&)> progress;
   static constexpr std::int64_t kProgressSteps = 64;
+  // Threads that compute instances' steps (sim/step_workers.h). 1, the default: every step on
+  // the simulating thread when it starts. More: a step is computed on a worker while the run
+  // goes on with the events before a lower bound of its end (StepModel::prepare), and its end
+  // event takes the place it would have had, so the events run in the same order and every
+  // output is the same, to the bit, for any count. Traced runs use one thread.
+  int threads = 1;
 };
 
 struct SimulationResult {

@@ -25,6 +25,8 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
       timeline_(deployment.ranks()) {
   low_latency_ = exchange_.low_latency();
   attention_kinds_ = first_local_layer(model) >= 0 ? 2 : 1;
+  for (int layer = deployment.first_layer(); layer < deployment.end_layer(); ++layer)
+    ++stage_layers_of_kind_[model.attention_window(layer) > 0 || model.is_linear_layer(layer) ? 1 : 0];
   MOESIM_CHECK(overlap.comm_sm_share >= 0 && overlap.comm_sm_share < 1, "comm_sm_share must lie in [0, 1)");
   // Interference while communication and computation overlap (sim/stream_timeline.h): a compute
   // kernel that runs beside an in-flight all-to-all has the SMs the communication kernels hold
@@ -372,15 +374,31 @@ void StepModel::close_layer(int layer, LayerBreakdown& breakdown) {
   layer_clock_.end(layer, layer_end, timeline_, breakdown);
 }
 
-Duration StepModel::run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng,
-                        LayerBreakdown& breakdown, Time start) {
+Duration StepModel::prepare(std::span<const RankBatch> batches, Time start, LayerBreakdown& breakdown) {
   breakdown.size_for(model_.num_layers);
   step_start_ns_ = start.count_ns();
+  step_batches_ = batches;
   if (load_) load_->begin_step(load_instance_, step_start_ns_);
   split(batches);
   for (auto& mb : micro_) step_vectors(mb);
   if (memo_.enabled())
     for (auto& mb : micro_) mb.tokens_fingerprint = RouteMemo::fingerprint(mb.tokens);
+  // Each rank's attention over the stage's layers, summed over the micro-batches.
+  double slowest = 0;
+  const std::size_t ranks = micro_.empty() ? 0 : micro_.front().kinds[0].whole.size();
+  for (std::size_t r = 0; r < ranks; ++r) {
+    double sum = 0;
+    for (const auto& mb : micro_)
+      for (int k = 0; k < attention_kinds_; ++k) sum += mb.kinds[k].whole[r] * stage_layers_of_kind_[k];
+    slowest = std::max(slowest, sum);
+  }
+  // Floored with a margin for the rounding of summing in another order than the timeline does.
+  return Duration::ns(std::max<std::int64_t>(0, static_cast<std::int64_t>(slowest * (1 - 1e-9)) - 1));
+}
+
+Duration StepModel::execute(std::int64_t step, workloads::Rng& rng, LayerBreakdown& breakdown) {
+  const std::span<const RankBatch> batches = step_batches_;
+  const Time start = Time::from_ns(step_start_ns_);
   timeline_.reset();
   timeline_.trace_into(recorder_ && recorder_->wants_step(step) ? recorder_ : nullptr, trace_pool_, trace_instance_,
                        start.count_ns(), deployment_.stage() * deployment_.ranks());

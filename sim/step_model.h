@@ -72,7 +72,19 @@ class StepModel {
   // Duration of one step starting at `start`, with one batch per attention group (per rank
   // without attention TP); adds each layer's phases to `breakdown`.
   Duration run(std::span<const RankBatch> batches, std::int64_t step, workloads::Rng& rng, LayerBreakdown& breakdown,
-               Time start = Time::zero());
+               Time start = Time::zero()) {
+    prepare(batches, start, breakdown);
+    return execute(step, rng, breakdown);
+  }
+  // run() in two parts. prepare() splits the batches and costs what does not depend on the
+  // routing draws, and returns a lower bound of the step's duration: every op of a rank's
+  // compute stream runs one after the other, and every layer of the stage runs each micro-batch's
+  // attention there, so no rank finishes before the attention of all its layers (parallel steps,
+  // sim/step_workers.h, read ahead of the step up to it). execute() draws the routing and places
+  // every op; it must follow the prepare() of the same batches, which it reads (they must stay
+  // alive and unchanged in between).
+  Duration prepare(std::span<const RankBatch> batches, Time start, LayerBreakdown& breakdown);
+  Duration execute(std::int64_t step, workloads::Rng& rng, LayerBreakdown& breakdown);
   // Re-places the experts from the load seen since the last call (EPLB rebalancing); returns
   // how long the weight migration blocks the instance.
   Duration rebalance();
@@ -193,8 +205,10 @@ class StepModel {
   bool low_latency_ = false;  // DeepEP low-latency kernels: SM phases around the transfer
   std::vector<double> dispatch_end_;
   int layer_ = 0;
-  bool layer_local_ = false;  // the current layer has local (windowed) or linear attention
-  int attention_kinds_ = 1;   // 2 when the model has local or linear attention layers
+  bool layer_local_ = false;                 // the current layer has local (windowed) or linear attention
+  int attention_kinds_ = 1;                  // 2 when the model has local or linear attention layers
+  double stage_layers_of_kind_[2] = {0, 0};  // the stage's layers of each attention kind
+  std::span<const RankBatch> step_batches_;  // the batches of the step prepare() began
   TraceRecorder* recorder_ = nullptr;
   int trace_pool_ = 0, trace_instance_ = 0;
   // Tensor parallelism (sim/step_model_parallel.cpp).

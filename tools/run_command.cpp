@@ -36,6 +36,7 @@ struct RunOptions {
   int seeds = 1;              // > 1: replicate with seeds seed, seed+1, ... and report 95 % confidence intervals
   std::string max_sim_time;   // empty: unbounded
   std::string max_wall_time;  // empty: unbounded
+  int threads = 1;            // sim::SimulationConfig::threads
 };
 
 // A positive duration flag ("10s", "500ms") in nanoseconds.
@@ -91,6 +92,7 @@ int run_scenario(const RunOptions& o) {
   auto config = scenarios::simulation_config(scenario);
   if (!o.trace_file.empty()) config.trace = trace_options(o);
   config.limits = limits;
+  config.threads = o.threads;
   ProgressBar progress(static_cast<std::size_t>(config.workload.requests), 0, "requests", progress_wanted(o.quiet));
   if (progress.enabled())
     config.progress = [&progress](const sim::SimulationProgress& p) {
@@ -116,6 +118,7 @@ int run_scenario(const RunOptions& o) {
     for (int i = 1; i < o.seeds; ++i) {
       auto c = config;
       c.trace.reset();
+      c.threads = 1;  // the replications are the parallelism
       c.seed = config.seed + static_cast<std::uint64_t>(i);
       pending.push_back(std::async(std::launch::async, [c] { return sim::simulate(c).summary; }));
     }
@@ -183,6 +186,10 @@ Command add_run_command(CLI::App& app) {
                   "Stop once simulated time reaches this (e.g. 10s); results are marked partial");
   cmd->add_option("--max-wall-time", options->max_wall_time,
                   "Stop once the run has taken this much wall-clock time (e.g. 30s); results are marked partial");
+  cmd->add_option("--threads", options->threads,
+                  "Compute the instances' steps on N threads (default 1); requests and steps come out the same, "
+                  "the per-layer split and load sums to their last bits (docs/architecture.md)")
+      ->check(CLI::Range(1, 256));
   cmd->add_option("--trace", options->trace_file, "Write a Perfetto-loadable Chrome trace of the ops to FILE");
   cmd->add_option("--trace-steps", options->trace_steps, "Steps of each instance to trace, FIRST:LAST (default 0:20)");
   cmd->add_option("--trace-ranks", options->trace_ranks, "Trace ranks 0..N-1 of each instance (default 8)")

@@ -11,8 +11,9 @@
 // The row passes below are plain loops the compiler vectorises. On x86-64 the two entry points
 // (direct_volumes, hierarchical_railed) are also compiled for AVX2 and picked when the CPU has it
 // (GCC/Clang function multi-versioning): the same additions lane for lane, no fused multiply-add,
-// so the results are bit-identical to the baseline build; elsewhere the baseline alone.
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+// so the results are bit-identical to the baseline build; elsewhere the baseline alone, and under
+// ThreadSanitizer, whose instrumented ifunc resolvers would run before its runtime is set up.
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute) && !defined(__SANITIZE_THREAD__)
 #if __has_attribute(target_clones)
 #define MOESIM_ROW_PASS_CLONES __attribute__((target_clones("avx2", "default")))
 #endif

@@ -9,6 +9,7 @@
 // memoised per layer; asking for an earlier step replays the layer's stream from the start.
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <random>
 #include <string>
 
@@ -33,6 +34,7 @@ class DriftRouting final : public RoutingModel {
   void expert_distribution(int moe_layer, std::int64_t step, std::span<double> probs) const override {
     if (probs.size() != static_cast<std::size_t>(experts_))
       throw WorkloadError("routing model built for another expert count");
+    const std::lock_guard<std::mutex> lock(mutex_);
     const auto l = static_cast<std::size_t>(std::max(0, moe_layer));
     if (l >= layers_.size()) layers_.resize(l + 1);
     auto& s = layers_[l];
@@ -77,6 +79,9 @@ class DriftRouting final : public RoutingModel {
   double cap_;
   std::uint64_t seed_;
   mutable std::vector<Layer> layers_;
+  // The instances of a run share the model, and parallel steps ask for it from several threads
+  // (sim/step_workers.h): the cache is filled under a lock.
+  mutable std::mutex mutex_;
 };
 
 }  // namespace

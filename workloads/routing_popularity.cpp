@@ -3,6 +3,7 @@
 // as measured on DeepSeek and Mixtral routers) and memoise each layer's distribution.
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <numeric>
 #include <string>
 
@@ -32,6 +33,7 @@ class PermutedRouting final : public RoutingModel {
   }
   void expert_distribution(int moe_layer, std::int64_t, std::span<double> probs) const override {
     if (probs.size() != by_rank_.size()) throw WorkloadError("routing model built for another expert count");
+    const std::lock_guard<std::mutex> lock(mutex_);
     const auto l = static_cast<std::size_t>(std::max(0, moe_layer));
     if (l >= layers_.size()) layers_.resize(l + 1);
     auto& p = layers_[l];
@@ -52,6 +54,9 @@ class PermutedRouting final : public RoutingModel {
   std::vector<double> by_rank_;
   std::uint64_t seed_;
   mutable std::vector<std::vector<double>> layers_;  // memoised per-layer distributions
+  // The instances of a run share the model, and parallel steps ask for it from several threads
+  // (sim/step_workers.h): the cache is filled under a lock.
+  mutable std::mutex mutex_;
 };
 
 }  // namespace

@@ -59,6 +59,33 @@ TEST(EventQueue, RunsLowerPriorityValueFirstAtEqualTime) {
   EXPECT_EQ(r.args(), (std::vector<std::uint64_t>{42, 1, 7, 0, 5, 6, 99}));
 }
 
+TEST(EventQueue, ReservedEventRunsWhereItWouldHaveRunHadItBeenScheduledThen) {
+  EventQueue q;
+  Recorder r{&q, {}};
+  const std::uint64_t seq = q.reserve();                 // a step starts: its end's place is taken
+  q.schedule(at_ns(30), 2, &Recorder::on_event, &r, 1);  // scheduled later, at the same time and priority
+  q.schedule(at_ns(20), 0, &Recorder::on_event, &r, 2);
+  ASSERT_TRUE(q.step_within(at_ns(25)));  // the run reads ahead up to the step's lower bound
+  EXPECT_EQ(r.args(), (std::vector<std::uint64_t>{2}));
+  q.schedule_reserved(seq, at_ns(30), 2, &Recorder::on_event, &r, 0);  // the step's end, known now
+  q.run();
+  EXPECT_EQ(r.args(), (std::vector<std::uint64_t>{2, 0, 1}));  // before the event scheduled after its reservation
+}
+
+TEST(EventQueue, RejectsAReservedEventBeforeWhatItRanOrUnderANumberNeverReserved) {
+  EventQueue q;
+  Recorder r{&q, {}};
+  const std::uint64_t seq = q.reserve();
+  q.schedule(at_ns(40), 0, &Recorder::on_event, &r, 1);
+  q.schedule(at_ns(50), 0, &Recorder::on_event, &r, 2);
+  ASSERT_TRUE(q.step());  // now() = 40
+  EXPECT_THROW(q.schedule_reserved(seq, at_ns(39), 0, &Recorder::on_event, &r, 0), InvariantError);
+  EXPECT_THROW(q.schedule_reserved(seq + 100, at_ns(45), 0, &Recorder::on_event, &r, 0), InvariantError);
+  q.schedule_reserved(seq, at_ns(45), 0, &Recorder::on_event, &r, 0);
+  q.run();
+  EXPECT_EQ(r.args(), (std::vector<std::uint64_t>{1, 0, 2}));
+}
+
 TEST(EventQueue, RejectsPriorityOutsideSixteenBits) {
   EventQueue q;
   Recorder r{&q, {}};

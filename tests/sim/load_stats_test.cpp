@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <numeric>
+#include <random>
+#include <vector>
 
 #include "sim/check.h"
 #include "sim/moe_comm.h"
@@ -47,6 +49,46 @@ TEST(RankLoadSeries, DoublesTheBucketWidthWhenTimeRunsPastTheLastBucket) {
   EXPECT_EQ(s.at(3, 1), 1);
   EXPECT_EQ(series_total(s, 0), 1 + 2 + 7);
   EXPECT_EQ(series_total(s, 1), 10 + 5 + 1);
+}
+
+TEST(RankLoadSeries, SeriesKeptApartAddUpToTheOneSeriesOfAllTheirValues) {
+  // Three instances of two ranks each, their values at times that widen the buckets differently
+  // (one never, one twice): kept apart and added, they make the series of every value added to
+  // one, bucket by bucket, whatever the order.
+  std::mt19937_64 gen(5);
+  RankLoadSeries together(6, 5, 10);
+  std::vector<RankLoadSeries> apart(3, RankLoadSeries(2, 5, 10));
+  const std::int64_t last_time[3] = {30, 190, 75};
+  for (int i = 0; i < 200; ++i) {
+    const int inst = static_cast<int>(gen() % 3), rank = static_cast<int>(gen() % 2);
+    const auto t = static_cast<std::int64_t>(gen() % static_cast<std::uint64_t>(last_time[inst] + 1));
+    const auto v = static_cast<std::int64_t>(gen() % 9);
+    together.add(t, inst * 2 + rank, v);
+    apart[static_cast<std::size_t>(inst)].add(t, rank, v);
+  }
+  RankLoadSeries merged(6, 5, 10);
+  for (const int inst : {2, 0, 1}) merged.add(apart[static_cast<std::size_t>(inst)], inst * 2);
+  EXPECT_EQ(merged.bucket_ns(), together.bucket_ns());
+  ASSERT_EQ(merged.buckets(), together.buckets());
+  for (int b = 0; b < merged.buckets(); ++b)
+    for (int r = 0; r < 6; ++r) EXPECT_EQ(merged.at(b, r), together.at(b, r)) << b << " " << r;
+  EXPECT_THROW(merged.add(apart[0], 5), InvariantError);  // ranks 5 and 6 of 6
+}
+
+TEST(LoadStats, AnInstancesOwnStatisticsAddToItsPoolsAsItsRanks) {
+  LoadStats pool(2, 4, 2, 3, 5), own(2, 4, 1, 3, 5);
+  own.begin_step(0, 1'000);
+  own.add_routing(0, 1'000, 1, std::vector<std::int64_t>{1, 2, 3, 4}, std::vector<std::int64_t>{5, 0, 5});
+  own.add_links(std::vector<double>{0, 1.5, 0, 0, 2.0});
+  pool.add(own, 1);
+  pool.add(own, 1);
+  EXPECT_EQ(pool.expert_pairs, (std::vector<std::int64_t>{0, 0, 0, 0, 2, 4, 6, 8}));
+  EXPECT_EQ(series_total(pool.rank_pairs, 3), 10);  // instance 1's first rank is pool rank 3
+  EXPECT_EQ(series_total(pool.rank_pairs, 0), 0);
+  EXPECT_EQ(series_total(pool.step_starts, 1), 2);
+  EXPECT_EQ(pool.link_bytes, (std::vector<double>{0, 3.0, 0, 0, 4.0}));
+  EXPECT_THROW(pool.add(own, 2), InvariantError);
+  EXPECT_THROW(pool.add(LoadStats(2, 4, 2, 3, 5), 0), InvariantError);  // not one instance's
 }
 
 TEST(LoadStats, RoutingDrawAddsExpertPairsAndEachRanksReceivedPairs) {

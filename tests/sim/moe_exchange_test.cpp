@@ -166,5 +166,38 @@ TEST(LayerBreakdown, SizeForKeepsWhatItHasAccumulated) {
   EXPECT_EQ(b.wall_ns[1], 0);
 }
 
+TEST(LayerBreakdown, AddSumsEveryField) {
+  // Each instance sums its own steps; the pool adds them up (sim/simulation.cpp).
+  LayerBreakdown one;
+  one.size_for(2);
+  double v = 1;
+  for (auto& layer : one.layer_ns)
+    for (double& p : layer) p = v++;
+  one.wall_ns = {v, v + 1};
+  one.exposed_comm_ns = {v + 2, v + 3};
+  double LayerBreakdown::*const doubles[] = {
+      &LayerBreakdown::dispatch_bytes,        &LayerBreakdown::combine_bytes,      &LayerBreakdown::lm_head_ns,
+      &LayerBreakdown::pipeline_send_ns,      &LayerBreakdown::draft_ns,           &LayerBreakdown::runtime_ns,
+      &LayerBreakdown::afd_attention_busy_ns, &LayerBreakdown::afd_expert_busy_ns, &LayerBreakdown::afd_span_ns};
+  for (const auto m : doubles) one.*m = v++;
+  std::int64_t LayerBreakdown::*const counts[] = {
+      &LayerBreakdown::tokens_routed, &LayerBreakdown::tokens_combined,    &LayerBreakdown::graph_steps,
+      &LayerBreakdown::afd_rows_sent, &LayerBreakdown::afd_rows_processed, &LayerBreakdown::afd_rows_returned};
+  std::int64_t n = 1;
+  for (const auto m : counts) one.*m = n++;
+  LayerBreakdown sum;
+  sum.add(LayerBreakdown{});  // an instance that never stepped adds nothing
+  sum.add(one);
+  sum.add(one);
+  ASSERT_EQ(sum.layer_ns.size(), 2u);
+  for (std::size_t l = 0; l < 2; ++l) {
+    for (int p = 0; p < kNumPhases; ++p) EXPECT_EQ(sum.layer_ns[l][p], 2 * one.layer_ns[l][p]);
+    EXPECT_EQ(sum.wall_ns[l], 2 * one.wall_ns[l]);
+    EXPECT_EQ(sum.exposed_comm_ns[l], 2 * one.exposed_comm_ns[l]);
+  }
+  for (const auto m : doubles) EXPECT_EQ(sum.*m, 2 * one.*m);
+  for (const auto m : counts) EXPECT_EQ(sum.*m, 2 * one.*m);
+}
+
 }  // namespace
 }  // namespace moesim::sim

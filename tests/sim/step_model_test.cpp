@@ -182,6 +182,30 @@ TEST(TwoBatchOverlap, HidesCommunicationWhenBatchesAreLarge) {
   EXPECT_GE(sum(a.exposed_comm_ns), 0.99 * comm);
 }
 
+TEST(StepModel, PreparedBoundIsTheSlowestRanksAttentionAndNoStepIsShorter) {
+  // prepare() bounds the step from below by the attention each rank's compute stream runs (what
+  // parallel steps read ahead to); prepare() then execute() is run().
+  for (const OverlapConfig overlap : {OverlapConfig{}, OverlapConfig{OverlapScheme::kTwoBatch, 0.0}}) {
+    Fixture f(2, overlap), g(2, overlap);
+    auto batches = f.decode_batches(64, 3000);
+    batches[5].decode_kv_lengths.assign(64, 9000);  // one rank's attention is the slowest
+    LayerBreakdown a, b;
+    workloads::Rng rng_a(5), rng_b(5);
+    const Duration bound = f.step->prepare(batches, Time::zero(), a);
+    const Duration d = f.step->execute(0, rng_a, a);
+    EXPECT_EQ(d, g.step->run(batches, 0, rng_b, b));
+    EXPECT_LE(bound, d);
+    // The bound is rank 5's attention over all 61 layers, rounded down: all of it in one batch,
+    // at least that in two micro-batches (each pays its kernels' fixed costs).
+    const double attention = 61 * rank_costs(f.model, *f.cost, batches[5]).attention;
+    if (overlap.scheme == OverlapScheme::kNone) {
+      EXPECT_NEAR(static_cast<double>(bound.count_ns()), attention, 2.0 + 1e-8 * attention);
+    }
+    EXPECT_GE(static_cast<double>(bound.count_ns()), attention * (1 - 1e-8) - 2.0);
+    EXPECT_GT(static_cast<double>(bound.count_ns()), 0.2 * static_cast<double>(d.count_ns()));
+  }
+}
+
 TEST(TwoBatchOverlap, DoesNotHelpATinyBatch) {
   Fixture none(4), tbo(4, {OverlapScheme::kTwoBatch, 0.0});
   LayerBreakdown a, b;
