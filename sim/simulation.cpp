@@ -140,7 +140,11 @@ class ServingRun {
       }
     }
     pool_first_.push_back(instances_.size());
-    if (c.threads > 1 && !c.trace) workers_.emplace(c.threads);
+    // More threads than instances would have nothing to do (and one instance alone only hands its
+    // steps to and fro).
+    if (const auto threads = std::min(static_cast<std::size_t>(std::max(1, c.threads)), instances_.size());
+        threads > 1 && !c.trace)
+      workers_.emplace(static_cast<int>(threads));
     const bool caches = workloads::PrefixHitSampler(c.workload.prefix_hit).from_caches();
     for (std::size_t i = pool_first_[0]; i < pool_first_[1]; ++i) {
       if (caches) instances_[i]->scheduler.enable_prefix_caches(c.workload.prefix_hit.block_tokens);

@@ -69,7 +69,8 @@ struct SimulationConfig {
   // the simulating thread when it starts. More: a step is computed on a worker while the run
   // goes on with the events before a lower bound of its end (StepModel::prepare), and its end
   // event takes the place it would have had, so the events run in the same order and every
-  // output is the same, to the bit, for any count. Traced runs use one thread.
+  // output is the same, to the bit, for any count. At most one thread per instance is used
+  // (none more with a single instance); traced runs use one thread.
   int threads = 1;
 };
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "models/units.h"
@@ -36,7 +38,7 @@ struct RunOptions {
   int seeds = 1;              // > 1: replicate with seeds seed, seed+1, ... and report 95 % confidence intervals
   std::string max_sim_time;   // empty: unbounded
   std::string max_wall_time;  // empty: unbounded
-  int threads = 1;            // sim::SimulationConfig::threads
+  int threads = 0;            // sim::SimulationConfig::threads; 0: one per hardware thread
 };
 
 // A positive duration flag ("10s", "500ms") in nanoseconds.
@@ -92,7 +94,7 @@ int run_scenario(const RunOptions& o) {
   auto config = scenarios::simulation_config(scenario);
   if (!o.trace_file.empty()) config.trace = trace_options(o);
   config.limits = limits;
-  config.threads = o.threads;
+  config.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   ProgressBar progress(static_cast<std::size_t>(config.workload.requests), 0, "requests", progress_wanted(o.quiet));
   if (progress.enabled())
     config.progress = [&progress](const sim::SimulationProgress& p) {
@@ -187,8 +189,8 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--max-wall-time", options->max_wall_time,
                   "Stop once the run has taken this much wall-clock time (e.g. 30s); results are marked partial");
   cmd->add_option("--threads", options->threads,
-                  "Compute the instances' steps on N threads (default 1); requests and steps come out the same, "
-                  "the per-layer split and load sums to their last bits (docs/architecture.md)")
+                  "Compute the instances' steps on up to N threads (default: one per hardware thread); every "
+                  "output is the same for any N (docs/architecture.md)")
       ->check(CLI::Range(1, 256));
   cmd->add_option("--trace", options->trace_file, "Write a Perfetto-loadable Chrome trace of the ops to FILE");
   cmd->add_option("--trace-steps", options->trace_steps, "Steps of each instance to trace, FIRST:LAST (default 0:20)");
