@@ -74,7 +74,10 @@ test: build
 # and library deployments at full size (5 and 18 minutes under the sanitizers), paths the rest of
 # the suite covers at small sizes (LibraryScenarios runs every shipped scenario). That the two
 # builds compute the same figures is checked below on the golden summaries (tools/compare-builds).
-SANITIZE_SKIP ?= ^(Format\.SourcesMatchClangFormat|ValidationSuite\.EveryCaseStaysInsideItsBand)$$|MetricsLock\.FiguresMatchTheLock/
+# That thread counts change no output is checked on every scenario here in Release
+# (LibraryScenarios.ThreadsChangeNoOutput, 4 runs of each) and under the sanitizers on four
+# instances (ParallelSteps.*).
+SANITIZE_SKIP ?= ^(Format\.SourcesMatchClangFormat|ValidationSuite\.EveryCaseStaysInsideItsBand|LibraryScenarios\.ThreadsChangeNoOutput)$$|MetricsLock\.FiguresMatchTheLock/
 
 sanitize: deps $(ASAN_DIR)/build.ninja
 	cmake --build $(ASAN_DIR) -j $(JOBS)
