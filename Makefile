@@ -75,7 +75,7 @@ test: build
 # the suite covers at small sizes (LibraryScenarios runs every shipped scenario). That the two
 # builds compute the same figures is checked below on the golden summaries (tools/compare-builds).
 # That thread counts change no output is checked on every scenario here in Release
-# (LibraryScenarios.ThreadsChangeNoOutput, 4 runs of each) and under the sanitizers on four
+# (LibraryScenarios.ThreadsChangeNoOutput, 2 runs of each) and under the sanitizers on four
 # instances (ParallelSteps.*).
 SANITIZE_SKIP ?= ^(Format\.SourcesMatchClangFormat|ValidationSuite\.EveryCaseStaysInsideItsBand|LibraryScenarios\.ThreadsChangeNoOutput)$$|MetricsLock\.FiguresMatchTheLock/
 

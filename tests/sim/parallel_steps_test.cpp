@@ -71,13 +71,12 @@ void expect_same(const SimulationResult& a, const SimulationResult& b, const cha
   EXPECT_EQ(a.summary.tpot.p90_s, b.summary.tpot.p90_s) << what;
 }
 
-TEST(ParallelSteps, AnyThreadCountGivesTheOneThreadRunToTheBit) {
+TEST(ParallelSteps, ThreeThreadsGiveTheOneThreadRunToTheBit) {
   for (const int reuse : {0, 2}) {
     const SimulationResult one = simulate(four_instances(1, reuse));
     ASSERT_EQ(one.summary.completed, 120);
     ASSERT_EQ(one.pools.size(), 2u);
-    for (const int threads : {2, 4})
-      expect_same(one, simulate(four_instances(threads, reuse)), reuse ? "kept draws" : "exact");
+    expect_same(one, simulate(four_instances(3, reuse)), reuse ? "kept draws" : "exact");
   }
 }
 
