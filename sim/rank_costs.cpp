@@ -23,7 +23,7 @@ double core_ns(const models::ModelSpec& m, const calibration::CostModel& cost, s
 int first_local_layer(const models::ModelSpec& m) {
   if (m.window.size <= 0 && !m.linear.enabled()) return -1;  // no layer can be local: skip the walk
   for (int l = 0; l < m.num_layers; ++l)
-    if (m.attention_window(l) > 0 || m.is_linear_layer(l)) return l;
+    if (local_attention_layer(m, l)) return l;
   return -1;
 }
 

@@ -42,6 +42,10 @@ struct RankCosts {
 // The first layer of the model's other attention kind (a local window or linear attention), or -1
 // if every layer attends to the full context with softmax attention.
 int first_local_layer(const models::ModelSpec& model);
+// Whether `layer` has the other attention kind (a local window or linear attention).
+inline bool local_attention_layer(const models::ModelSpec& model, int layer) {
+  return model.attention_window(layer) > 0 || model.is_linear_layer(layer);
+}
 
 struct RankCostShape {
   const models::ModelSpec* attention = nullptr;  // the rank's attention shard; null: the whole model

@@ -26,7 +26,7 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
   low_latency_ = exchange_.low_latency();
   attention_kinds_ = first_local_layer(model) >= 0 ? 2 : 1;
   for (int layer = deployment.first_layer(); layer < deployment.end_layer(); ++layer)
-    ++stage_layers_of_kind_[model.attention_window(layer) > 0 || model.is_linear_layer(layer) ? 1 : 0];
+    ++stage_layers_of_kind_[local_attention_layer(model, layer) ? 1 : 0];
   MOESIM_CHECK(overlap.comm_sm_share >= 0 && overlap.comm_sm_share < 1, "comm_sm_share must lie in [0, 1)");
   // Interference while communication and computation overlap (sim/stream_timeline.h): a compute
   // kernel that runs beside an in-flight all-to-all has the SMs the communication kernels hold

@@ -180,7 +180,7 @@ class StepModel {
   void close_layer(int layer, LayerBreakdown& breakdown);
   void set_layer(int layer) {
     layer_ = layer;
-    layer_local_ = model_.attention_window(layer) > 0 || model_.is_linear_layer(layer);
+    layer_local_ = local_attention_layer(model_, layer);
   }
 
   const models::ModelSpec& model_;
