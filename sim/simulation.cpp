@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "calibration/cost_model.h"
 #include "sim/check.h"
@@ -401,10 +402,7 @@ class ServingRun {
     const int src = from.layout.rank_devices()[group];
     const Instance& to = pick(1);
     const int dst = to.layout.rank_devices()[static_cast<std::size_t>(src) % to.layout.rank_devices().size()];
-    const double bytes = config_.model.kv_bytes_for_context(rec.input_tokens);
-    const auto& fidelity = *deployment_.pools().back().config.comm.fidelity;
-    const Duration d =
-        Duration::from_ns_rounded(topology::point_to_point(cluster_, {{src, dst, bytes}}, fidelity).duration_ns);
+    const Duration d = kv_transfer(src, dst, rec.input_tokens);
     const std::size_t link_class = cluster_.same_scaleup_domain(src, dst) ? 0 : 1;
     Time& send_free = kv_send_free_[static_cast<std::size_t>(src) * kKvLinkClasses + link_class];
     Time& recv_free = kv_recv_free_[static_cast<std::size_t>(dst) * kKvLinkClasses + link_class];
@@ -413,6 +411,21 @@ class ServingRun {
     send_free = end;
     recv_free = end;
     events_.schedule(end, kKvArrivalPriority, &ServingRun::on_kv_arrival, this, index);
+  }
+
+  // One prompt's KV cache from device src to dst: a pure function of the endpoints and the prompt's
+  // length, so each one is computed once (a burst of equal prompts between the same devices is
+  // costed as one; the memo is dropped whole when it grows large, which changes nothing computed).
+  Duration kv_transfer(int src, int dst, std::int64_t input_tokens) {
+    const KvPath path{src, dst, input_tokens};
+    if (const auto it = kv_durations_.find(path); it != kv_durations_.end()) return it->second;
+    const double bytes = config_.model.kv_bytes_for_context(input_tokens);
+    const auto& fidelity = *deployment_.pools().back().config.comm.fidelity;
+    const Duration d =
+        Duration::from_ns_rounded(topology::point_to_point(cluster_, {{src, dst, bytes}}, fidelity).duration_ns);
+    if (kv_durations_.size() >= kKvDurationsKept) kv_durations_.clear();
+    kv_durations_.emplace(path, d);
+    return d;
   }
 
   void start_step(Instance& inst) {
@@ -546,6 +559,19 @@ class ServingRun {
   std::vector<std::size_t> finished_, handed_over_;
   // [device * kKvLinkClasses + link class]: when the device's KV sends / receives queued so far are done.
   std::vector<Time> kv_send_free_, kv_recv_free_;
+  struct KvPath {
+    int src = 0, dst = 0;
+    std::int64_t input_tokens = 0;
+    bool operator==(const KvPath&) const = default;
+  };
+  struct KvPathHash {
+    std::size_t operator()(const KvPath& p) const {
+      return std::hash<std::int64_t>{}((static_cast<std::int64_t>(p.src) << 40) ^
+                                       (static_cast<std::int64_t>(p.dst) << 20) ^ p.input_tokens);
+    }
+  };
+  static constexpr std::size_t kKvDurationsKept = 1 << 16;  // memory bound of kv_transfer's memo (~4 MB)
+  std::unordered_map<KvPath, Duration, KvPathHash> kv_durations_;
   std::optional<TraceRecorder> recorder_;
   std::optional<workloads::ClosedLoop> closed_loop_;
   std::int64_t requests_done_ = 0;
