@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/check.h"
 #include "sim/invariants.h"
 #include "topology/aggregated_all_to_all.h"
 
@@ -116,12 +117,13 @@ std::optional<LayerRouting::SharedLaw> LayerRouting::shared_law(int moe_layer, s
     if (mine.known) --laws_[mine.entry].layers;
     law_scratch_.resize(static_cast<std::size_t>(model_.routed_experts));
     model_routing_.expert_distribution(moe_layer, step + step_offset_, law_scratch_);
-    const auto& targets = targets_[static_cast<std::size_t>(moe_layer)];
+    law_form(targets_[static_cast<std::size_t>(moe_layer)], law_scratch_, model_routing_.group_limit().has_value(),
+             mine.form);
     std::size_t found = laws_.size(), free = laws_.size();
     for (std::size_t i = 0; i < laws_.size() && found == laws_.size(); ++i) {
       if (laws_[i].layers == 0) {
         free = std::min(free, i);
-      } else if (laws_[i].probs == law_scratch_ && laws_[i].targets.same_content(targets)) {
+      } else if (laws_[i].key == mine.form.key) {
         found = i;
       }
     }
@@ -131,11 +133,12 @@ std::optional<LayerRouting::SharedLaw> LayerRouting::shared_law(int moe_layer, s
       LawEntry& e = laws_[found];
       e.version = ++law_versions_;
       e.leader = moe_layer;
-      e.probs = law_scratch_;
-      e.targets = targets;
+      e.key = mine.form.key;
     }
     ++laws_[found].layers;
-    mine = LayerLaw{true, *version, found};
+    mine.known = true;
+    mine.version = *version;
+    mine.entry = found;
   }
   const LawEntry& e = laws_[mine.entry];
   return SharedLaw{e.leader, e.version, e.layers};
@@ -146,6 +149,20 @@ void LayerRouting::observe(int moe_layer, std::span<const std::int64_t> expert_c
   auto& seen = observed_[static_cast<std::size_t>(moe_layer)];
   for (std::size_t e = 0; e < seen.size() && e < expert_counts.size(); ++e)
     seen[e] += static_cast<double>(expert_counts[e]);
+}
+
+void LayerRouting::canonical_slots(std::vector<std::int64_t>& out) const {
+  const auto& form = layer_law_[static_cast<std::size_t>(moe_layer_)].form;
+  const auto slots = slot_counts();
+  MOESIM_CHECK(form.order.size() == slots.size(), "canonical slots asked before the layer's shared law");
+  out.resize(slots.size());
+  for (std::size_t c = 0; c < out.size(); ++c) out[c] = slots[form.order[c]];
+}
+
+void LayerRouting::canonical_expert_counts(int moe_layer, std::span<const std::int64_t> canonical,
+                                           std::span<std::int64_t> out) const {
+  const auto l = static_cast<std::size_t>(moe_layer);
+  expert_counts_of(targets_[l], layer_law_[l].form, canonical, out);
 }
 
 std::span<const std::int64_t> LayerRouting::local_counts(int rank) const {

@@ -29,6 +29,7 @@
 
 #include "models/model_spec.h"
 #include "sim/deployment.h"
+#include "sim/law_form.h"
 #include "sim/placement.h"
 #include "topology/all_to_all_algorithm.h"
 #include "topology/cluster.h"
@@ -57,9 +58,12 @@ class LayerRouting {
   // from a routing trace, which a draw cannot stand in for.
   std::optional<std::uint64_t> law_version(int moe_layer, std::int64_t step);
   // The law of the layer's draw at `step` as layers share it (sim/route_memo.h, shared): every
-  // MoE layer whose draw has the same popularity and placement targets now gets the same
-  // `version` (a number no other law of the run gets), `leader` is the layer that first had that
-  // law, `layers` how many layers have it now (those asked so far). Nullopt as for law_version.
+  // MoE layer whose draw has the same law up to relabelling its slots within ranks (the same
+  // LawForm, sim/law_form.h: EPLB placements of permuted popularities, or the same popularity and
+  // placement) now gets the same `version` (a number no other law of the run gets), `leader` is
+  // the layer that first had that law, `layers` how many layers have it now (those asked so far).
+  // Nullopt as for law_version. A draw shared so is kept in canonical slot order
+  // (canonical_slots) and read back per layer (canonical_expert_counts).
   struct SharedLaw {
     int leader = 0;
     std::uint64_t version = 0;
@@ -69,6 +73,11 @@ class LayerRouting {
   // Counts a replayed draw's expert counts towards the load the next rebalance places from, as
   // draw() counts its own.
   void observe(int moe_layer, std::span<const std::int64_t> expert_counts);
+  // The last draw's slot counts in the canonical order of its layer's law (shared_law first).
+  void canonical_slots(std::vector<std::int64_t>& out) const;
+  // A draw kept in canonical order, as layer `moe_layer`'s expert counts (shared_law first).
+  void canonical_expert_counts(int moe_layer, std::span<const std::int64_t> canonical,
+                               std::span<std::int64_t> out) const;
 
   // Margins (analytic fidelity on a preset fabric) or the full matrix.
   bool aggregated() const { return aggregated_; }
@@ -121,13 +130,13 @@ class LayerRouting {
   struct LawEntry {
     std::uint64_t version = 0;
     int leader = 0, layers = 0;  // layers 0: a free entry
-    std::vector<double> probs;
-    workloads::RoutingTargets targets;
+    std::vector<double> key;     // the layers' LawForm key
   };
   struct LayerLaw {
     bool known = false;
     std::uint64_t version = 0;  // law_version's when the entry was found
     std::size_t entry = 0;
+    LawForm form;  // the layer's, with its canonical slot order
   };
   std::vector<LawEntry> laws_;
   std::vector<LayerLaw> layer_law_;  // per MoE layer

@@ -9,9 +9,11 @@
 // key it keeps the first `draws` draws made afresh; once it holds them, a draw of that key is one
 // of them chosen uniformly at random, independently per layer and step.
 //
-// Shared across layers (RoutingConfig::share_draws): MoE layers whose draws have one law (the same
-// popularity and placement targets; uniform routing on one placement gives every layer the same)
-// keep one pool per tokens per rank instead of one each (LayerRouting::shared_law). The error of a
+// Shared across layers (RoutingConfig::share_draws): MoE layers whose draws have one law up to
+// relabelling each rank's slots (sim/law_form.h: uniform routing on one placement, or EPLB placing
+// popularities that permute one another, as zipf's layers do) keep one pool per tokens per rank
+// instead of one each (LayerRouting::shared_law), in canonical slot order, each layer reading its
+// own expert counts from a draw (RouteOutcome::canonical_slots). The error of a
 // pool's mean is then common to the L layers that read it, where L pools of their own average it
 // out, so a shared pool keeps draws x ceil(sqrt(L)) draws (pool()). For a layer cost of
 // coefficient of variation cv, the relative error of a step's mean MoE time is then
@@ -47,7 +49,8 @@ struct RouteOutcome {
   ExchangeRecord links;                             // the exchange's link loads
   std::vector<double> gemm_ns;                      // per rank: expert GEMM
   std::vector<double> dispatch_recv, combine_send;  // per rank: low-latency SM phases (else empty)
-  std::vector<std::int64_t> expert_counts;          // the draw's pairs per expert
+  std::vector<std::int64_t> expert_counts;          // the draw's pairs per expert (a layer's own pool)
+  std::vector<std::int64_t> canonical_slots;        // per slot, in its law's canonical order (shared pools)
   std::vector<std::int64_t> rank_pairs;             // per rank: the pairs it receives
   std::int64_t total_pairs = 0, total_received = 0;
 };

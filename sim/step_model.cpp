@@ -191,9 +191,16 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
     }
     if (law) {
       if (RouteOutcome* o = memo_.find(*law, mb.tokens, mb.tokens_fingerprint, rng)) {
-        // A kept draw of the same law and tokens: its loads count as a fresh draw's would.
-        if (load_) load_->add_routing(load_instance_, step_start_ns_, moe_layer, o->expert_counts, o->rank_pairs);
-        routing_.observe(moe_layer, o->expert_counts);
+        // A kept draw of the same law and tokens: its loads count as a fresh draw's would. A
+        // shared pool keeps its slots in canonical order: this layer's experts are read from it.
+        std::span<const std::int64_t> experts = o->expert_counts;
+        if (share_draws_) {
+          replay_experts_.resize(static_cast<std::size_t>(model_.routed_experts));
+          routing_.canonical_expert_counts(moe_layer, o->canonical_slots, replay_experts_);
+          experts = replay_experts_;
+        }
+        if (load_) load_->add_routing(load_instance_, step_start_ns_, moe_layer, experts, o->rank_pairs);
+        routing_.observe(moe_layer, experts);
         exchange_.replay(o->links);
         apply_route(mb, *o, phases, breakdown);
         return;
@@ -228,7 +235,9 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
   }
   out.total_pairs = routing_.total_pairs();
   out.total_received = routing_.total_received();
-  if (kept) {
+  if (kept && share_draws_) {
+    routing_.canonical_slots(out.canonical_slots);
+  } else if (kept) {
     const auto experts = routing_.expert_counts();
     out.expert_counts.assign(experts.begin(), experts.end());
   }

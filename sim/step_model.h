@@ -192,10 +192,11 @@ class StepModel {
   double hbm_bytes_per_ns_ = 0;           // the device's achievable HBM bandwidth
   double gemm_rate_ = 1.0;                // expert GEMMs' share of the SMs in every step (runtime)
   LayerRouting routing_;
-  MoeExchange exchange_;      // the layers' dispatch and combine (after routing_: it reads its path)
-  RouteMemo memo_;            // kept draws (set_reuse_draws)
-  bool share_draws_ = false;  // ... one pool per law shared by layers
-  RouteOutcome fresh_;        // a draw's outcome when the memo does not keep it
+  MoeExchange exchange_;                      // the layers' dispatch and combine (after routing_: it reads its path)
+  RouteMemo memo_;                            // kept draws (set_reuse_draws)
+  bool share_draws_ = false;                  // ... one pool per law shared by layers
+  RouteOutcome fresh_;                        // a draw's outcome when the memo does not keep it
+  std::vector<std::int64_t> replay_experts_;  // a shared draw's expert counts in the layer replaying it
   LayerClock layer_clock_;
   StreamTimeline timeline_;
   std::vector<MicroBatch> micro_;

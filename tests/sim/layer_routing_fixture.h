@@ -18,6 +18,7 @@ struct LayerRoutingOptions {
   int nodes = 2;                     // DeepSeek-V3's weights need at least 16 H800
   workloads::RoutingModelKind routing = workloads::RoutingModelKind::kUniform;
   PlacementPolicy placement = PlacementPolicy::kContiguous;  // EPLB: oracle statistics, rebalancing on
+  int redundant = 0;                                         // EPLB's redundant experts
 };
 
 struct LayerRoutingFixture {
@@ -28,6 +29,7 @@ struct LayerRoutingFixture {
     d.colocated.ranks = d.colocated.attention_dp = d.colocated.moe_ep = o.nodes * 8;
     d.colocated.comm.all_to_all = find_moe_comm(o.algorithm);
     d.colocated.placement.policy = o.placement;
+    d.colocated.placement.redundant = o.redundant;
     if (d.colocated.placement.eplb()) {
       d.colocated.placement.statistics = EplbStatistics::kOracle;
       d.colocated.placement.rebalance_interval_s = 1;  // LayerRouting::observe counts loads

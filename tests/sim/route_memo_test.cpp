@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numeric>
 #include <set>
+#include <span>
 #include <vector>
 
 #include "sim/simulation.h"
@@ -233,6 +236,73 @@ TEST(RouteMemo, SharedDrawsKeepWhatUsersReadAcrossSeeds) {
   const SeedMeans own = over_seeds(1, uniform, [](SimulationConfig& c) { c.routing.reuse_draws = 4; });
   EXPECT_NE(own.kept.tpot_p50, over_seeds(1, uniform, shared).kept.tpot_p50)
       << "the layers must actually share their pools";
+}
+
+// Zipf routing placed by EPLB (with redundant experts): every layer ranks its experts in its own
+// order, EPLB gives every rank the same popularities in every layer, so the 58 layers share one
+// pool, each reading its own experts from it (sim/law_form.h). This run's TTFT is chaotic: one
+// seed in eight changes its batching and moves its TTFT p50 by 13 % under any change of the draws,
+// also between two exact modes (counts fast and exact, one law). So the stated tolerance is met
+// relative to that scatter: over eight seeds, throughput and TPOT within 1 % of the exact mode's,
+// TTFT no further from it than the other exact mode plus 0.5 %, the per-layer split within 2 %.
+TEST(RouteMemo, SharedDrawsOfRelabelledLayersKeepWhatUsersReadAcrossSeeds) {
+  const auto eplb = [](SimulationConfig& c) {
+    c.deployment.colocated.placement.policy = PlacementPolicy::kEplb;
+    c.deployment.colocated.placement.redundant = 16;
+  };
+  constexpr int kSeeds = 8;
+  Figures exact{}, other{}, kept{};
+  for (int seed = 1; seed <= kSeeds; ++seed) {
+    SimulationConfig c = skewed_decode(static_cast<std::uint64_t>(seed));
+    eplb(c);
+    add_mean(exact, figures(simulate(c)), kSeeds);
+    SimulationConfig o = c;
+    o.routing.counts = workloads::CountMethod::kExact;
+    add_mean(other, figures(simulate(o)), kSeeds);
+    c.routing.reuse_draws = 4;
+    c.routing.share_draws = true;
+    add_mean(kept, figures(simulate(c)), kSeeds);
+  }
+  EXPECT_NEAR(kept.throughput / exact.throughput, 1.0, 0.01);
+  EXPECT_NEAR(kept.tpot_p50 / exact.tpot_p50, 1.0, 0.01);
+  EXPECT_NEAR(kept.tpot_p90 / exact.tpot_p90, 1.0, 0.01);
+  EXPECT_LE(std::abs(kept.ttft_p50 / exact.ttft_p50 - 1.0), std::abs(other.ttft_p50 / exact.ttft_p50 - 1.0) + 0.005);
+  EXPECT_LE(std::abs(kept.ttft_p90 / exact.ttft_p90 - 1.0), std::abs(other.ttft_p90 / exact.ttft_p90 - 1.0) + 0.005);
+  for (std::size_t k = 0; k < exact.phase_ms.size(); ++k) {
+    if (exact.phase_ms[k] <= 0) continue;
+    EXPECT_NEAR(kept.phase_ms[k] / exact.phase_ms[k], 1.0, 0.02) << "phase " << k;
+  }
+  EXPECT_NE(kept.tpot_p50, exact.tpot_p50) << "the shared draws must actually be replayed";
+}
+
+// The layers' expert loads, read back per layer from the shared draws, keep each layer's own skew:
+// its hottest expert, and that expert's share of the layer's pairs.
+TEST(RouteMemo, SharedDrawsOfRelabelledLayersGiveEachLayerItsOwnExpertLoads) {
+  SimulationConfig c = skewed_decode(3);
+  c.deployment.colocated.placement.policy = PlacementPolicy::kEplb;
+  c.deployment.colocated.placement.redundant = 16;
+  const auto exact = simulate(c);
+  c.routing.reuse_draws = 4;
+  c.routing.share_draws = true;
+  const auto kept = simulate(c);
+  const auto& a = exact.pools.front().load;
+  const auto& b = kept.pools.front().load;
+  ASSERT_EQ(a.expert_pairs.size(), b.expert_pairs.size());
+  const auto experts = static_cast<std::size_t>(a.experts);
+  for (std::size_t l = 0; l < a.expert_pairs.size() / experts; ++l) {
+    const auto layer = [&](const std::vector<std::int64_t>& v) {
+      return std::span<const std::int64_t>(v).subspan(l * experts, experts);
+    };
+    const auto ea = layer(a.expert_pairs), eb = layer(b.expert_pairs);
+    const auto hot_a = std::max_element(ea.begin(), ea.end()) - ea.begin();
+    const auto hot_b = std::max_element(eb.begin(), eb.end()) - eb.begin();
+    EXPECT_EQ(hot_a, hot_b) << "MoE layer " << l << ": its own hottest expert";
+    const double share_a =
+        static_cast<double>(ea[static_cast<std::size_t>(hot_a)]) / std::accumulate(ea.begin(), ea.end(), 0.0);
+    const double share_b =
+        static_cast<double>(eb[static_cast<std::size_t>(hot_b)]) / std::accumulate(eb.begin(), eb.end(), 0.0);
+    EXPECT_NEAR(share_b, share_a, 0.002) << "MoE layer " << l << ": the hottest expert's share";
+  }
 }
 
 TEST(RouteMemo, SharedDrawsAreReproducibleFromTheSeed) {

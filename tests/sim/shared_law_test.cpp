@@ -2,6 +2,7 @@
 // their kept draws may share a pool (routing.share_draws, sim/route_memo.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "tests/sim/layer_routing_fixture.h"
@@ -10,8 +11,8 @@ namespace moesim::sim {
 namespace {
 
 struct LawFixture : test::LayerRoutingFixture {
-  LawFixture(workloads::RoutingModelKind kind, PlacementPolicy policy)
-      : LayerRoutingFixture({.routing = kind, .placement = policy}) {}
+  LawFixture(workloads::RoutingModelKind kind, PlacementPolicy policy, int redundant = 0)
+      : LayerRoutingFixture({.routing = kind, .placement = policy, .redundant = redundant}) {}
   // Every MoE layer's shared law at `step`, in layer order.
   std::vector<LayerRouting::SharedLaw> laws(std::int64_t step) {
     std::vector<LayerRouting::SharedLaw> out;
@@ -47,10 +48,49 @@ TEST(SharedLaw, LayersOfTheirOwnPopularityKeepTheirOwnLaw) {
   }
 }
 
+TEST(SharedLaw, EplbOfPermutedPopularitiesIsOneLawUpToTheSlotsOfEachRank) {
+  // Zipf permutes one popularity vector per layer; EPLB places the experts by their loads alone,
+  // so every rank holds the same popularities in every layer, on other slots: one law for all 58.
+  LawFixture f(workloads::RoutingModelKind::kZipf, PlacementPolicy::kEplb);
+  const auto first = f.laws(0);
+  for (const auto& law : first) {
+    EXPECT_EQ(law.leader, 0);
+    EXPECT_EQ(law.version, first.front().version);
+  }
+  for (const auto& law : f.laws(1)) EXPECT_EQ(law.layers, 58);
+  // A draw of layer 0 kept in canonical order reads back as its own expert counts, and as layer
+  // 7's: each of layer 7's experts gets the count of layer 0's expert of the same popularity.
+  const std::vector<std::int64_t> tokens(16, 64);
+  workloads::Rng rng = workloads::make_stream(3, "shared-law");
+  f.routing->draw(0, 0, tokens, rng);
+  std::vector<std::int64_t> canonical;
+  f.routing->canonical_slots(canonical);
+  const auto experts = static_cast<std::size_t>(f.model.routed_experts);
+  std::vector<std::int64_t> own(experts), seventh(experts);
+  f.routing->canonical_expert_counts(0, canonical, own);
+  const auto drawn = f.routing->expert_counts();
+  EXPECT_EQ(own, std::vector<std::int64_t>(drawn.begin(), drawn.end()));
+  f.routing->canonical_expert_counts(7, canonical, seventh);
+  std::vector<double> p0(experts), p7(experts);
+  f.routing_model->expert_distribution(0, 0, p0);
+  f.routing_model->expert_distribution(7, 0, p7);
+  ASSERT_NE(p0, p7) << "the layers must rank their experts differently";
+  std::int64_t total = 0;
+  for (std::size_t e = 0; e < experts; ++e) {
+    const auto same = static_cast<std::size_t>(std::find(p0.begin(), p0.end(), p7[e]) - p0.begin());
+    ASSERT_LT(same, experts);
+    EXPECT_EQ(seventh[e], own[same]) << "expert " << e;
+    total += seventh[e];
+  }
+  EXPECT_EQ(total, 16 * 64 * f.model.top_k);
+}
+
 TEST(SharedLaw, APlacementOfItsOwnIsALawOfItsOwn) {
   // Under uniform routing EPLB places every layer alike, so the layers still share; placing one
-  // layer again (a rebalance from observed loads that differ by layer) splits them.
-  LawFixture f(workloads::RoutingModelKind::kUniform, PlacementPolicy::kEplb);
+  // layer again (a rebalance from observed loads that differ by layer, which replicates its hot
+  // expert more) splits them. (Without redundant experts a placement only moves experts between
+  // slots, which under uniform routing leaves the law as it was.)
+  LawFixture f(workloads::RoutingModelKind::kUniform, PlacementPolicy::kEplb, 16);
   const auto before = f.laws(0);
   EXPECT_EQ(before.back().layers, 58);
   const std::uint64_t shared = before.front().version;
