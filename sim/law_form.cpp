@@ -27,6 +27,11 @@ void law_form(const workloads::RoutingTargets& t, std::span<const double> probs,
       if (prob(a, v) != prob(b, v)) return prob(a, v) < prob(b, v);
     return false;
   });
+  out.expert.resize(slots);
+  for (std::size_t c = 0; c < slots; ++c) {
+    out.expert[c] = t.slot_expert[out.order[c]];
+    MOESIM_CHECK(out.expert[c] >= 0 && out.expert[c] < t.experts, "law form: a slot holds no expert of the model");
+  }
   auto& key = out.key;
   key.clear();
   key.reserve(4 + 2 * static_cast<std::size_t>(t.ranks) + slots * (classes + 2) + (keep_experts ? probs.size() : 0));
@@ -44,14 +49,11 @@ void law_form(const workloads::RoutingTargets& t, std::span<const double> probs,
   if (keep_experts) key.insert(key.end(), probs.begin(), probs.end());
 }
 
-void expert_counts_of(const workloads::RoutingTargets& t, const LawForm& form, std::span<const std::int64_t> canonical,
-                      std::span<std::int64_t> out) {
-  MOESIM_CHECK(canonical.size() == form.order.size() && form.order.size() == t.slot_expert.size() &&
-                   out.size() == static_cast<std::size_t>(t.experts),
-               "law form: counts of a different shape");
+void expert_counts_of(const LawForm& form, std::span<const std::int64_t> canonical, std::span<std::int64_t> out) {
+  MOESIM_CHECK(canonical.size() == form.expert.size(), "law form: counts of a different shape");
   std::fill(out.begin(), out.end(), 0);
-  for (std::size_t c = 0; c < canonical.size(); ++c)
-    out[static_cast<std::size_t>(t.slot_expert[form.order[c]])] += canonical[c];
+  const std::int32_t* expert = form.expert.data();
+  for (std::size_t c = 0; c < canonical.size(); ++c) out[static_cast<std::size_t>(expert[c])] += canonical[c];
 }
 
 }  // namespace moesim::sim

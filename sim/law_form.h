@@ -29,6 +29,7 @@ namespace moesim::sim {
 struct LawForm {
   std::vector<double> key;
   std::vector<std::uint32_t> order;  // [canonical position] the layer's slot
+  std::vector<std::int32_t> expert;  // [canonical position] the expert the layer's slot holds
 };
 
 // The form of a layer placed as `t` with expert popularity `probs` (one per expert);
@@ -36,8 +37,7 @@ struct LawForm {
 void law_form(const workloads::RoutingTargets& t, std::span<const double> probs, bool keep_experts, LawForm& out);
 
 // The per-expert counts of a draw kept in canonical order (`canonical`, one per slot), for the
-// layer of `form` placed as `t`: out[e] = the pairs of e's slots (out is overwritten).
-void expert_counts_of(const workloads::RoutingTargets& t, const LawForm& form, std::span<const std::int64_t> canonical,
-                      std::span<std::int64_t> out);
+// layer of `form`: out[e] = the pairs of e's slots (out is overwritten, one entry per expert).
+void expert_counts_of(const LawForm& form, std::span<const std::int64_t> canonical, std::span<std::int64_t> out);
 
 }  // namespace moesim::sim

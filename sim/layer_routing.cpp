@@ -162,7 +162,8 @@ void LayerRouting::canonical_slots(std::vector<std::int64_t>& out) const {
 void LayerRouting::canonical_expert_counts(int moe_layer, std::span<const std::int64_t> canonical,
                                            std::span<std::int64_t> out) const {
   const auto l = static_cast<std::size_t>(moe_layer);
-  expert_counts_of(targets_[l], layer_law_[l].form, canonical, out);
+  MOESIM_CHECK(out.size() == static_cast<std::size_t>(model_.routed_experts), "expert counts of another shape");
+  expert_counts_of(layer_law_[l].form, canonical, out);
 }
 
 std::span<const std::int64_t> LayerRouting::local_counts(int rank) const {

@@ -79,8 +79,8 @@ TEST(LawForm, ALayerRelabelledHasTheSameFormAndMapsItsExperts) {
   for (std::size_t s = 0; s < slots; ++s) counts[s] = static_cast<std::int64_t>(10 * s + 1);
   for (std::size_t c = 0; c < slots; ++c) canonical[c] = counts[fa.order[c]];
   std::vector<std::int64_t> in_a(kExperts), in_b(kExperts), direct(kExperts, 0);
-  expert_counts_of(a, fa, canonical, in_a);
-  expert_counts_of(b, fb, canonical, in_b);
+  expert_counts_of(fa, canonical, in_a);
+  expert_counts_of(fb, canonical, in_b);
   for (std::size_t s = 0; s < slots; ++s) direct[static_cast<std::size_t>(a.slot_expert[s])] += counts[s];
   EXPECT_EQ(in_a, direct);
   for (int e = 0; e < kExperts; ++e)
