@@ -7,7 +7,8 @@
 
 namespace moesim::sim {
 
-void law_form(const workloads::RoutingTargets& t, std::span<const double> probs, bool keep_experts, LawForm& out) {
+void law_form(const workloads::RoutingTargets& t, std::span<const double> probs, bool keep_experts, LawForm& out,
+              std::vector<double>& key) {
   const auto slots = static_cast<std::size_t>(t.slots());
   const auto classes = static_cast<std::size_t>(std::max(1, t.classes));
   MOESIM_CHECK(t.slot_expert.size() == slots && t.slot_share.size() == classes * slots &&
@@ -32,7 +33,6 @@ void law_form(const workloads::RoutingTargets& t, std::span<const double> probs,
     out.expert[c] = t.slot_expert[out.order[c]];
     MOESIM_CHECK(out.expert[c] >= 0 && out.expert[c] < t.experts, "law form: a slot holds no expert of the model");
   }
-  auto& key = out.key;
   key.clear();
   key.reserve(4 + 2 * static_cast<std::size_t>(t.ranks) + slots * (classes + 2) + (keep_experts ? probs.size() : 0));
   key.push_back(static_cast<double>(t.ranks));

@@ -10,8 +10,8 @@
 // law, their slot and expert counts relabelled: EPLB placing popularities that permute one another
 // (zipf and hot-set permute one popularity vector per layer) gives every layer the same form.
 //
-// The form's key lists the classes, the ranks' nodes and, rank by rank, its slots' probabilities
-// sorted; two layers have one law when their keys are equal. `order[c]` is the layer's slot at
+// The law's key lists the classes, the ranks' nodes and, rank by rank, its slots' probabilities
+// sorted; two layers have one law when their keys are equal. The form's `order[c]` is the layer's slot at
 // canonical position c: a draw kept in canonical order gives any layer of the form its slot and
 // expert counts. Group-limited routing picks experts by their groups (contiguous expert ids), so
 // its forms keep every slot in place with its expert's id and the whole popularity: only layers
@@ -27,14 +27,14 @@
 namespace moesim::sim {
 
 struct LawForm {
-  std::vector<double> key;
   std::vector<std::uint32_t> order;  // [canonical position] the layer's slot
   std::vector<std::int32_t> expert;  // [canonical position] the expert the layer's slot holds
 };
 
-// The form of a layer placed as `t` with expert popularity `probs` (one per expert);
-// `keep_experts`: expert identities matter (group-limited routing).
-void law_form(const workloads::RoutingTargets& t, std::span<const double> probs, bool keep_experts, LawForm& out);
+// The form of a layer placed as `t` with expert popularity `probs` (one per expert), and its law's
+// key; `keep_experts`: expert identities matter (group-limited routing).
+void law_form(const workloads::RoutingTargets& t, std::span<const double> probs, bool keep_experts, LawForm& out,
+              std::vector<double>& key);
 
 // The per-expert counts of a draw kept in canonical order (`canonical`, one per slot), for the
 // layer of `form`: out[e] = the pairs of e's slots (out is overwritten, one entry per expert).

@@ -118,12 +118,12 @@ std::optional<LayerRouting::SharedLaw> LayerRouting::shared_law(int moe_layer, s
     law_scratch_.resize(static_cast<std::size_t>(model_.routed_experts));
     model_routing_.expert_distribution(moe_layer, step + step_offset_, law_scratch_);
     law_form(targets_[static_cast<std::size_t>(moe_layer)], law_scratch_, model_routing_.group_limit().has_value(),
-             mine.form);
+             mine.form, law_key_);
     std::size_t found = laws_.size(), free = laws_.size();
     for (std::size_t i = 0; i < laws_.size() && found == laws_.size(); ++i) {
       if (laws_[i].layers == 0) {
         free = std::min(free, i);
-      } else if (laws_[i].key == mine.form.key) {
+      } else if (laws_[i].key == law_key_) {
         found = i;
       }
     }
@@ -133,7 +133,7 @@ std::optional<LayerRouting::SharedLaw> LayerRouting::shared_law(int moe_layer, s
       LawEntry& e = laws_[found];
       e.version = ++law_versions_;
       e.leader = moe_layer;
-      e.key = mine.form.key;
+      e.key = law_key_;
     }
     ++laws_[found].layers;
     mine.known = true;

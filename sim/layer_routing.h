@@ -126,11 +126,12 @@ class LayerRouting {
   std::vector<std::vector<double>> law_probs_;  // law_version: per MoE layer, the popularity last seen
   std::vector<std::uint64_t> law_changes_;      // ... and how often it changed
   std::vector<double> law_scratch_;
+  std::vector<double> law_key_;  // shared_law: the key of the law being looked up (sim/law_form.h)
   // shared_law: the laws layers have now, and each layer's (the law_version it was found at).
   struct LawEntry {
     std::uint64_t version = 0;
     int leader = 0, layers = 0;  // layers 0: a free entry
-    std::vector<double> key;     // the layers' LawForm key
+    std::vector<double> key;     // the layers' law key (sim/law_form.h)
   };
   struct LayerLaw {
     bool known = false;
