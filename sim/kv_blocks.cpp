@@ -9,7 +9,7 @@ namespace moesim::sim {
 KvBlocks::KvBlocks(std::int64_t capacity_tokens, int block_tokens)
     : capacity_(capacity_tokens / std::max(1, block_tokens)), block_tokens_(std::max(1, block_tokens)) {}
 
-bool KvBlocks::grow(std::int64_t& held, std::int64_t tokens) {
+bool KvBlocks::add_blocks(std::int64_t& held, std::int64_t tokens) {
   const std::int64_t need = blocks_for(tokens) - held;
   if (need <= 0) return true;
   if (used_ + need > capacity_) return false;

@@ -17,7 +17,11 @@ class KvBlocks {
 
   std::int64_t blocks_for(std::int64_t tokens) const { return (tokens + block_tokens_ - 1) / block_tokens_; }
   // Grows a holding of `held` blocks to cover `tokens`; false (and no change) if the pool is short.
-  bool grow(std::int64_t& held, std::int64_t tokens);
+  // Inline for the common case, a holding that already covers them (a decode token within its
+  // last block): no division.
+  bool grow(std::int64_t& held, std::int64_t tokens) {
+    return tokens <= held * block_tokens_ || add_blocks(held, tokens);
+  }
   bool can_hold(std::int64_t extra_blocks) const { return used_ + extra_blocks <= capacity_; }
   void release(std::int64_t& held);
 
@@ -30,6 +34,8 @@ class KvBlocks {
   int block_tokens() const { return block_tokens_; }
 
  private:
+  bool add_blocks(std::int64_t& held, std::int64_t tokens);  // grow() past the holding's last block
+
   std::int64_t capacity_;
   int block_tokens_;
   std::int64_t used_ = 0;

@@ -181,6 +181,7 @@ int Scheduler::enqueue(std::size_t index, int rank, Time now) {
   }
   RankState& chosen = ranks_[best];
   Live l;
+  l.index = index;
   l.target = rec.input_tokens;
   l.input_tokens = rec.input_tokens;
   l.output_tokens = rec.output_tokens;
@@ -202,9 +203,10 @@ int Scheduler::enqueue(std::size_t index, int rank, Time now) {
 
 bool Scheduler::preempt_one(RankState& rank, std::size_t position) {
   if (rank.running.size() <= position + 1) return false;  // only requests not yet scheduled this step
-  const std::size_t victim = rank.running.back();
+  auto& l = live_[rank.running.back().index];
+  l = rank.running.back();
   rank.running.pop_back();
-  auto& l = live_[victim];
+  const std::size_t victim = l.index;
   rank.kv.release(l.blocks);
   l.cached = 0;
   l.target = l.input_tokens + std::max<std::int64_t>(l.generated - 1, 0);  // recompute
@@ -219,14 +221,16 @@ bool Scheduler::preempt_one(RankState& rank, std::size_t position) {
 
 void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record) {
   std::int64_t budget = pool_.batch.token_budget_per_rank;
-  for (std::size_t idx : rank.running) {
-    live_[idx].chunk = 0;
-    live_[idx].decoding = false;
-  }
+  // complete_step() leaves every running request with no chunk and not decoding; only a batch
+  // formed again without it (the last one was dropped) has flags to clear.
+  if (formed_)
+    for (Live& l : rank.running) {
+      l.chunk = 0;
+      l.decoding = false;
+    }
   const bool drafts = pool_.speculative.enabled();
   batch.decode_queries = queries_;
-  auto decode = [&](std::size_t idx, std::size_t position) {
-    auto& l = live_[idx];
+  auto decode = [&](Live& l, std::size_t position) {
     // Cached + the token fed now + its draft tokens.
     const std::int64_t kv_len = l.input_tokens + l.generated + queries_ - 1;
     while (!rank.kv.grow(l.blocks, held_tokens(kv_len)))
@@ -238,8 +242,7 @@ void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record)
     record.decode_tokens += queries_;
     if (drafts) batch.draft_kv_lengths.push_back(kv_len);
   };
-  auto prefill = [&](std::size_t idx) {
-    auto& l = live_[idx];
+  auto prefill = [&](Live& l) {
     const std::int64_t chunk = std::min(l.target - l.cached, budget);
     if (chunk <= 0 || !rank.kv.grow(l.blocks, held_tokens(l.cached + chunk))) return false;
     l.chunk = chunk;
@@ -255,12 +258,12 @@ void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record)
   // Decode tokens first, one per request whose prompt is cached.
   if (decodes())
     for (std::size_t i = 0; i < rank.running.size() && budget >= queries_; ++i) {
-      const std::size_t idx = rank.running[i];
-      if (live_[idx].cached >= live_[idx].target) decode(idx, i);
+      Live& l = rank.running[i];
+      if (l.cached >= l.target) decode(l, i);
     }
   // Then the next chunks of prompts being prefilled, oldest first.
-  for (std::size_t idx : rank.running)
-    if (budget > 0 && !live_[idx].decoding && live_[idx].cached < live_[idx].target) prefill(idx);
+  for (Live& l : rank.running)
+    if (budget > 0 && !l.decoding && l.cached < l.target) prefill(l);
   // Then admit waiting requests, first come first served.
   // (A request whose prefix is still loading from a lower KV tier waits; the ones behind it may go.)
   while (!rank.waiting.empty() && budget > 0 &&
@@ -269,19 +272,19 @@ void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record)
     while (next != rank.waiting.end() && live_[*next].ready_ns > record.start_ns) ++next;
     if (next == rank.waiting.end()) break;
     const std::size_t idx = *next;
-    auto& l = live_[idx];
-    const bool transferred = pool_.role == PoolRole::kDecode && l.generated == 1 && l.cached == 0;
+    Live& w = live_[idx];
+    const bool transferred = pool_.role == PoolRole::kDecode && w.generated == 1 && w.cached == 0;
     // Room for what the request holds once admitted: a transferred prompt's whole KV, or the
     // prefix-cache hit plus the first chunk.
-    const std::int64_t first = transferred ? l.target : l.cached + std::min(l.target - l.cached, budget);
-    if (!rank.kv.grow(l.blocks, held_tokens(first))) break;
-    if (transferred) l.cached = l.target;
+    const std::int64_t first = transferred ? w.target : w.cached + std::min(w.target - w.cached, budget);
+    if (!rank.kv.grow(w.blocks, held_tokens(first))) break;
+    if (transferred) w.cached = w.target;
     rank.waiting.erase(next);
-    rank.waiting_tokens -= l.input_tokens;
-    rank.running.push_back(idx);
+    rank.waiting_tokens -= w.input_tokens;
+    Live& l = rank.running.emplace_back(w);
     if (l.cached >= l.target) {
-      if (decodes() && budget >= queries_) decode(idx, rank.running.size() - 1);
-    } else if (!prefill(idx)) {
+      if (decodes() && budget >= queries_) decode(l, rank.running.size() - 1);
+    } else if (!prefill(l)) {
       break;
     }
   }
@@ -295,17 +298,19 @@ std::int64_t Scheduler::form_batches(std::vector<RankBatch>& batches, StepRecord
     if (ranks_[r].cache) ranks_[r].cache->fit(cache_room(ranks_[r]));  // running requests grew
     record.running += static_cast<std::int64_t>(ranks_[r].running.size());
   }
+  formed_ = true;
   return record.decode_tokens + record.prefill_tokens;
 }
 
-void Scheduler::retire(RankState& rank, std::size_t idx) {
-  rank.kv.release(live_[idx].blocks);
+void Scheduler::retire(RankState& rank, Live& l) {
+  rank.kv.release(l.blocks);
   --outstanding_;
 }
 
 void Scheduler::complete_step(Time end, ItlSamples& itl, std::vector<std::size_t>& finished,
                               std::vector<std::size_t>& handed_over) {
   const std::int64_t now = end.count_ns();
+  formed_ = false;
   // ITL of this step's decode tokens, by gap: sorted by gap, nearly all of them one value.
   gaps_.clear();
   std::size_t last = 0;
@@ -324,11 +329,12 @@ void Scheduler::complete_step(Time end, ItlSamples& itl, std::vector<std::size_t
   };
   for (auto& rank : ranks_) {
     std::size_t kept = 0;
-    for (std::size_t idx : rank.running) {
-      auto& l = live_[idx];
+    for (std::size_t i = 0; i < rank.running.size(); ++i) {
+      Live& l = rank.running[i];
+      const std::size_t idx = l.index;
       bool leaves = false;
       if (l.decoding) {
-        check_clock(Time::from_ns(l.last_token_ns), end, "a request's tokens");
+        if (l.last_token_ns > now) check_clock(Time::from_ns(l.last_token_ns), end, "a request's tokens");
         std::int64_t emitted = 1;
         if (queries_ > 1) {
           const int accepted = draw_accepted(pool_.speculative, acceptance_);
@@ -362,13 +368,14 @@ void Scheduler::complete_step(Time end, ItlSamples& itl, std::vector<std::size_t
         leaves = true;
       }
       if (leaves) {
-        retire(rank, idx);
+        retire(rank, l);
         // Its blocks return to the pool with their content cached: the prompt a prefill instance
         // handed over, or the whole sequence but the last token (whose K/V was never computed).
         cache_leaving(rank, idx,
                       pool_.role == PoolRole::kPrefill ? l.input_tokens : l.input_tokens + l.output_tokens - 1);
       } else {
-        rank.running[kept++] = idx;
+        if (kept != i) rank.running[kept] = l;
+        ++kept;
       }
     }
     rank.running.resize(kept);

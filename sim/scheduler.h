@@ -105,7 +105,11 @@ class Scheduler {
   std::int64_t drafts_accepted() const { return drafts_accepted_; }
 
  private:
+  // A request's state from enqueue() on. A waiting request's is kept in live_[index]; a running
+  // one's moves into its rank's `running` array, so a step's passes over the running requests
+  // read one contiguous array instead of one cache line per request.
   struct Live {
+    std::size_t index = 0;       // the request's
     std::int64_t cached = 0;     // tokens whose K/V is in the cache
     std::int64_t target = 0;     // tokens to prefill before decoding
     std::int64_t generated = 0;  // output tokens emitted so far
@@ -120,7 +124,7 @@ class Scheduler {
   struct RankState {
     explicit RankState(std::int64_t capacity, int block) : kv(capacity, block) {}
     std::deque<std::size_t> waiting;
-    std::vector<std::size_t> running;  // admission order
+    std::vector<Live> running;  // admission order
     KvBlocks kv;
     std::optional<PrefixCache> cache;
     std::optional<PrefixCache> host;  // KV tier: host memory
@@ -137,7 +141,7 @@ class Scheduler {
   bool decodes() const { return pool_.role != PoolRole::kPrefill; }
   void fill_rank(RankState& rank, RankBatch& batch, StepRecord& record);
   bool preempt_one(RankState& rank, std::size_t keep);
-  void retire(RankState& rank, std::size_t idx);
+  void retire(RankState& rank, Live& l);
 
   PoolConfig pool_;
   std::int64_t kv_capacity_tokens_;
@@ -146,12 +150,13 @@ class Scheduler {
   std::int64_t held_tokens(std::int64_t tokens) const { return tokens + state_tokens_; }
   const std::vector<workloads::Request>& requests_;
   std::vector<RequestRecord>& records_;
-  std::vector<Live> live_;
+  std::vector<Live> live_;  // [request] the state of a request not running (Live)
   std::vector<RankState> ranks_;
   ItlSamples gaps_;  // complete_step scratch: this step's (gap, tokens), sorted by gap
   std::int64_t outstanding_ = 0;
   std::int64_t preemptions_ = 0;
   bool caching_ = false;
+  bool formed_ = false;            // a batch was formed and its step not completed yet
   PrefixCache* remote_ = nullptr;  // enable_kv_tiers
   double bytes_per_token_ = 0, host_rate_ = 0, remote_rate_ = 0;
   int queries_ = 1;  // positions a decoding request feeds per step (1 + draft tokens)
