@@ -38,8 +38,11 @@ StepWork StepWorkCounter::operator()(std::span<const RankBatch> batches) const {
     padding += static_cast<double>(b.padding);
     sampled += static_cast<double>(b.sampled_tokens);
     if (decode_affine_) {
-      double kv = 0;
-      for (const std::int64_t l : b.decode_kv_lengths) kv += static_cast<double>(l);
+      // Summed as integers (the loop vectorises): below 2^53 the double sum of whole numbers is
+      // exact too, so this is the same value.
+      std::int64_t positions = 0;
+      for (const std::int64_t l : b.decode_kv_lengths) positions += l;
+      const auto kv = static_cast<double>(positions);
       const auto n = static_cast<double>(b.decode_kv_lengths.size());
       w.attention_flops += (decode_fixed_.flops * n + decode_per_token_.flops * kv) * b.decode_queries;
       w.hbm_bytes += decode_fixed_.bytes * n + decode_per_token_.bytes * kv;

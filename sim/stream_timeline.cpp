@@ -5,8 +5,27 @@
 #include <limits>
 
 #include "sim/lane_max.h"
+#include "topology/avx2_clones.h"
 
 namespace moesim::sim {
+namespace {
+
+// An op that nothing slows, on every rank: the loop vectorises (and runs on AVX2 where the CPU
+// has it, bit-identically: topology/avx2_clones.h). Each iteration reads and writes index r only,
+// so `end` aliasing `ready` or `duration` carries nothing between iterations.
+MOESIM_AVX2_CLONES void unslowed_ops(std::size_t n, const double* ready, const double* duration, double* end,
+                                     double* free, double* busy) {
+#pragma GCC ivdep
+  for (std::size_t r = 0; r < n; ++r) {
+    const double start = ready[r] > free[r] ? ready[r] : free[r];
+    const double finish = start + duration[r];
+    free[r] = finish;
+    busy[r] += finish - start;
+    end[r] = finish;
+  }
+}
+
+}  // namespace
 
 StreamTimeline::StreamTimeline(int ranks)
     : compute_free_(static_cast<std::size_t>(ranks), 0.0),
@@ -15,7 +34,8 @@ StreamTimeline::StreamTimeline(int ranks)
 
 void StreamTimeline::reset() {
   std::fill(compute_free_.begin(), compute_free_.end(), 0.0);
-  std::fill(comm_free_.begin(), comm_free_.end(), 0.0);
+  comm_all_ = 0.0;
+  comm_uniform_ = true;
   std::fill(busy_.begin(), busy_.end(), 0.0);
   comm_.clear();
 }
@@ -87,19 +107,7 @@ void StreamTimeline::compute(std::span<const double> ready, std::span<const doub
                                    ? -std::numeric_limits<double>::infinity()
                                    : comm_.back().second;
   if (unslowed_from == -std::numeric_limits<double>::infinity()) {
-    // Nothing slows the op: the loop vectorises. Each iteration reads and writes index r only,
-    // so `end` aliasing `ready` or `duration` carries nothing between iterations.
-    const double* rd = ready.data();
-    const double* du = duration.data();
-    double* en = end.data();
-#pragma GCC ivdep
-    for (std::size_t r = 0; r < n; ++r) {
-      const double start = rd[r] > free[r] ? rd[r] : free[r];
-      const double finish = start + du[r];
-      free[r] = finish;
-      busy[r] += finish - start;
-      en[r] = finish;
-    }
+    unslowed_ops(n, ready.data(), duration.data(), end.data(), free, busy);
     return;
   }
   for (std::size_t r = 0; r < n; ++r) {
@@ -114,24 +122,33 @@ void StreamTimeline::compute(std::span<const double> ready, std::span<const doub
 double StreamTimeline::collective(std::span<const double> ready, double duration, OpLabel label,
                                   double rate_while_compute) {
   // The latest input and stream ends (sim/lane_max.h), never before time zero.
-  const double start = std::max({0.0, max_of(comm_free_), max_of(ready)});
-  const double busiest = std::max(0.0, max_of(compute_free_));
+  const double start = std::max({0.0, comm_uniform_ ? comm_all_ : max_of(comm_free_), max_of(ready)});
   // The member whose compute stream stays busy longest (work issued before this collective) slows
   // it most; its stream counts as busy until its last op ends.
   double end = start + duration;
-  if (rate_while_compute < 1.0 && busiest > start) {
-    const double window = busiest - start, work = window * rate_while_compute;
-    end = work >= duration ? start + duration / rate_while_compute : busiest + (duration - work);
+  if (rate_while_compute < 1.0) {
+    if (const double busiest = std::max(0.0, max_of(compute_free_)); busiest > start) {
+      const double window = busiest - start, work = window * rate_while_compute;
+      end = work >= duration ? start + duration / rate_while_compute : busiest + (duration - work);
+    }
   }
-  std::fill(comm_free_.begin(), comm_free_.end(), end);
+  comm_all_ = end;
+  comm_uniform_ = true;
   comm_.emplace_back(start, end);
   if (recorder_)
     for (std::size_t r = 0; r < comm_free_.size(); ++r) record(static_cast<int>(r), true, label, start, end - start);
   return end;
 }
 
+void StreamTimeline::comm_per_rank() {
+  if (!comm_uniform_) return;
+  std::fill(comm_free_.begin(), comm_free_.end(), comm_all_);
+  comm_uniform_ = false;
+}
+
 void StreamTimeline::group_collective(std::span<const double> ready, int group, std::span<const double> duration,
                                       std::span<double> end, OpLabel label) {
+  comm_per_rank();
   const std::size_t n = compute_free_.size(), g = static_cast<std::size_t>(group);
   for (std::size_t first = 0; first < n; first += g) {
     double start = 0;
@@ -146,9 +163,7 @@ void StreamTimeline::group_collective(std::span<const double> ready, int group, 
 }
 
 double StreamTimeline::finish() const {
-  double f = 0;
-  for (std::size_t r = 0; r < compute_free_.size(); ++r) f = std::max({f, compute_free_[r], comm_free_[r]});
-  return f;
+  return std::max({0.0, max_of(compute_free_), comm_uniform_ ? comm_all_ : max_of(comm_free_)});
 }
 
 }  // namespace moesim::sim

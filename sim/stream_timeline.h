@@ -62,7 +62,13 @@ class StreamTimeline {
   // The end of an op of `duration` starting at `start` while the collectives of `comm_` run.
   double slowed_end(double start, double duration) const;
 
+  // Every rank's communication stream frees at comm_all_ while comm_uniform_ (an all-rank
+  // collective was the last op on it, or none): comm_free_ is then not kept up to date.
+  void comm_per_rank();  // makes comm_free_ the streams' ends again
+
   std::vector<double> compute_free_, comm_free_, busy_;
+  double comm_all_ = 0.0;
+  bool comm_uniform_ = true;
   std::vector<std::pair<double, double>> comm_;  // this step's all-rank collectives [start, end), in order
   double compute_rate_while_comm_ = 1.0;
   TraceRecorder* recorder_ = nullptr;

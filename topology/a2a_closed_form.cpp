@@ -6,21 +6,11 @@
 #include <utility>
 
 #include "topology/a2a_fixed.h"
+#include "topology/avx2_clones.h"
 #include "topology/fidelity.h"
 
-// The row passes below are plain loops the compiler vectorises. On x86-64 the two entry points
-// (direct_volumes, hierarchical_railed) are also compiled for AVX2 and picked when the CPU has it
-// (GCC/Clang function multi-versioning): the same additions lane for lane, no fused multiply-add,
-// so the results are bit-identical to the baseline build; elsewhere the baseline alone, and under
-// ThreadSanitizer, whose instrumented ifunc resolvers would run before its runtime is set up.
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute) && !defined(__SANITIZE_THREAD__)
-#if __has_attribute(target_clones)
-#define MOESIM_ROW_PASS_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
-#endif
-#ifndef MOESIM_ROW_PASS_CLONES
-#define MOESIM_ROW_PASS_CLONES
-#endif
+// The row passes below are plain loops the compiler vectorises; the two entry points
+// (direct_volumes, hierarchical_railed) are also compiled for AVX2 (topology/avx2_clones.h).
 
 namespace moesim::topology {
 namespace {
@@ -372,8 +362,7 @@ void hierarchical(const Cluster& cluster, const RankLayout& L, const TrafficView
 // receipts are added term for term in hierarchical()'s order (a send counts where
 // !(w * scale <= 0)). The other sums differ from hierarchical()'s only in association (exact for
 // the integer token counts a simulation passes).
-MOESIM_ROW_PASS_CLONES void hierarchical_railed(const RankLayout& L, const TrafficView& t, double scale,
-                                                A2aVolumes& v) {
+MOESIM_AVX2_CLONES void hierarchical_railed(const RankLayout& L, const TrafficView& t, double scale, A2aVolumes& v) {
   const int n = L.ranks, g = L.railed_block();
   const std::vector<int>& active = L.active_nodes();
   const int K = static_cast<int>(active.size());
@@ -461,8 +450,8 @@ MOESIM_ROW_PASS_CLONES void hierarchical_railed(const RankLayout& L, const Traff
   }
 }
 // direct() for each kind of count, in one function compiled for the row-pass targets.
-MOESIM_ROW_PASS_CLONES void direct_volumes(const RankLayout& L, const TrafficMatrix& m, double scale, Count count,
-                                           A2aVolumes& v) {
+MOESIM_AVX2_CLONES void direct_volumes(const RankLayout& L, const TrafficMatrix& m, double scale, Count count,
+                                       A2aVolumes& v) {
   if (!L.rail_leaf_classes().empty()) switch (count) {
       case Count::kNone: return direct_railed<Count::kNone>(L, m, scale, v);
       case Count::kSent: return direct_railed<Count::kSent>(L, m, scale, v);
