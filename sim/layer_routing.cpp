@@ -115,6 +115,7 @@ std::optional<LayerRouting::SharedLaw> LayerRouting::shared_law(int moe_layer, s
     // The layer's law may have changed (first call, new popularity, placed again): find the
     // entry of its content among the laws layers have now, else start one.
     if (mine.known) --laws_[mine.entry].layers;
+    fold_replayed(mine);  // read by the form they were replayed under
     law_scratch_.resize(static_cast<std::size_t>(model_.routed_experts));
     model_routing_.expert_distribution(moe_layer, step + step_offset_, law_scratch_);
     law_form(targets_[static_cast<std::size_t>(moe_layer)], law_scratch_, model_routing_.group_limit().has_value(),
@@ -149,6 +150,33 @@ void LayerRouting::observe(int moe_layer, std::span<const std::int64_t> expert_c
   auto& seen = observed_[static_cast<std::size_t>(moe_layer)];
   for (std::size_t e = 0; e < seen.size() && e < expert_counts.size(); ++e)
     seen[e] += static_cast<double>(expert_counts[e]);
+}
+
+void LayerRouting::add_replayed(int moe_layer, std::span<const std::int64_t> canonical) {
+  auto& law = layer_law_[static_cast<std::size_t>(moe_layer)];
+  MOESIM_CHECK(canonical.size() == law.form.expert.size(), "replayed counts of another shape");
+  if (!law.any_replayed) law.replayed.assign(canonical.size(), 0);
+  law.any_replayed = true;
+  std::int64_t* sum = law.replayed.data();
+  for (std::size_t c = 0; c < canonical.size(); ++c) sum[c] += canonical[c];
+}
+
+void LayerRouting::fold_replayed(LayerLaw& law) {
+  if (!law.any_replayed) return;
+  law.replayed_experts.resize(static_cast<std::size_t>(model_.routed_experts), 0);
+  const std::int32_t* expert = law.form.expert.data();
+  for (std::size_t c = 0; c < law.replayed.size(); ++c)
+    law.replayed_experts[static_cast<std::size_t>(expert[c])] += law.replayed[c];
+  law.any_replayed = false;
+}
+
+void LayerRouting::take_replayed(int moe_layer, std::span<std::int64_t> out) {
+  auto& law = layer_law_[static_cast<std::size_t>(moe_layer)];
+  fold_replayed(law);
+  MOESIM_CHECK(law.replayed_experts.empty() || law.replayed_experts.size() == out.size(),
+               "replayed expert counts of another shape");
+  for (std::size_t e = 0; e < law.replayed_experts.size(); ++e) out[e] += law.replayed_experts[e];
+  law.replayed_experts.clear();
 }
 
 void LayerRouting::canonical_slots(std::vector<std::int64_t>& out) const {

@@ -73,6 +73,15 @@ class LayerRouting {
   // Counts a replayed draw's expert counts towards the load the next rebalance places from, as
   // draw() counts its own.
   void observe(int moe_layer, std::span<const std::int64_t> expert_counts);
+  bool observes() const { return config_.rebalance_interval_s > 0; }  // observe() counts anything
+  // A replayed shared draw (kept in canonical order) towards layer `moe_layer`'s expert load for
+  // the statistics: summed in canonical order while the layer's form stays (one vector addition
+  // instead of a walk into expert order per replay) and read back in expert order when it changes
+  // (shared_law) or take_replayed() asks (shared_law first). Counts add as integers, so the totals
+  // are exactly those of booking each replay's expert counts.
+  void add_replayed(int moe_layer, std::span<const std::int64_t> canonical);
+  // Adds what add_replayed() summed for layer `moe_layer`, in expert order, to `out` and clears it.
+  void take_replayed(int moe_layer, std::span<std::int64_t> out);
   // The last draw's slot counts in the canonical order of its layer's law (shared_law first).
   void canonical_slots(std::vector<std::int64_t>& out) const;
   // A draw kept in canonical order, as layer `moe_layer`'s expert counts (shared_law first).
@@ -137,8 +146,12 @@ class LayerRouting {
     bool known = false;
     std::uint64_t version = 0;  // law_version's when the entry was found
     std::size_t entry = 0;
-    LawForm form;  // the layer's, with its canonical slot order
+    LawForm form;                                // the layer's, with its canonical slot order
+    std::vector<std::int64_t> replayed;          // add_replayed's sum since the form's, canonical order
+    std::vector<std::int64_t> replayed_experts;  // ... and under earlier forms, expert order
+    bool any_replayed = false;                   // `replayed` holds counts
   };
+  void fold_replayed(LayerLaw& law);  // `replayed` into `replayed_experts`, by the layer's form
   std::vector<LawEntry> laws_;
   std::vector<LayerLaw> layer_law_;  // per MoE layer
   std::uint64_t law_versions_ = 0;   // the last version given to a LawEntry

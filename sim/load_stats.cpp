@@ -97,13 +97,16 @@ void LoadStats::add(const LoadStats& o, int instance) {
   for (std::size_t l = 0; l < link_bytes.size(); ++l) link_bytes[l] += o.link_bytes[l];
 }
 
-void LoadStats::add_routing(int instance, std::int64_t step_start_ns, int moe_layer,
-                            std::span<const std::int64_t> expert_counts, std::span<const std::int64_t> pairs_per_rank) {
-  MOESIM_CHECK(moe_layer >= 0 && moe_layer < moe_layers && static_cast<int>(expert_counts.size()) == experts &&
-                   pairs_per_rank.size() == static_cast<std::size_t>(ranks_per_instance),
+void LoadStats::add_expert_counts(int moe_layer, std::span<const std::int64_t> expert_counts) {
+  MOESIM_CHECK(moe_layer >= 0 && moe_layer < moe_layers && static_cast<int>(expert_counts.size()) == experts,
                "routing counts do not match the load statistics' shape");
   auto* row = expert_pairs.data() + static_cast<std::size_t>(moe_layer) * static_cast<std::size_t>(experts);
   for (std::size_t e = 0; e < expert_counts.size(); ++e) row[e] += expert_counts[e];
+}
+
+void LoadStats::add_rank_pairs(int instance, std::int64_t step_start_ns, std::span<const std::int64_t> pairs_per_rank) {
+  MOESIM_CHECK(pairs_per_rank.size() == static_cast<std::size_t>(ranks_per_instance),
+               "routing counts do not match the load statistics' shape");
   MOESIM_CHECK(instance >= 0 && (instance + 1) * ranks_per_instance <= rank_pairs.ranks(),
                "routing counts of an instance out of range");
   // One bucket look-up for the instance's ranks.

@@ -75,7 +75,14 @@ struct LoadStats {
   // One MoE layer's draw on instance `instance`, in a step that started at `step_start_ns`:
   // pairs per expert, and the pairs each rank of the instance received (its slots' counts summed).
   void add_routing(int instance, std::int64_t step_start_ns, int moe_layer, std::span<const std::int64_t> expert_counts,
-                   std::span<const std::int64_t> pairs_per_rank);
+                   std::span<const std::int64_t> pairs_per_rank) {
+    add_expert_counts(moe_layer, expert_counts);
+    add_rank_pairs(instance, step_start_ns, pairs_per_rank);
+  }
+  // Its two halves: the pairs per expert (a total over the run, so they may be booked late and
+  // in any order), and the pairs per rank (booked in the step's time bucket).
+  void add_expert_counts(int moe_layer, std::span<const std::int64_t> expert_counts);
+  void add_rank_pairs(int instance, std::int64_t step_start_ns, std::span<const std::int64_t> pairs_per_rank);
   // Bytes per link of one all-to-all (topology::CommResult::link_bytes); `scale` multiplies them.
   // `listed` (optional): the only ids that may be non-zero (CommResult::loaded_links).
   void add_links(std::span<const double> link_bytes, double scale = 1.0, const std::vector<int>* listed = nullptr);

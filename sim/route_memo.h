@@ -46,12 +46,13 @@ namespace moesim::sim {
 // What route() derives from one draw (sim/step_model.cpp): everything needed to replay it.
 struct RouteOutcome {
   ExchangeTimes exchange;
-  ExchangeRecord links;                             // the exchange's link loads
-  std::vector<double> gemm_ns;                      // per rank: expert GEMM
-  std::vector<double> dispatch_recv, combine_send;  // per rank: low-latency SM phases (else empty)
-  std::vector<std::int64_t> expert_counts;          // the draw's pairs per expert (a layer's own pool)
-  std::vector<std::int64_t> canonical_slots;        // per slot, in its law's canonical order (shared pools)
-  std::vector<std::int64_t> rank_pairs;             // per rank: the pairs it receives
+  ExchangeRecord links;                                              // the exchange's link loads
+  std::vector<double> gemm_ns;                                       // per rank: expert GEMM
+  std::vector<double> dispatch_recv, combine_send;                   // per rank: low-latency SM phases (else empty)
+  double gemm_max = 0, dispatch_recv_max = 0, combine_send_max = 0;  // the slowest rank's of each
+  std::vector<std::int64_t> expert_counts;                           // the draw's pairs per expert (a layer's own pool)
+  std::vector<std::int64_t> canonical_slots;  // per slot, in its law's canonical order (shared pools)
+  std::vector<std::int64_t> rank_pairs;       // per rank: the pairs it receives
   std::int64_t total_pairs = 0, total_received = 0;
 };
 

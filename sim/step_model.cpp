@@ -49,7 +49,7 @@ StepModel::StepModel(const models::ModelSpec& model, const InstanceLayout& deplo
     mb.scratch.resize(ranks);
     mb.gemm_ns.resize(ranks);
     if (low_latency_)
-      for (auto* v : {&mb.dispatch_send, &mb.dispatch_recv, &mb.combine_send, &mb.combine_recv}) v->assign(ranks, 0.0);
+      for (auto* v : {&mb.dispatch_send, &mb.combine_recv}) v->assign(ranks, 0.0);
   }
   init_parallel();
 }
@@ -194,13 +194,22 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
         // A kept draw of the same law and tokens: its loads count as a fresh draw's would. A
         // shared pool keeps its slots in canonical order: this layer's experts are read from it.
         std::span<const std::int64_t> experts = o->expert_counts;
-        if (share_draws_) {
-          replay_experts_.resize(static_cast<std::size_t>(model_.routed_experts));
-          routing_.canonical_expert_counts(moe_layer, o->canonical_slots, replay_experts_);
-          experts = replay_experts_;
+        if (share_draws_ && !routing_.observes()) {
+          // Only the statistics read them, as a total: summed in canonical order, read back at
+          // the end (settle_load_stats).
+          if (load_) {
+            routing_.add_replayed(moe_layer, o->canonical_slots);
+            load_->add_rank_pairs(load_instance_, step_start_ns_, o->rank_pairs);
+          }
+        } else {
+          if (share_draws_) {
+            replay_experts_.resize(static_cast<std::size_t>(model_.routed_experts));
+            routing_.canonical_expert_counts(moe_layer, o->canonical_slots, replay_experts_);
+            experts = replay_experts_;
+          }
+          if (load_) load_->add_routing(load_instance_, step_start_ns_, moe_layer, experts, o->rank_pairs);
+          routing_.observe(moe_layer, experts);
         }
-        if (load_) load_->add_routing(load_instance_, step_start_ns_, moe_layer, experts, o->rank_pairs);
-        routing_.observe(moe_layer, experts);
         exchange_.replay(o->links);
         apply_route(mb, *o, phases, breakdown);
         return;
@@ -209,7 +218,8 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
       exchange_.settle(kept->links);  // the draw it held may have replays to book
     }
   }
-  RouteOutcome& out = kept ? *kept : fresh_;
+  RouteOutcome& out = kept ? *kept : mb.own;
+  keep_views_off(mb, out);
   routing_.draw(moe_layer, step, mb.tokens, rng);
   // Each rank's pairs (its slots' counts summed): its low-latency phases, the load statistics.
   out.rank_pairs.resize(routing_.slot_counts().size() / static_cast<std::size_t>(routing_.slots_per_rank()));
@@ -225,6 +235,7 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
   out.gemm_ns.resize(mb.gemm_ns.size());
   expert_gemm_times(model_, cost_, routing_.slot_counts(), static_cast<std::size_t>(routing_.slots_per_rank()),
                     out.gemm_ns, cost_scratch_);
+  out.gemm_max = max_of(out.gemm_ns);
   if (low_latency_) {
     // The phases over the ranks' own tokens were costed with the step (token_phases).
     out.dispatch_recv.resize(out.rank_pairs.size());
@@ -232,6 +243,8 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
     low_latency_pair_phase_times(cost_, out.rank_pairs, exchange_.dispatch_bytes_per_token(),
                                  exchange_.combine_bytes_per_token(), out.dispatch_recv, out.combine_send,
                                  cost_scratch_);
+    out.dispatch_recv_max = max_of(out.dispatch_recv);
+    out.combine_send_max = max_of(out.combine_send);
   }
   out.total_pairs = routing_.total_pairs();
   out.total_received = routing_.total_received();
@@ -247,11 +260,14 @@ void StepModel::route(MicroBatch& mb, int moe_layer, std::int64_t step, workload
 void StepModel::apply_route(MicroBatch& mb, const RouteOutcome& o, PhaseTimes& phases, LayerBreakdown& breakdown) {
   mb.dispatch_ns = o.exchange.dispatch_ns;
   mb.combine_ns = o.exchange.combine_ns;
-  std::copy(o.gemm_ns.begin(), o.gemm_ns.end(), mb.gemm_ns.begin());
-  if (low_latency_) {
-    std::copy(o.dispatch_recv.begin(), o.dispatch_recv.end(), mb.dispatch_recv.begin());
-    std::copy(o.combine_send.begin(), o.combine_send.end(), mb.combine_send.begin());
-  }
+  // Read in place (MicroBatch::gemm): the outcome stays as it is until this micro-batch's
+  // expert half, or keep_views_off() copies it first.
+  mb.gemm = o.gemm_ns;
+  mb.dispatch_recv = o.dispatch_recv;
+  mb.combine_send = o.combine_send;
+  mb.gemm_max = o.gemm_max;
+  mb.dispatch_recv_max = o.dispatch_recv_max;
+  mb.combine_send_max = o.combine_send_max;
   const double dispatch_bytes = o.exchange.fabric_tokens * exchange_.dispatch_bytes_per_token();
   if (exchange_.uses_gather_scatter()) {
     phases[static_cast<int>(Phase::kDispatch)] += mb.dispatch_ns;
@@ -309,10 +325,10 @@ void StepModel::expert_half(MicroBatch& mb, double dispatch_end, PhaseTimes& pha
   std::fill(mb.ready.begin(), mb.ready.end(), dispatch_end);
   if (low_latency_) timeline_.compute(mb.ready, mb.dispatch_recv, mb.ready, {"dispatch_recv", layer_, m});
   if (gemm_rate_ < 1.0) {
-    for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = mb.gemm_ns[r] / gemm_rate_;
+    for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = mb.gemm[r] / gemm_rate_;
     timeline_.compute(mb.ready, mb.scratch, mb.ready, {"expert_gemm", layer_, m, true});
   } else {
-    timeline_.compute(mb.ready, mb.gemm_ns, mb.ready, {"expert_gemm", layer_, m});  // x / 1 is x
+    timeline_.compute(mb.ready, mb.gemm, mb.ready, {"expert_gemm", layer_, m});  // x / 1 is x
   }
   if (low_latency_) timeline_.compute(mb.ready, mb.combine_send, mb.ready, {"combine_send", layer_, m});
   const double combine_end = timeline_.collective(mb.ready, mb.combine_ns, {"combine", layer_, m}, mb.comm_rate);
@@ -320,9 +336,24 @@ void StepModel::expert_half(MicroBatch& mb, double dispatch_end, PhaseTimes& pha
   // The combine's receive runs when this micro-batch next needs the compute stream, so the other
   // micro-batch's work queued meanwhile is not held behind this transfer (two-batch overlap).
   mb.combine_recv_pending = low_latency_;
-  phases[static_cast<int>(Phase::kExpertGemm)] += max_of(mb.gemm_ns);
-  phases[static_cast<int>(Phase::kDispatch)] += max_of(mb.dispatch_recv);
-  phases[static_cast<int>(Phase::kCombine)] += max_of(mb.combine_send) + mb.combine_ns + mb.combine_recv_slowest;
+  phases[static_cast<int>(Phase::kExpertGemm)] += mb.gemm_max;
+  phases[static_cast<int>(Phase::kDispatch)] += mb.dispatch_recv_max;
+  phases[static_cast<int>(Phase::kCombine)] += mb.combine_send_max + mb.combine_ns + mb.combine_recv_slowest;
+}
+
+void StepModel::keep_views_off(const MicroBatch& writer, const RouteOutcome& outcome) {
+  const auto copy_if_on = [](std::span<const double>& view, const std::vector<double>& written,
+                             std::vector<double>& own) {
+    if (view.empty() || view.data() != written.data()) return;
+    own.assign(view.begin(), view.end());
+    view = own;
+  };
+  for (MicroBatch& mb : micro_) {
+    if (&mb == &writer || &mb.own == &outcome) continue;
+    copy_if_on(mb.gemm, outcome.gemm_ns, mb.own.gemm_ns);
+    copy_if_on(mb.dispatch_recv, outcome.dispatch_recv, mb.own.dispatch_recv);
+    copy_if_on(mb.combine_send, outcome.combine_send, mb.own.combine_send);
+  }
 }
 
 void StepModel::set_reuse_draws(int draws, bool share) {
@@ -331,6 +362,14 @@ void StepModel::set_reuse_draws(int draws, bool share) {
 }
 
 void StepModel::settle_load_stats() {
+  if (load_ && share_draws_) {
+    replay_experts_.resize(static_cast<std::size_t>(model_.routed_experts));
+    for (int l = 0; l < model_.num_moe_layers(); ++l) {
+      std::fill(replay_experts_.begin(), replay_experts_.end(), 0);
+      routing_.take_replayed(l, replay_experts_);
+      load_->add_expert_counts(l, replay_experts_);
+    }
+  }
   memo_.for_each_outcome([this](RouteOutcome& o) { exchange_.settle(o.links); });
   exchange_.book_step_links();  // the volumes settled into the step's
 }

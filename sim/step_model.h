@@ -93,8 +93,9 @@ class StepModel {
   const InstanceLayout& layout() const { return deployment_; }
   // Adds this instance's routing and link loads to `stats` (null: none).
   void set_load_stats(LoadStats* stats, int instance);
-  // Books what replayed draws left to book in the load statistics (MoeExchange::settle); call
-  // once the run ends, before they are read.
+  // Books what replayed draws left to book in the load statistics (their link loads,
+  // MoeExchange::settle; shared draws' expert counts, LayerRouting::take_replayed); call once the
+  // run ends, before they are read.
   void settle_load_stats();
   // Keeps up to `draws` routing draws per MoE layer and tokens per rank and replays them
   // (sim/route_memo.h; RoutingConfig::reuse_draws); 0, the default: every draw is fresh.
@@ -108,12 +109,19 @@ class StepModel {
     std::uint64_t tokens_fingerprint = 0;    // RouteMemo::fingerprint(tokens), this step's
     std::vector<double> ready;               // per rank: end of this micro-batch's last op
     std::vector<double> scratch;             // per rank
-    std::vector<double> gemm_ns;             // per rank: this layer's expert GEMM (drawn in front)
+    std::vector<double> gemm_ns;             // per rank: expert GEMM (MoE TP's gathered layers)
     double dispatch_ns = 0, combine_ns = 0;  // this layer's all-to-alls (drawn in front)
     double dispatch_end = 0;                 // when this layer's dispatch lands (decode schedule)
     double comm_rate = 1.0;                  // its all-to-alls' rate beside busy compute (HBM shared)
     // Low-latency kernels only, per rank: their SM phases (sim/rank_costs.h), this layer's.
-    std::vector<double> dispatch_send, dispatch_recv, combine_send, combine_recv;
+    std::vector<double> dispatch_send, combine_recv;
+    // This layer's draw (drawn in front), per rank: expert GEMM and the low-latency receive and
+    // send phases (zeros without them), read in place from the RouteOutcome that holds them
+    // (view_route; copied into `own` before route() writes over it: keep_views_off), and each
+    // one's slowest rank.
+    std::span<const double> gemm, dispatch_recv, combine_send;
+    double gemm_max = 0, dispatch_recv_max = 0, combine_send_max = 0;
+    RouteOutcome own;                   // this micro-batch's draws the memo does not keep, and copied views
     bool combine_recv_pending = false;  // the last combine's receive is not issued yet
     // Tensor parallelism, per attention group: all-reduce, reduce-scatter and all-gather of the
     // group's hidden states; over the whole stage (MoE TP): all-gather and reduce-scatter.
@@ -160,6 +168,9 @@ class StepModel {
              LayerBreakdown& breakdown);
   // A draw's costs into `mb`, its phases and byte counts into the breakdown.
   void apply_route(MicroBatch& mb, const RouteOutcome& outcome, PhaseTimes& phases, LayerBreakdown& breakdown);
+  // Before route() writes into `outcome`: every other micro-batch that reads it in place copies
+  // what it reads into its own outcome first.
+  void keep_views_off(const MicroBatch& writer, const RouteOutcome& outcome);
   double comm_rate_while_compute(double fabric_bytes, double duration_ns) const;
   // Low-latency send, the dispatch, and the shared expert while it is in flight if asked.
   // Returns the dispatch's end.
@@ -195,7 +206,6 @@ class StepModel {
   MoeExchange exchange_;                      // the layers' dispatch and combine (after routing_: it reads its path)
   RouteMemo memo_;                            // kept draws (set_reuse_draws)
   bool share_draws_ = false;                  // ... one pool per law shared by layers
-  RouteOutcome fresh_;                        // a draw's outcome when the memo does not keep it
   std::vector<std::int64_t> replay_experts_;  // a shared draw's expert counts in the layer replaying it
   LayerClock layer_clock_;
   StreamTimeline timeline_;

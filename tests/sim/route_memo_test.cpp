@@ -10,6 +10,7 @@
 #include <numeric>
 #include <set>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "sim/simulation.h"
@@ -303,6 +304,56 @@ TEST(RouteMemo, SharedDrawsOfRelabelledLayersGiveEachLayerItsOwnExpertLoads) {
         static_cast<double>(eb[static_cast<std::size_t>(hot_b)]) / std::accumulate(eb.begin(), eb.end(), 0.0);
     EXPECT_NEAR(share_b, share_a, 0.002) << "MoE layer " << l << ": the hottest expert's share";
   }
+}
+
+// A micro-batch reads its draw's per-rank GEMM and low-latency phases in place from the memo
+// (StepModel::apply_route); two-batch steps with prefill chunks route both micro-batches before
+// either runs its experts, so the other's draw may refresh the very pool entry the first reads
+// (a small shared pool makes that frequent). Each micro-batch must still run the GEMMs of its own
+// draw: per layer, the slowest rank's expert GEMM in the trace, summed over the steps and micro-
+// batches, is the expert-GEMM time the breakdown booked from each draw when it was routed.
+TEST(RouteMemo, EachMicroBatchRunsTheExpertsOfItsOwnDraw) {
+  // Every rank prefills two prompts a step, one per micro-batch: both micro-batches route the
+  // same tokens per rank, so they read one pool.
+  SimulationConfig c = testing::dsv3_config(2, 1600, 1e6, 1500, 1);
+  c.deployment.colocated.batch.token_budget_per_rank = 3000;
+  c.routing.reuse_draws = 1;
+  c.routing.share_draws = true;
+  c.deployment.colocated.overlap.scheme = OverlapScheme::kTwoBatch;
+  c.deployment.colocated.comm.all_to_all = find_moe_comm("low-latency");  // ops slowed by nothing
+  c.trace = TraceOptions{0, 1'000'000, 16, 50'000'000};
+  const SimulationResult r = simulate(c);
+  ASSERT_FALSE(r.trace_truncated);
+  const auto& layers = r.pools.front().breakdown.layer_ns;
+  std::vector<double> traced(layers.size(), 0.0);
+  std::vector<int> ops(layers.size(), 0);
+  for (std::size_t i = 0; i < r.trace.size();) {
+    const TraceEvent& e = r.trace[i];
+    if (std::string_view(e.name) != "expert_gemm") {
+      ++i;
+      continue;
+    }
+    // One op: the same layer and micro-batch on ranks in increasing order (a rank with nothing
+    // to compute records no event).
+    std::int64_t slowest = 0;
+    std::size_t j = i;
+    for (; j < r.trace.size() && std::string_view(r.trace[j].name) == "expert_gemm" && r.trace[j].layer == e.layer &&
+           r.trace[j].micro_batch == e.micro_batch && (j == i || r.trace[j].rank > r.trace[j - 1].rank);
+         ++j)
+      slowest = std::max(slowest, r.trace[j].duration_ns);
+    traced[static_cast<std::size_t>(e.layer)] += static_cast<double>(slowest);
+    ++ops[static_cast<std::size_t>(e.layer)];
+    i = j;
+  }
+  int moe_layers = 0;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const double booked = layers[l][static_cast<int>(Phase::kExpertGemm)];
+    if (booked <= 0) continue;
+    ++moe_layers;
+    // Trace durations are whole nanoseconds, cut down: within 1 ns per op.
+    EXPECT_NEAR(traced[l], booked, ops[l] + 1e-9 * booked) << "layer " << l;
+  }
+  EXPECT_EQ(moe_layers, c.model.num_moe_layers());
 }
 
 TEST(RouteMemo, SharedDrawsAreReproducibleFromTheSeed) {

@@ -108,5 +108,46 @@ TEST(SharedLaw, APlacementOfItsOwnIsALawOfItsOwn) {
   EXPECT_EQ(after.back().layers, 57);
 }
 
+// Replayed shared draws are summed in canonical order and read back in expert order by the form
+// each was replayed under (LayerRouting::add_replayed): the totals are those of booking every
+// replay's own expert counts, across a change of the layer's form.
+TEST(SharedLaw, ReplayedCountsReadBackByTheFormTheyWereReplayedUnder) {
+  LawFixture f(workloads::RoutingModelKind::kUniform, PlacementPolicy::kEplb, 16);
+  f.laws(0);
+  const std::vector<std::int64_t> tokens(16, 64);
+  workloads::Rng rng = workloads::make_stream(5, "replayed");
+  const auto experts = static_cast<std::size_t>(f.model.routed_experts);
+  // The expert counts a kept draw of layer 1, under its form now, books.
+  auto replay = [&](std::int64_t step, std::vector<std::int64_t>& expected) {
+    f.routing->draw(1, step, tokens, rng);
+    std::vector<std::int64_t> canonical, counts(experts);
+    f.routing->canonical_slots(canonical);
+    f.routing->canonical_expert_counts(1, canonical, counts);
+    for (std::size_t e = 0; e < experts; ++e) expected[e] += counts[e];
+    f.routing->add_replayed(1, canonical);
+  };
+  std::vector<std::int64_t> expected(experts, 0);
+  replay(0, expected);
+  replay(0, expected);
+  // Layer 1 placed again: its form changes at its next shared_law.
+  std::vector<std::int64_t> skewed(experts, 10);
+  skewed[0] = 100000;
+  f.routing->observe(1, skewed);
+  f.routing->rebalance();
+  std::vector<std::int64_t> under_new(experts, 0);
+  f.laws(1);
+  replay(1, under_new);
+  ASSERT_NE(under_new, std::vector<std::int64_t>(experts, 0));
+  for (std::size_t e = 0; e < experts; ++e) expected[e] += under_new[e];
+  std::vector<std::int64_t> booked(experts, 0);
+  f.routing->take_replayed(1, booked);
+  EXPECT_EQ(booked, expected);
+  // Taken once: nothing left, and no other layer had any.
+  std::vector<std::int64_t> again(experts, 0);
+  f.routing->take_replayed(1, again);
+  f.routing->take_replayed(2, again);
+  EXPECT_EQ(again, std::vector<std::int64_t>(experts, 0));
+}
+
 }  // namespace
 }  // namespace moesim::sim
