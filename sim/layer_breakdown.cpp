@@ -64,12 +64,21 @@ void LayerClock::begin(const StreamTimeline& timeline, int ranks) {
 }
 
 void LayerClock::end(int layer, double layer_end, const StreamTimeline& timeline, LayerBreakdown& breakdown) {
-  double busy = 0;
-  for (std::size_t r = 0; r < busy_before_.size(); ++r) {
-    const double now = timeline.compute_busy(static_cast<int>(r));
-    busy = std::max(busy, now - busy_before_[r]);
-    busy_before_[r] = now;
+  // The largest busy time added, in four independent lanes (as sim/lane_max.h): the same value.
+  const std::span<const double> now = timeline.compute_busy();
+  const std::size_t n = std::min(now.size(), busy_before_.size());
+  double lane[4] = {0, 0, 0, 0};
+  std::size_t r = 0;
+  for (; r + 4 <= n; r += 4)
+    for (std::size_t k = 0; k < 4; ++k) {
+      lane[k] = std::max(lane[k], now[r + k] - busy_before_[r + k]);
+      busy_before_[r + k] = now[r + k];
+    }
+  for (; r < n; ++r) {
+    lane[0] = std::max(lane[0], now[r] - busy_before_[r]);
+    busy_before_[r] = now[r];
   }
+  const double busy = std::max(std::max(lane[0], lane[1]), std::max(lane[2], lane[3]));
   const double wall = layer_end - layer_start_;
   breakdown.wall_ns[static_cast<std::size_t>(layer)] += wall;
   breakdown.exposed_comm_ns[static_cast<std::size_t>(layer)] += std::max(0.0, wall - busy);

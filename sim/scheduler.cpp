@@ -237,9 +237,7 @@ void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record)
       if (!preempt_one(rank, position)) return;  // no room even after preempting later requests
     l.decoding = true;
     budget -= queries_;
-    batch.decode_kv_lengths.push_back(kv_len);
-    batch.sampled_tokens += queries_;  // verification needs logits at every fed position
-    record.decode_tokens += queries_;
+    batch.decode_kv_lengths.push_back(kv_len);  // its tokens are counted once the rank is filled
     if (drafts) batch.draft_kv_lengths.push_back(kv_len);
   };
   auto prefill = [&](Live& l) {
@@ -288,6 +286,10 @@ void Scheduler::fill_rank(RankState& rank, RankBatch& batch, StepRecord& record)
       break;
     }
   }
+  // The decoding requests' tokens; verification needs logits at every fed position.
+  const auto decoding = static_cast<std::int64_t>(batch.decode_kv_lengths.size()) * queries_;
+  batch.sampled_tokens += decoding;
+  record.decode_tokens += decoding;
 }
 
 std::int64_t Scheduler::form_batches(std::vector<RankBatch>& batches, StepRecord& record) {

@@ -323,14 +323,19 @@ void StepModel::moe_back(MicroBatch& mb, double dispatch_end, PhaseTimes& phases
 void StepModel::expert_half(MicroBatch& mb, double dispatch_end, PhaseTimes& phases) {
   const int m = static_cast<int>(&mb - micro_.data());
   std::fill(mb.ready.begin(), mb.ready.end(), dispatch_end);
-  if (low_latency_) timeline_.compute(mb.ready, mb.dispatch_recv, mb.ready, {"dispatch_recv", layer_, m});
+  StreamTimeline::ChainOp gemm{mb.gemm, {"expert_gemm", layer_, m}};  // x / 1 is x
   if (gemm_rate_ < 1.0) {
     for (std::size_t r = 0; r < mb.scratch.size(); ++r) mb.scratch[r] = mb.gemm[r] / gemm_rate_;
-    timeline_.compute(mb.ready, mb.scratch, mb.ready, {"expert_gemm", layer_, m, true});
-  } else {
-    timeline_.compute(mb.ready, mb.gemm, mb.ready, {"expert_gemm", layer_, m});  // x / 1 is x
+    gemm = {mb.scratch, {"expert_gemm", layer_, m, true}};
   }
-  if (low_latency_) timeline_.compute(mb.ready, mb.combine_send, mb.ready, {"combine_send", layer_, m});
+  if (low_latency_) {
+    // Receive, GEMMs and send back to back on the compute stream.
+    const StreamTimeline::ChainOp ops[] = {
+        {mb.dispatch_recv, {"dispatch_recv", layer_, m}}, gemm, {mb.combine_send, {"combine_send", layer_, m}}};
+    timeline_.compute_chain(mb.ready, ops, mb.ready);
+  } else {
+    timeline_.compute(mb.ready, gemm.duration, mb.ready, gemm.label);
+  }
   const double combine_end = timeline_.collective(mb.ready, mb.combine_ns, {"combine", layer_, m}, mb.comm_rate);
   std::fill(mb.ready.begin(), mb.ready.end(), combine_end);
   // The combine's receive runs when this micro-batch next needs the compute stream, so the other

@@ -40,13 +40,20 @@ void StepModel::decode_stage(MicroBatch& mb, int layer, int stage, int moe_layer
     }
     case 1: {
       const auto& kind = mb.kinds[layer_local_];
-      timeline_.compute(mb.ready, kind.core, mb.ready, {"attention", layer, m});
       phases[static_cast<int>(Phase::kAttention)] += kind.slowest;
+      if (moe && attention_tp_ == 1) {
+        // The router follows the attention core on the same stream.
+        const StreamTimeline::ChainOp ops[] = {{kind.core, {"attention", layer, m}}, {mb.router, {"router", layer, m}}};
+        timeline_.compute_chain(mb.ready, ops, mb.ready);
+        phases[static_cast<int>(Phase::kRouter)] += mb.router_slowest;
+        return;
+      }
+      timeline_.compute(mb.ready, kind.core, mb.ready, {"attention", layer, m});
       if (!moe) {
         dense_mlp_after_attention(mb, phases);
         return;
       }
-      if (attention_tp_ > 1) tp_collective(mb, mb.group_reduce_scatter, attention_tp_, phases, "tp_reduce_scatter");
+      tp_collective(mb, mb.group_reduce_scatter, attention_tp_, phases, "tp_reduce_scatter");
       timeline_.compute(mb.ready, mb.router, mb.ready, {"router", layer, m});
       phases[static_cast<int>(Phase::kRouter)] += mb.router_slowest;
       return;

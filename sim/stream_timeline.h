@@ -36,6 +36,14 @@ class StreamTimeline {
   // `end` may alias `ready` or `duration`.
   void compute(std::span<const double> ready, std::span<const double> duration, std::span<double> end,
                OpLabel label = {});
+  // Ops issued one after another on every rank, each ready when the one before it on the rank
+  // ends (the first when `ready` is): what compute() of each in turn places, with `end` the last
+  // one's end (it may alias `ready`), in one pass over the ranks when nothing slows them.
+  struct ChainOp {
+    std::span<const double> duration;
+    OpLabel label;
+  };
+  void compute_chain(std::span<const double> ready, std::span<const ChainOp> ops, std::span<double> end);
   // Returns the common end time of a collective lasting `duration` once all ranks are ready.
   // While a member's compute stream is still busy with work issued before it, the collective
   // progresses at `rate_while_compute` (<= 1; its copies share HBM with that work).
@@ -54,7 +62,8 @@ class StreamTimeline {
                         std::span<double> end, OpLabel label = {});
 
   double compute_busy(int rank) const { return busy_[static_cast<std::size_t>(rank)]; }
-  double finish() const;  // latest end over all streams
+  std::span<const double> compute_busy() const { return busy_; }  // every rank's
+  double finish() const;                                          // latest end over all streams
 
  private:
   void record(int rank, bool comm, OpLabel label, double start, double duration);

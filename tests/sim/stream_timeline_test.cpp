@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <span>
 #include <vector>
 
 #include "sim/lane_max.h"
@@ -30,6 +31,38 @@ TEST(StreamTimeline, AnUnslowedComputeMayWriteItsEndOverItsInputOrItsDuration) {
   t.compute(early, dur2, dur2);  // end over the duration: each starts when its stream is free
   EXPECT_EQ(dur2, (std::vector<double>{11, 13, 15, 17, 19, 21, 23}));
   for (int r = 0; r < 7; ++r) EXPECT_DOUBLE_EQ(t.compute_busy(r), 10 + r + 1) << "rank " << r;
+}
+
+// compute_chain places two or three ops exactly as compute() of each in turn does, bit for bit:
+// unslowed (one pass), and beside a collective that slows compute (op by op).
+TEST(StreamTimeline, AChainIsItsOpsIssuedInTurn) {
+  for (const double rate : {1.0, 0.7}) {
+    for (const std::size_t length : {2u, 3u}) {
+      // Nine ranks: the vectorised loop's full lanes and its remainder.
+      StreamTimeline chained(9), single(9);
+      chained.set_compute_rate_while_comm(rate);
+      single.set_compute_rate_while_comm(rate);
+      std::vector<double> ready(9), a(9), b(9), c(9);
+      for (std::size_t r = 0; r < 9; ++r) {
+        ready[r] = 0.37 * static_cast<double>(r * r % 5);
+        a[r] = 1.1 + 0.3 * static_cast<double>(r);
+        b[r] = 2.9 - 0.2 * static_cast<double>(r);
+        c[r] = 0.13 * static_cast<double>(r % 4);
+      }
+      for (StreamTimeline* t : {&chained, &single}) {
+        std::vector<double> warm(9, 0.5);
+        t->compute(ready, warm, warm);  // streams busy until different times
+        t->collective(warm, 3.3);       // then a collective in flight
+      }
+      std::vector<double> end_chained = ready, end_single = ready;
+      const StreamTimeline::ChainOp ops[] = {{a, {"a"}}, {b, {"b"}}, {c, {"c"}}};
+      chained.compute_chain(end_chained, std::span(ops, length), end_chained);
+      for (std::size_t k = 0; k < length; ++k) single.compute(end_single, ops[k].duration, end_single);
+      EXPECT_EQ(end_chained, end_single) << "rate " << rate << ", " << length << " ops";
+      for (int r = 0; r < 9; ++r) EXPECT_EQ(chained.compute_busy(r), single.compute_busy(r)) << "rank " << r;
+      EXPECT_EQ(chained.finish(), single.finish());
+    }
+  }
 }
 
 TEST(LaneMax, IsTheLargestValueWhereverItSits) {
