@@ -72,8 +72,17 @@ void StepModel::split(std::span<const RankBatch> batches) {
       x->clear();
       x->decode_queries = b.decode_queries;
     }
-    for (std::size_t i = 0; i < b.decode_kv_lengths.size(); ++i)
-      h[i % 2]->decode_kv_lengths.push_back(b.decode_kv_lengths[i]);
+    // Even requests to the first half, odd ones to the second.
+    const std::size_t n = b.decode_kv_lengths.size();
+    h[0]->decode_kv_lengths.resize((n + 1) / 2);
+    h[1]->decode_kv_lengths.resize(n / 2);
+    const std::int64_t* from = b.decode_kv_lengths.data();
+    std::int64_t *even = h[0]->decode_kv_lengths.data(), *odd = h[1]->decode_kv_lengths.data();
+    for (std::size_t j = 0; j < n / 2; ++j) {
+      even[j] = from[2 * j];
+      odd[j] = from[2 * j + 1];
+    }
+    if (n % 2 == 1) even[n / 2] = from[n - 1];
     for (const auto& c : b.prefill_chunks) h[h[0]->tokens() <= h[1]->tokens() ? 0 : 1]->prefill_chunks.push_back(c);
     const std::int64_t prefill_samples = b.sampled_tokens - b.decode_tokens();
     h[0]->sampled_tokens = h[0]->decode_tokens() + (prefill_samples + 1) / 2;
