@@ -363,7 +363,7 @@ void StepModel::keep_views_off(const MicroBatch& writer, const RouteOutcome& out
     view = own;
   };
   for (MicroBatch& mb : micro_) {
-    if (&mb == &writer || &mb.own == &outcome) continue;
+    if (&mb == &writer) continue;  // it writes only its own outcome or the memo's
     copy_if_on(mb.gemm, outcome.gemm_ns, mb.own.gemm_ns);
     copy_if_on(mb.dispatch_recv, outcome.dispatch_recv, mb.own.dispatch_recv);
     copy_if_on(mb.combine_send, outcome.combine_send, mb.own.combine_send);

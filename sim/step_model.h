@@ -117,7 +117,7 @@ class StepModel {
     std::vector<double> dispatch_send, combine_recv;
     // This layer's draw (drawn in front), per rank: expert GEMM and the low-latency receive and
     // send phases (zeros without them), read in place from the RouteOutcome that holds them
-    // (view_route; copied into `own` before route() writes over it: keep_views_off), and each
+    // (apply_route; copied into `own` before route() writes over it: keep_views_off), and each
     // one's slowest rank.
     std::span<const double> gemm, dispatch_recv, combine_send;
     double gemm_max = 0, dispatch_recv_max = 0, combine_send_max = 0;

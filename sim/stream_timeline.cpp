@@ -10,24 +10,12 @@
 namespace moesim::sim {
 namespace {
 
-// An op that nothing slows, on every rank: the loop vectorises (and runs on AVX2 where the CPU
-// has it, bit-identically: topology/avx2_clones.h). Each iteration reads and writes index r only,
-// so `end` aliasing `ready` or `duration` carries nothing between iterations.
-MOESIM_AVX2_CLONES void unslowed_ops(std::size_t n, const double* ready, const double* duration, double* end,
-                                     double* free, double* busy) {
-#pragma GCC ivdep
-  for (std::size_t r = 0; r < n; ++r) {
-    const double start = ready[r] > free[r] ? ready[r] : free[r];
-    const double finish = start + duration[r];
-    free[r] = finish;
-    busy[r] += finish - start;
-    end[r] = finish;
-  }
-}
-
-// Two or three such ops in a row on every rank, in one pass: the same operations, rank by rank,
-// as unslowed_ops over each in turn (op k+1 is ready when op k ends, which is when the stream
-// frees), so the same results.
+// N ops in a row on every rank that nothing slows, each ready when the one before it on the rank
+// ends (the first when `ready` is), in one pass over the ranks: the loop vectorises (and runs on
+// AVX2 where the CPU has it, bit-identically: topology/avx2_clones.h). Op k+1 starts when op k
+// ends, which is when the stream frees, so the chain is the same arithmetic, rank by rank, as its
+// ops one at a time. Each iteration reads and writes index r only, so `end` aliasing `ready` or a
+// duration carries nothing between iterations.
 template <int N>
 [[gnu::always_inline]] inline void unslowed_chain_body(std::size_t n, const double* ready,
                                                        const double* const* duration, double* end, double* free,
@@ -45,6 +33,11 @@ template <int N>
     busy[r] = b;
     end[r] = start;
   }
+}
+MOESIM_AVX2_CLONES void unslowed_ops(std::size_t n, const double* ready, const double* duration, double* end,
+                                     double* free, double* busy) {
+  const double* one[1] = {duration};
+  unslowed_chain_body<1>(n, ready, one, end, free, busy);
 }
 MOESIM_AVX2_CLONES void unslowed_chain2(std::size_t n, const double* ready, const double* const* duration, double* end,
                                         double* free, double* busy) {
